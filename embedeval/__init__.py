@@ -1,0 +1,13 @@
+"""embedeval: exact, fast retrieval metrics for embedding spaces and ranked lists."""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from ._evaluate import evaluate
+from .result import EvaluationResult, PerClass
+
+try:
+    __version__ = version("embedeval")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
+    __version__ = "0+unknown"
+
+__all__ = ["EvaluationResult", "PerClass", "__version__", "evaluate"]

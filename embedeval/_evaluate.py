@@ -1,0 +1,335 @@
+"""Evaluation of an embedding space with class labels: the one way through the data.
+
+inputs checked once -> labels coded -> per-query R and ranking depth -> query blocks
+(each: exact kNN -> hits -> per-query metric arrays) -> summary, per-class averages.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _kernels
+from ._inputs import (
+    DISTANCES,
+    as_embeddings,
+    as_labels,
+    check_choice,
+    check_positive_int,
+    encode_labels,
+)
+from ._metrics import EMBEDDINGS, Metric, parse_metrics
+from ._neighbors import ExactIndex, prepare
+from .result import EvaluationResult, per_class_averages
+
+TIE_RULE = "references at equal distance are ranked by index, lower first"
+
+# Working memory per block, in ranked entries (an entry costs ~40 bytes across faiss's output,
+# the tie-rule sort and the hits matrix): 2**22 entries is ~170 MB.
+_BLOCK_ENTRIES = 1 << 22
+_MAX_BLOCK_ROWS = 4096
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a query block needs from the ranking, derived once from the metric list."""
+
+    metrics: tuple[Metric, ...]
+    fixed_k: int  # the largest cutoff of any @k metric
+    needs_r: bool  # r_precision or map@r: rank at least R deep
+    needs_first_hit: bool  # mrr over the whole ranking
+    needs_all_hits: bool  # map over the whole ranking
+
+    @classmethod
+    def from_metrics(cls, metrics: list[Metric]) -> _Plan:
+        return cls(
+            tuple(metrics),
+            max([m.k for m in metrics if m.k is not None], default=0),
+            any(m.family in ("r_precision", "map@r") for m in metrics),
+            any(m.family == "mrr" and m.k is None for m in metrics),
+            any(m.family == "map" and m.k is None for m in metrics),
+        )
+
+    def depth(self, n_relevant: np.ndarray, n_rankable: int) -> np.ndarray:
+        """How deep each query's ranking must go before the whole-ranking conditions."""
+        depth = np.full(n_relevant.shape, max(self.fixed_k, 1), dtype=np.int64)
+        if self.needs_r:
+            depth = np.maximum(depth, n_relevant)
+        return np.minimum(depth, n_rankable)
+
+
+def metric_values(hits: np.ndarray, n_relevant: np.ndarray, metrics) -> dict[str, np.ndarray]:
+    """Per-query values of each metric from a binary hits matrix (the shared kernel entry)."""
+    out = {}
+    for m in metrics:
+        if m.family == "precision":
+            v = _kernels.precision_at(hits, m.k)
+        elif m.family in ("recall", "hit_rate"):
+            v = _kernels.hit_at(hits, m.k)
+        elif m.family == "r_precision":
+            v = _kernels.r_precision(hits, n_relevant)
+        elif m.family == "map@r":
+            v = _kernels.average_precision(hits, n_relevant, cutoff=n_relevant)
+        elif m.family == "map":
+            v = _kernels.average_precision(hits, n_relevant, cutoff=m.k)
+        elif m.family == "mrr":
+            v = _kernels.reciprocal_rank(hits, m.k)
+        else:  # pragma: no cover - parse_metrics only lets registered families through
+            raise AssertionError(m.family)
+        out[m.name] = v
+    return out
+
+
+def evaluate_block(
+    index: ExactIndex,
+    queries: np.ndarray,
+    query_codes: np.ndarray,
+    reference_codes: np.ndarray,
+    n_relevant: np.ndarray,
+    depth: int,
+    plan: _Plan,
+    exclude: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
+    """Evaluate one block of queries: a self-contained unit, arrays in, per-query arrays out.
+
+    Parameters
+    ----------
+    index : ExactIndex
+        Over the reference vectors.
+    queries : numpy.ndarray of shape (b, d), float32
+    query_codes : numpy.ndarray of shape (b,)
+    reference_codes : numpy.ndarray of shape (n_references,)
+    n_relevant : numpy.ndarray of shape (b,)
+        R of each query (>= 1).
+    depth : int
+        Rank every query this deep (at least the plan's depth for each of them).
+    exclude : numpy.ndarray of shape (b,), optional
+        Each query's own reference index, in leave-one-out evaluation.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray of shape (b,)
+    """
+    n_rankable = index.size - (exclude is not None)
+    rows = np.arange(queries.shape[0])
+    values: dict[str, np.ndarray] = {}
+    while rows.size:
+        sub_exclude = None if exclude is None else exclude[rows]
+        ranked = index.search(queries[rows], depth, sub_exclude)
+        hits = reference_codes[ranked] == query_codes[rows, None]
+        for name, v in metric_values(hits, n_relevant[rows], plan.metrics).items():
+            values.setdefault(name, np.empty(queries.shape[0]))[rows] = v
+        # Whole-ranking metrics need the first (mrr) or every (map) relevant item to be ranked:
+        # rank the queries that lack them deeper, doubling, until they have them.
+        found = np.count_nonzero(hits, axis=1)
+        short = np.zeros(rows.size, dtype=bool)
+        if plan.needs_first_hit:
+            short |= found == 0
+        if plan.needs_all_hits:
+            short |= found < n_relevant[rows]
+        if depth >= n_rankable:
+            break
+        rows = rows[short]
+        depth = min(2 * depth, n_rankable)
+    return values
+
+
+def _blocks(depths: np.ndarray, block_size: int | None):
+    """Consecutive (start, stop) slices of queries sorted by depth, bounded in memory."""
+    start, n = 0, depths.size
+    while start < n:
+        if block_size is not None:
+            stop = min(start + block_size, n)
+        else:
+            # Depths ascend, so a block's widest row is its last and the cost of a block,
+            # rows x last depth, grows with its end: take the longest block under the budget.
+            ends = np.arange(start + 1, min(n, start + _MAX_BLOCK_ROWS) + 1)
+            fits = (ends - start) * depths[ends - 1] <= _BLOCK_ENTRIES
+            stop = int(ends[fits][-1]) if fits[0] else start + 1
+        yield start, stop
+        start = stop
+
+
+def evaluate(
+    embeddings,
+    labels,
+    *,
+    reference=None,
+    reference_labels=None,
+    metrics=("precision@1", "r_precision", "map@r"),
+    distance: str = "euclidean",
+    block_size: int | None = None,
+) -> EvaluationResult:
+    r"""Evaluate an embedding space for retrieval with class labels.
+
+    Each query retrieves its nearest references by exact (faiss flat) search; a reference is
+    relevant when it shares the query's label. By default every embedding is a query against
+    all the others (leave-one-out); with ``reference`` given, the queries search that gallery.
+
+    Parameters
+    ----------
+    embeddings : array-like of shape (n_queries, d)
+        Query embeddings; numpy arrays, torch tensors (CPU or GPU, with or without grad) and
+        anything with ``__array__`` are accepted. Searched in float32.
+    labels : array-like of shape (n_queries,)
+        Hashable class labels (ints of any width, strings, ...); compared by identity, never
+        cast to float.
+    reference, reference_labels : array-like of shape (n_references, d) and (n_references,), optional
+        A separate gallery to search. Both or neither. Without them, the reference set is
+        ``embeddings`` itself, and each query is excluded from its own ranking by its index.
+    metrics : str or sequence of str
+        Any of ``precision@k``, ``recall@k``, ``hit_rate@k``, ``r_precision``, ``map@r``,
+        ``map``, ``map@k``, ``mrr``, ``mrr@k``, for any ``k >= 1``.
+    distance : {"euclidean", "cosine", "inner_product"}
+        ``cosine`` L2-normalises queries and references; ``inner_product`` ranks by
+        :math:`q \cdot r`, larger first.
+    block_size : int, optional
+        Queries per block. Default: chosen so a block's working memory stays near 170 MB.
+        Results do not depend on it.
+
+    Returns
+    -------
+    EvaluationResult
+        ``summary`` (micro averages), ``per_query``, ``per_class`` (with the macro average),
+        ``definitions``, ``conventions``, counts of evaluated and skipped queries.
+
+    Notes
+    -----
+    With R the number of references sharing the query's label (the query itself excluded):
+
+    * ``recall@k`` is the metric-learning Recall@K: 1 if any of the k nearest references shares
+      the label, else 0 (the same as ``hit_rate@k``; trec_eval's recall is in
+      :func:`evaluate_rankings`).
+    * :math:`\mathrm{P@k} = \frac{1}{k}\sum_{i \le k} rel_i`; :math:`\text{R-precision} = \frac{1}{R}\sum_{i \le R} rel_i`.
+    * :math:`\mathrm{MAP@R} = \frac{1}{R}\sum_{i \le R} P(i)\,rel_i`, :math:`P(i)` the precision at rank i.
+    * ``map`` is average precision over the whole ranking, :math:`\frac{1}{R}\sum_i P(i)\,rel_i`;
+      ``mrr`` is the reciprocal rank of the first same-label reference in the whole ranking.
+    * Ties in distance are broken by reference index, lower first, so results do not depend on
+      block size, thread count or run.
+    * A query with R = 0 (no other reference has its label) is skipped: NaN in ``per_query``,
+      counted in ``skipped``, never averaged in.
+    * If k exceeds the number of rankable references, the ranking is the whole reference set
+      and precision@k still divides by k.
+
+    References
+    ----------
+    K. Musgrave, S. Belongie, S.-N. Lim. "A Metric Learning Reality Check." ECCV 2020.
+
+    Examples
+    --------
+    >>> import numpy as np, embedeval
+    >>> x = np.array([[0.0], [0.1], [1.0], [1.2]])
+    >>> r = embedeval.evaluate(x, ["a", "a", "b", "b"], metrics=["precision@1", "map@r"])
+    >>> r.summary
+    {'precision@1': 1.0, 'map@r': 1.0}
+    """
+    parsed = parse_metrics(metrics, EMBEDDINGS)
+    distance = check_choice(distance, "distance", DISTANCES)
+    if block_size is not None:
+        block_size = check_positive_int(block_size, "block_size")
+    queries = as_embeddings(embeddings, "embeddings")
+    query_labels = as_labels(labels, queries.shape[0], "labels", "embeddings")
+    if (reference is None) != (reference_labels is None):
+        given, missing = (
+            ("reference", "reference_labels")
+            if reference is not None
+            else ("reference_labels", "reference")
+        )
+        raise ValueError(f"'{missing}' is required when '{given}' is given; got None")
+    leave_one_out = reference is None
+    if leave_one_out:
+        references, ref_labels = queries, query_labels
+    else:
+        references = as_embeddings(reference, "reference")
+        ref_labels = as_labels(
+            reference_labels, references.shape[0], "reference_labels", "reference"
+        )
+        if references.shape[1] != queries.shape[1]:
+            raise ValueError(
+                f"'reference' must have the dimension of 'embeddings' ({queries.shape[1]}); "
+                f"got {references.shape[1]}"
+            )
+    queries = prepare(queries, distance)
+    references = queries if leave_one_out else prepare(references, distance)
+
+    if leave_one_out:
+        classes, (query_codes,) = encode_labels(query_labels)
+        ref_codes = query_codes
+    else:
+        classes, (query_codes, ref_codes) = encode_labels(query_labels, ref_labels)
+    ref_counts = np.bincount(ref_codes, minlength=classes.size)
+    n_relevant = ref_counts[query_codes] - int(leave_one_out)
+    n_rankable = references.shape[0] - int(leave_one_out)
+
+    plan = _Plan.from_metrics(parsed)
+    per_query = {m.name: np.full(queries.shape[0], np.nan) for m in parsed}
+    evaluated = np.flatnonzero(n_relevant > 0)
+    if evaluated.size:
+        depths = plan.depth(n_relevant[evaluated], n_rankable)
+        order = evaluated[np.argsort(depths, kind="stable")]
+        depths = np.sort(depths, kind="stable")
+        index = ExactIndex(references, distance)
+        for start, stop in _blocks(depths, block_size):
+            rows = order[start:stop]
+            values = evaluate_block(
+                index,
+                queries[rows],
+                query_codes[rows],
+                ref_codes,
+                n_relevant[rows],
+                int(depths[stop - 1]),
+                plan,
+                exclude=rows if leave_one_out else None,
+            )
+            for name, v in values.items():
+                per_query[name][rows] = v
+
+    n_skipped = queries.shape[0] - evaluated.size
+    if not evaluated.size:
+        warnings.warn(
+            "no query was evaluated: every query's label has no other member in the reference "
+            "set (R = 0), so every summary value is NaN",
+            UserWarning,
+            stacklevel=2,
+        )
+    skip_reason = (
+        "no other embedding shares the query's label (R = 0)"
+        if leave_one_out
+        else "no reference shares the query's label (R = 0)"
+    )
+    summary = {
+        name: float(v[evaluated].mean()) if evaluated.size else float("nan")
+        for name, v in per_query.items()
+    }
+    return EvaluationResult(
+        summary=summary,
+        per_query=per_query,
+        definitions={m.name: m.definition for m in parsed},
+        conventions=_conventions(distance, leave_one_out),
+        n_queries=queries.shape[0],
+        n_evaluated=int(evaluated.size),
+        skipped={skip_reason: int(n_skipped)},
+        per_class=per_class_averages(per_query, query_codes, classes),
+        config={
+            "distance": distance,
+            "mode": "leave-one-out" if leave_one_out else "separate reference set",
+            "n_references": int(references.shape[0]),
+            "dim": int(queries.shape[1]),
+            "n_classes": int(classes.size),
+            "search": "exact (faiss flat, float32)",
+            "tie_rule": TIE_RULE,
+        },
+    )
+
+
+def _conventions(distance: str, leave_one_out: bool) -> dict[str, str]:
+    return {
+        "recall": "metric-learning Recall@K (hit rate): a same-label reference in the top k",
+        "relevance": "a reference is relevant when it shares the query's label; R counts them"
+        + (", the query excluded" if leave_one_out else ""),
+        "ties": TIE_RULE,
+        "distance": distance,
+        "average": "summary = micro average over evaluated queries; per_class.macro = mean of class means",
+    }

@@ -1,0 +1,149 @@
+"""Checking and normalising user inputs, once, before any work is done.
+
+Every public entry point passes its arguments through these helpers so that bad input fails
+with one clear message (argument, rule, what arrived) and nothing is half-computed.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+
+import numpy as np
+
+DISTANCES = ("euclidean", "cosine", "inner_product")
+
+
+def _to_numpy(value, name: str) -> np.ndarray:
+    """Return ``value`` as a numpy array; accepts torch tensors and anything with ``__array__``.
+
+    torch is never imported: a tensor is recognised by its ``detach``/``cpu`` methods, so a
+    tensor that requires grad or lives on a GPU is copied to host memory first.
+    """
+    if hasattr(value, "detach") and hasattr(value, "cpu"):
+        value = value.detach().cpu()
+    try:
+        return np.asarray(value)
+    except (TypeError, ValueError, RuntimeError) as exc:
+        raise TypeError(
+            f"'{name}' must be an array-like (numpy array, torch tensor, list); "
+            f"got {type(value).__name__} ({exc})"
+        ) from None
+
+
+def as_embeddings(value, name: str = "embeddings") -> np.ndarray:
+    """Check an embedding matrix and return it as C-contiguous float32.
+
+    Parameters
+    ----------
+    value : array-like of shape (n, d)
+        Real numbers, finite. float64 input is rounded to float32, the precision faiss
+        computes in.
+    name : str
+        The argument's name, used in error messages.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, d), dtype float32
+    """
+    arr = _to_numpy(value, name)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"'{name}' must hold real numbers; got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ValueError(
+            f"'{name}' must be a 2-D array of shape (n_samples, n_dims); got shape {arr.shape}"
+        )
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(
+            f"'{name}' must have at least one row and one column; got shape {arr.shape}"
+        )
+    arr = np.ascontiguousarray(arr, dtype=np.float32)
+    finite = np.isfinite(arr)
+    if not finite.all():
+        bad_rows = np.flatnonzero(~finite.all(axis=1))
+        raise ValueError(
+            f"'{name}' must be finite; got NaN or inf in {bad_rows.size} row(s), "
+            f"first at row {bad_rows[0]}"
+            + (" (after rounding to float32)" if np.asarray(value).dtype == np.float64 else "")
+        )
+    return arr
+
+
+def as_labels(value, n: int, name: str = "labels", against: str = "embeddings") -> np.ndarray:
+    """Return labels as a 1-D array that keeps each label's identity.
+
+    Integers stay integers (64-bit ids are never cast to float), strings stay strings, and a
+    list mixing types becomes an object array so that ``1`` and ``"1"`` remain different labels.
+
+    Parameters
+    ----------
+    value : array-like of shape (n,)
+        One hashable label per row of ``against``.
+    n : int
+        The required length.
+    """
+    if value is None:
+        raise ValueError(f"'{name}' is required; got None")
+    if isinstance(value, np.ndarray) or hasattr(value, "__array__") or hasattr(value, "detach"):
+        arr = _to_numpy(value, name)
+    elif isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+        kinds = {type(v) for v in value}
+        if len(kinds) == 1 and next(iter(kinds)) in (int, float, str, bool):
+            arr = np.asarray(value)
+        else:
+            arr = np.fromiter(value, dtype=object, count=len(value))
+    else:
+        raise TypeError(f"'{name}' must be a 1-D array-like of labels; got {type(value).__name__}")
+    if arr.ndim != 1:
+        raise ValueError(f"'{name}' must be 1-D (one label per row); got shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(
+            f"'{name}' must have one label per row of '{against}' ({n}); got {arr.shape[0]}"
+        )
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise ValueError(
+            f"'{name}' must not contain NaN; got {int(np.isnan(arr).sum())} NaN label(s)"
+        )
+    return arr
+
+
+def encode_labels(*label_arrays: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Map labels to dense integer codes shared by all arrays.
+
+    Returns
+    -------
+    classes : numpy.ndarray of shape (n_classes,)
+        The distinct labels, sorted where they are orderable.
+    codes : list of numpy.ndarray of shape (n_i,), dtype int64
+        ``classes[codes[i]] == label_arrays[i]``.
+    """
+    dtypes = {a.dtype for a in label_arrays}
+    if len(dtypes) == 1 and next(iter(dtypes)).kind != "O":
+        joined = np.concatenate(label_arrays)
+        classes, inverse = np.unique(joined, return_inverse=True)
+        inverse = inverse.reshape(-1).astype(np.int64)
+    else:
+        # Mixed dtypes or Python objects: code by hash equality so that no label is coerced
+        # (np.concatenate would turn 1 and "1" into the same string, int64 and uint64 into float).
+        table: dict = {}
+        inverse = np.fromiter(
+            (table.setdefault(v, len(table)) for a in label_arrays for v in a.tolist()),
+            dtype=np.int64,
+        )
+        classes = np.empty(len(table), dtype=object)
+        for label, code in table.items():
+            classes[code] = label
+    bounds = np.cumsum([0] + [a.shape[0] for a in label_arrays])
+    return classes, [inverse[bounds[i] : bounds[i + 1]] for i in range(len(label_arrays))]
+
+
+def check_choice(value, name: str, choices: Sequence[str]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"'{name}' must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    return value
+
+
+def check_positive_int(value, name: str, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"'{name}' must be an int >= {minimum}; got {value!r}")
+    return int(value)

@@ -1,0 +1,148 @@
+"""The result of an evaluation: numbers, and everything needed to read them correctly."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True, repr=False)
+class PerClass:
+    """Per-label averages of each metric, and their macro average.
+
+    Attributes
+    ----------
+    labels : numpy.ndarray of shape (n_classes,)
+        Labels that have at least one evaluated query, in sorted order where orderable.
+    counts : numpy.ndarray of shape (n_classes,)
+        Evaluated queries per label.
+    values : dict of str to numpy.ndarray of shape (n_classes,)
+        Mean of each metric over the label's evaluated queries.
+    macro : dict of str to float
+        The average of the class averages: every class weighs the same, whatever its size.
+    """
+
+    labels: np.ndarray
+    counts: np.ndarray
+    values: dict[str, np.ndarray]
+    macro: dict[str, float]
+
+    def as_dict(self) -> dict[str, dict[object, float]]:
+        """``{metric: {label: mean}}`` with plain Python labels and floats."""
+        labels = self.labels.tolist()
+        return {m: dict(zip(labels, v.tolist())) for m, v in self.values.items()}
+
+    def __repr__(self) -> str:
+        return f"PerClass(n_classes={self.labels.size}, macro={_fmt_dict(self.macro)})"
+
+
+def per_class_averages(
+    per_query: dict[str, np.ndarray], codes: np.ndarray, classes: np.ndarray
+) -> PerClass:
+    """Average per-query values within each class, ignoring skipped (NaN) queries.
+
+    All metrics share the evaluated set (a query is skipped for every metric or none), so the
+    counts are taken from the first metric.
+    """
+    first = next(iter(per_query.values()))
+    evaluated = ~np.isnan(first)
+    counts = np.bincount(codes[evaluated], minlength=classes.size)
+    present = counts > 0
+    values, macro = {}, {}
+    for name, v in per_query.items():
+        sums = np.bincount(codes[evaluated], weights=v[evaluated], minlength=classes.size)
+        means = sums[present] / counts[present]
+        values[name] = means
+        macro[name] = float(means.mean()) if means.size else float("nan")
+    return PerClass(classes[present], counts[present], values, macro)
+
+
+@dataclass(frozen=True, repr=False)
+class EvaluationResult:
+    """What :func:`embedeval.evaluate` and the other evaluators return.
+
+    Attributes
+    ----------
+    summary : dict of str to float
+        Each metric's micro average: the mean over evaluated queries. NaN if none was evaluated.
+    per_query : dict of str to numpy.ndarray of shape (n_queries,)
+        Each query's value, in input order; NaN for skipped queries.
+    per_class : PerClass or None
+        Per-label averages and the macro average (embeddings with class labels only).
+    definitions : dict of str to str
+        The exact definition of every metric computed.
+    conventions : dict of str to str
+        The choices that decide the numbers: what "recall" means here, the tie rule, the
+        distance, how queries are averaged, what is skipped.
+    n_queries, n_evaluated : int
+        Queries given, and queries that entered the averages.
+    skipped : dict of str to int
+        Why queries were left out of the averages, and how many for each reason.
+    config : dict
+        The evaluation's settings and sizes.
+    """
+
+    summary: dict[str, float]
+    per_query: dict[str, np.ndarray]
+    definitions: dict[str, str]
+    conventions: dict[str, str]
+    n_queries: int
+    n_evaluated: int
+    skipped: dict[str, int] = field(default_factory=dict)
+    per_class: PerClass | None = None
+    config: dict = field(default_factory=dict)
+
+    @property
+    def n_skipped(self) -> int:
+        return self.n_queries - self.n_evaluated
+
+    def to_dict(self, prefix: str = "") -> dict[str, float]:
+        """A flat ``{name: float}`` with stable keys for loggers, e.g. ``prefix="val/"``.
+
+        Keys are the metric names, plus ``macro/<metric>`` when per-class averages exist and
+        ``n_evaluated`` / ``n_skipped``.
+        """
+        flat = {f"{prefix}{name}": value for name, value in self.summary.items()}
+        if self.per_class is not None:
+            flat.update({f"{prefix}macro/{n}": v for n, v in self.per_class.macro.items()})
+        flat[f"{prefix}n_evaluated"] = float(self.n_evaluated)
+        flat[f"{prefix}n_skipped"] = float(self.n_skipped)
+        return flat
+
+    def table(self) -> str:
+        """A plain-text table: metric, micro average, macro average, definition."""
+        has_macro = self.per_class is not None
+        head = ["metric", "value"] + (["macro"] if has_macro else []) + ["definition"]
+        rows = []
+        for name, value in self.summary.items():
+            row = [name, f"{value:.4f}"]
+            if has_macro:
+                row.append(f"{self.per_class.macro[name]:.4f}")
+            rows.append([*row, self.definitions[name]])
+        widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head) - 1)]
+        lines = [
+            "  ".join(c.ljust(w) for c, w in zip(r[:-1], widths)) + "  " + r[-1]
+            for r in [head, *rows]
+        ]
+        lines.insert(1, "-" * min(100, len(lines[0])))
+        lines.append("")
+        lines.append(
+            f"queries: {self.n_queries} given, {self.n_evaluated} evaluated, {self.n_skipped} skipped"
+        )
+        lines += [f"  skipped {count}: {reason}" for reason, count in self.skipped.items() if count]
+        lines += [f"{key}: {text}" for key, text in self.conventions.items()]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+    def __repr__(self) -> str:
+        return (
+            f"EvaluationResult(summary={_fmt_dict(self.summary)}, n_queries={self.n_queries}, "
+            f"n_evaluated={self.n_evaluated})"
+        )
+
+
+def _fmt_dict(values: dict[str, float]) -> str:
+    return "{" + ", ".join(f"{k!r}: {v:.4f}" for k, v in values.items()) + "}"
