@@ -202,7 +202,8 @@ def evaluate(
     * ``recall@k`` is the metric-learning Recall@K: 1 if any of the k nearest references shares
       the label, else 0 (the same as ``hit_rate@k``; trec_eval's recall is in
       :func:`evaluate_rankings`).
-    * :math:`\mathrm{P@k} = \frac{1}{k}\sum_{i \le k} rel_i`; :math:`\text{R-precision} = \frac{1}{R}\sum_{i \le R} rel_i`.
+    * :math:`\mathrm{P@k} = \frac{1}{k}\sum_{i \le k} rel_i`;
+      :math:`\text{R-precision} = \frac{1}{R}\sum_{i \le R} rel_i`.
     * :math:`\mathrm{MAP@R} = \frac{1}{R}\sum_{i \le R} P(i)\,rel_i`, :math:`P(i)` the precision at rank i.
     * ``map`` is average precision over the whole ranking, :math:`\frac{1}{R}\sum_i P(i)\,rel_i`;
       ``mrr`` is the reciprocal rank of the first same-label reference in the whole ranking.
@@ -233,9 +234,7 @@ def evaluate(
     query_labels = as_labels(labels, queries.shape[0], "labels", "embeddings")
     if (reference is None) != (reference_labels is None):
         given, missing = (
-            ("reference", "reference_labels")
-            if reference is not None
-            else ("reference_labels", "reference")
+            ("reference", "reference_labels") if reference is not None else ("reference_labels", "reference")
         )
         raise ValueError(f"'{missing}' is required when '{given}' is given; got None")
     leave_one_out = reference is None
@@ -243,13 +242,10 @@ def evaluate(
         references, ref_labels = queries, query_labels
     else:
         references = as_embeddings(reference, "reference")
-        ref_labels = as_labels(
-            reference_labels, references.shape[0], "reference_labels", "reference"
-        )
+        ref_labels = as_labels(reference_labels, references.shape[0], "reference_labels", "reference")
         if references.shape[1] != queries.shape[1]:
             raise ValueError(
-                f"'reference' must have the dimension of 'embeddings' ({queries.shape[1]}); "
-                f"got {references.shape[1]}"
+                f"'reference' must have the dimension of 'embeddings' ({queries.shape[1]}); got {references.shape[1]}"
             )
     queries = prepare(queries, distance)
     references = queries if leave_one_out else prepare(references, distance)
@@ -299,10 +295,7 @@ def evaluate(
         if leave_one_out
         else "no reference shares the query's label (R = 0)"
     )
-    summary = {
-        name: float(v[evaluated].mean()) if evaluated.size else float("nan")
-        for name, v in per_query.items()
-    }
+    summary = {name: float(v[evaluated].mean()) if evaluated.size else float("nan") for name, v in per_query.items()}
     return EvaluationResult(
         summary=summary,
         per_query=per_query,

@@ -26,8 +26,7 @@ def _to_numpy(value, name: str) -> np.ndarray:
         return np.asarray(value)
     except (TypeError, ValueError, RuntimeError) as exc:
         raise TypeError(
-            f"'{name}' must be an array-like (numpy array, torch tensor, list); "
-            f"got {type(value).__name__} ({exc})"
+            f"'{name}' must be an array-like (numpy array, torch tensor, list); got {type(value).__name__} ({exc})"
         ) from None
 
 
@@ -50,13 +49,9 @@ def as_embeddings(value, name: str = "embeddings") -> np.ndarray:
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"'{name}' must hold real numbers; got dtype {arr.dtype}")
     if arr.ndim != 2:
-        raise ValueError(
-            f"'{name}' must be a 2-D array of shape (n_samples, n_dims); got shape {arr.shape}"
-        )
+        raise ValueError(f"'{name}' must be a 2-D array of shape (n_samples, n_dims); got shape {arr.shape}")
     if arr.shape[0] == 0 or arr.shape[1] == 0:
-        raise ValueError(
-            f"'{name}' must have at least one row and one column; got shape {arr.shape}"
-        )
+        raise ValueError(f"'{name}' must have at least one row and one column; got shape {arr.shape}")
     arr = np.ascontiguousarray(arr, dtype=np.float32)
     finite = np.isfinite(arr)
     if not finite.all():
@@ -97,13 +92,9 @@ def as_labels(value, n: int, name: str = "labels", against: str = "embeddings") 
     if arr.ndim != 1:
         raise ValueError(f"'{name}' must be 1-D (one label per row); got shape {arr.shape}")
     if arr.shape[0] != n:
-        raise ValueError(
-            f"'{name}' must have one label per row of '{against}' ({n}); got {arr.shape[0]}"
-        )
+        raise ValueError(f"'{name}' must have one label per row of '{against}' ({n}); got {arr.shape[0]}")
     if arr.dtype.kind == "f" and np.isnan(arr).any():
-        raise ValueError(
-            f"'{name}' must not contain NaN; got {int(np.isnan(arr).sum())} NaN label(s)"
-        )
+        raise ValueError(f"'{name}' must not contain NaN; got {int(np.isnan(arr).sum())} NaN label(s)")
     return arr
 
 

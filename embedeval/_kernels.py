@@ -64,9 +64,7 @@ def r_precision(hits: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
     return _safe_divide(np.count_nonzero(hits.astype(bool) & in_top_r, axis=1), n_relevant)
 
 
-def average_precision(
-    hits: np.ndarray, n_relevant: np.ndarray, cutoff: int | np.ndarray | None = None
-) -> np.ndarray:
+def average_precision(hits: np.ndarray, n_relevant: np.ndarray, cutoff: int | np.ndarray | None = None) -> np.ndarray:
     r"""Average precision, trec_eval's denominator:
     :math:`AP@k = \frac{1}{R}\sum_{i \le k} P(i)\,rel_i`, :math:`P(i) = \frac{1}{i}\sum_{j \le i} rel_j`.
 
@@ -88,9 +86,7 @@ def average_precision_over_hits(hits: np.ndarray, k: int) -> np.ndarray:
     rel = hits[:, :k].astype(bool)
     precision = np.cumsum(rel, axis=1, dtype=np.float64) / _ranks(rel.shape[1])
     n_hits = np.count_nonzero(rel, axis=1)
-    return np.where(
-        n_hits > 0, _row_sum(np.where(rel, precision, 0.0)) / np.maximum(n_hits, 1), 0.0
-    )
+    return np.where(n_hits > 0, _row_sum(np.where(rel, precision, 0.0)) / np.maximum(n_hits, 1), 0.0)
 
 
 def reciprocal_rank(hits: np.ndarray, k: int | None = None) -> np.ndarray:

@@ -30,8 +30,7 @@ _FAMILIES: dict[str, _Family] = {
     ),
     "recall": _Family(
         "required",
-        "metric-learning Recall@K = 1 if any of the top k shares the query's label, else 0 "
-        "(identical to hit_rate@k)",
+        "metric-learning Recall@K = 1 if any of the top k shares the query's label, else 0 (identical to hit_rate@k)",
         (EMBEDDINGS,),
     ),
     "hit_rate": _Family("required", "hit_rate@k = 1 if any of the top k is relevant, else 0"),
@@ -47,8 +46,7 @@ _FAMILIES: dict[str, _Family] = {
     ),
     "mrr": _Family(
         "optional",
-        "RR = 1 / rank of the first relevant item over the whole ranking, or 0 if none is in the "
-        "top k for mrr@k",
+        "RR = 1 / rank of the first relevant item over the whole ranking, or 0 if none is in the top k for mrr@k",
     ),
 }
 

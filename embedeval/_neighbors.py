@@ -41,8 +41,7 @@ def prepare(vectors: np.ndarray, distance: str) -> np.ndarray:
     zero = np.flatnonzero(norms[:, 0] == 0)
     if zero.size:
         raise ValueError(
-            f"cosine distance is undefined for zero vectors; got {zero.size} all-zero row(s), "
-            f"first at row {zero[0]}"
+            f"cosine distance is undefined for zero vectors; got {zero.size} all-zero row(s), first at row {zero[0]}"
         )
     return np.ascontiguousarray(vectors / norms, dtype=np.float32)
 
@@ -64,9 +63,7 @@ class ExactIndex:
         self._index = faiss.IndexFlatL2(d) if self._euclidean else faiss.IndexFlatIP(d)
         self._index.add(reference)
         self._reference = reference
-        self._max_norm = float(
-            np.sqrt(np.einsum("ij,ij->i", reference, reference, dtype=np.float64).max())
-        )
+        self._max_norm = float(np.sqrt(np.einsum("ij,ij->i", reference, reference, dtype=np.float64).max()))
         self._slack = 1.01 * (d + (4 if self._euclidean else 3)) * _UNIT_ROUNDOFF
         self.size = reference.shape[0]
 

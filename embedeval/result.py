@@ -31,15 +31,13 @@ class PerClass:
     def as_dict(self) -> dict[str, dict[object, float]]:
         """``{metric: {label: mean}}`` with plain Python labels and floats."""
         labels = self.labels.tolist()
-        return {m: dict(zip(labels, v.tolist())) for m, v in self.values.items()}
+        return {m: dict(zip(labels, v.tolist(), strict=True)) for m, v in self.values.items()}
 
     def __repr__(self) -> str:
         return f"PerClass(n_classes={self.labels.size}, macro={_fmt_dict(self.macro)})"
 
 
-def per_class_averages(
-    per_query: dict[str, np.ndarray], codes: np.ndarray, classes: np.ndarray
-) -> PerClass:
+def per_class_averages(per_query: dict[str, np.ndarray], codes: np.ndarray, classes: np.ndarray) -> PerClass:
     """Average per-query values within each class, ignoring skipped (NaN) queries.
 
     All metrics share the evaluated set (a query is skipped for every metric or none), so the
@@ -122,14 +120,11 @@ class EvaluationResult:
             rows.append([*row, self.definitions[name]])
         widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head) - 1)]
         lines = [
-            "  ".join(c.ljust(w) for c, w in zip(r[:-1], widths)) + "  " + r[-1]
-            for r in [head, *rows]
+            "  ".join(c.ljust(w) for c, w in zip(r[:-1], widths, strict=True)) + "  " + r[-1] for r in [head, *rows]
         ]
         lines.insert(1, "-" * min(100, len(lines[0])))
         lines.append("")
-        lines.append(
-            f"queries: {self.n_queries} given, {self.n_evaluated} evaluated, {self.n_skipped} skipped"
-        )
+        lines.append(f"queries: {self.n_queries} given, {self.n_evaluated} evaluated, {self.n_skipped} skipped")
         lines += [f"  skipped {count}: {reason}" for reason, count in self.skipped.items() if count]
         lines += [f"{key}: {text}" for key, text in self.conventions.items()]
         return "\n".join(lines)

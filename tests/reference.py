@@ -48,9 +48,7 @@ def binary_metric(name, rel, n_relevant):
     raise ValueError(name)
 
 
-def evaluate_reference(
-    queries, labels, metrics, distance="euclidean", reference=None, reference_labels=None
-):
+def evaluate_reference(queries, labels, metrics, distance="euclidean", reference=None, reference_labels=None):
     """Per-query metric values of embeddings with class labels; NaN where R = 0."""
     leave_one_out = reference is None
     refs = queries if leave_one_out else reference

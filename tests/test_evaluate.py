@@ -33,9 +33,7 @@ def lattice(rng, n, d, step):
 
 def sign_vectors(rng, n, d):
     """+-1 vectors scaled by powers of two: cosine normalisation of them is exact (d = 4 or 16)."""
-    return (rng.choice([-1.0, 1.0], size=(n, d)) * 2.0 ** rng.integers(0, 3, size=(n, 1))).astype(
-        np.float32
-    )
+    return (rng.choice([-1.0, 1.0], size=(n, d)) * 2.0 ** rng.integers(0, 3, size=(n, 1))).astype(np.float32)
 
 
 def imbalanced_labels(rng, n, n_classes):
@@ -80,16 +78,12 @@ def test_matches_slow_reference(seed):
         x, labels, ALL_METRICS, distance, kwargs.get("reference"), kwargs.get("reference_labels")
     )
     for name in ALL_METRICS:
-        np.testing.assert_allclose(
-            result.per_query[name], expected[name], rtol=1e-12, atol=0, err_msg=name
-        )
+        np.testing.assert_allclose(result.per_query[name], expected[name], rtol=1e-12, atol=0, err_msg=name)
     evaluated = ~np.isnan(expected["map@r"])
     assert result.n_evaluated == evaluated.sum()
     for name in ALL_METRICS:
         if evaluated.any():
-            assert result.summary[name] == pytest.approx(
-                expected[name][evaluated].mean(), rel=1e-12
-            )
+            assert result.summary[name] == pytest.approx(expected[name][evaluated].mean(), rel=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -105,9 +99,7 @@ def test_continuous_data_ranked_as_float64(seed):
     result = embedeval.evaluate(x, labels, metrics=ALL_METRICS, distance=distance)
     expected = evaluate_reference(x, labels, ALL_METRICS, distance)
     for name in ALL_METRICS:
-        np.testing.assert_allclose(
-            result.per_query[name], expected[name], rtol=1e-12, atol=0, err_msg=name
-        )
+        np.testing.assert_allclose(result.per_query[name], expected[name], rtol=1e-12, atol=0, err_msg=name)
 
 
 def test_collapsed_embeddings_rank_by_index():
@@ -127,9 +119,7 @@ def test_block_size_does_not_change_results(seed):
     x = rng.standard_normal((300, 12)).astype(np.float32)
     x[150:] = x[:150] if seed % 2 else x[150:]
     labels = rng.integers(0, 9, size=300)
-    runs = [
-        embedeval.evaluate(x, labels, metrics=ALL_METRICS, block_size=b) for b in (None, 1, 3, 17)
-    ]
+    runs = [embedeval.evaluate(x, labels, metrics=ALL_METRICS, block_size=b) for b in (None, 1, 3, 17)]
     for run in runs[1:]:
         for name in ALL_METRICS:
             np.testing.assert_array_equal(run.per_query[name], runs[0].per_query[name])
@@ -144,9 +134,7 @@ def test_hand_computed_leave_one_out():
     # query 2 (a): ranking 1(b) 0(a) 3(a)     (distances 2, 3, 4) -> same as query 0
     # query 3 (a): ranking 2(a) 1(b) 0(a)     (4, 6, 7) -> P@1 1, R-prec 1/2, MAP@R 1/2
     x = np.array([[0.0], [1.0], [3.0], [7.0]])
-    r = embedeval.evaluate(
-        x, ["a", "b", "a", "a"], metrics=["precision@1", "r_precision", "map@r", "map", "mrr"]
-    )
+    r = embedeval.evaluate(x, ["a", "b", "a", "a"], metrics=["precision@1", "r_precision", "map@r", "map", "mrr"])
     np.testing.assert_allclose(r.per_query["precision@1"], [0, np.nan, 0, 1])
     np.testing.assert_allclose(r.per_query["r_precision"], [0.5, np.nan, 0.5, 0.5])
     np.testing.assert_allclose(r.per_query["map@r"], [0.25, np.nan, 0.25, 0.5])
@@ -277,9 +265,7 @@ def test_all_queries_skipped_warns_and_gives_nan():
 
 
 def test_results_name_their_conventions():
-    r = embedeval.evaluate(
-        np.eye(4), [0, 0, 1, 1], metrics=["recall@1", "map@r"], distance="cosine"
-    )
+    r = embedeval.evaluate(np.eye(4), [0, 0, 1, 1], metrics=["recall@1", "map@r"], distance="cosine")
     assert "metric-learning" in r.definitions["recall@1"]
     assert "metric-learning" in r.conventions["recall"]
     assert "lower first" in r.conventions["ties"]
