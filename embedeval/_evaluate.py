@@ -117,7 +117,7 @@ def evaluate_block(
     values: dict[str, np.ndarray] = {}
     while rows.size:
         sub_exclude = None if exclude is None else exclude[rows]
-        ranked = index.search(queries[rows], depth, sub_exclude)
+        ranked = index.search(queries[rows], depth, sub_exclude, query_codes[rows], reference_codes)
         hits = reference_codes[ranked] == query_codes[rows, None]
         for name, v in metric_values(hits, n_relevant[rows], plan.metrics).items():
             values.setdefault(name, np.empty(queries.shape[0]))[rows] = v

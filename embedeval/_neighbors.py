@@ -28,6 +28,7 @@ import faiss
 import numpy as np
 
 _UNIT_ROUNDOFF = 2.0**-24
+_EXACT_CHUNK = 1 << 21  # float64 elements per recomputation chunk (16 MB)
 
 
 def prepare(vectors: np.ndarray, distance: str) -> np.ndarray:
@@ -85,13 +86,19 @@ class ExactIndex:
         -------
         numpy.ndarray of shape (m,): squared euclidean distance, or minus the inner product.
         """
-        q = queries.astype(np.float64)
-        r = references.astype(np.float64)
         if self._euclidean:
-            return ((r - q) ** 2).sum(axis=1)
-        return -(r * q).sum(axis=1)
+            diff = np.subtract(references, queries, dtype=np.float64)
+            return np.multiply(diff, diff, out=diff).sum(axis=1)
+        return -np.multiply(references, queries, dtype=np.float64).sum(axis=1)
 
-    def search(self, queries: np.ndarray, k: int, exclude: np.ndarray | None = None) -> np.ndarray:
+    def search(
+        self,
+        queries: np.ndarray,
+        k: int,
+        exclude: np.ndarray | None = None,
+        query_groups: np.ndarray | None = None,
+        reference_groups: np.ndarray | None = None,
+    ) -> np.ndarray:
         """Indices of each query's ``k`` nearest references, nearest first, ties by lower index.
 
         Parameters
@@ -103,6 +110,11 @@ class ExactIndex:
             A reference index per query that must not be returned (the query itself in
             leave-one-out evaluation). It is removed by index, never by position, so duplicate
             embeddings at distance 0 cannot push a real neighbour out of the top k.
+        query_groups, reference_groups : numpy.ndarray of shape (n_queries,) and (n_references,), optional
+            Class codes. When given, only the relevance sequence (``reference_groups[i] ==
+            query_groups``) of the result is guaranteed exact: candidates whose float32
+            distances are too close to order are recomputed only where their relevance differs,
+            since reordering references of equal relevance changes no metric.
 
         Returns
         -------
@@ -116,15 +128,16 @@ class ExactIndex:
         n_candidates = k + n_excluded + max(8, k // 16)
         while pending.size:
             n_candidates = min(n_candidates, self.size)
+            relevant_to = None if query_groups is None else (query_groups[pending], reference_groups)
             ranked, settled = self._rank_candidates(
-                queries[pending], k, n_candidates, None if exclude is None else exclude[pending]
+                queries[pending], k, n_candidates, None if exclude is None else exclude[pending], relevant_to
             )
             out[pending[settled]] = ranked[settled, :k]
             pending = pending[~settled]
             n_candidates *= 2
         return out
 
-    def _rank_candidates(self, queries, k, n_candidates, exclude):
+    def _rank_candidates(self, queries, k, n_candidates, exclude, relevant_to=None):
         """Exactly ordered faiss candidates, and whether each row's top k is certain."""
         dist, idx = self._index.search(queries, n_candidates)
         if not self._euclidean:
@@ -133,21 +146,42 @@ class ExactIndex:
         if exclude is not None:
             # Drop the excluded reference by index; a row that does not contain it drops its
             # last candidate instead, so every row keeps n_candidates - 1 (still sorted).
-            keep = np.argsort(idx == exclude[:, None], axis=1, kind="stable")[:, :-1]
-            dist = np.take_along_axis(dist, keep, 1)
-            idx = np.take_along_axis(idx, keep, 1)
+            is_self = idx == exclude[:, None]
+            drop = np.where(is_self.any(axis=1), is_self.argmax(axis=1), idx.shape[1] - 1)
+            keep = np.ones(idx.shape, dtype=bool)
+            keep[np.arange(idx.shape[0]), drop] = False
+            dist = dist[keep].reshape(idx.shape[0], -1)
+            idx = idx[keep].reshape(idx.shape[0], -1)
         bound = self._error_bound(queries)
         separated = np.diff(dist, axis=1) > 2 * bound[:, None]  # true order certain across it
-        uncertain = np.zeros(dist.shape, dtype=bool)
-        uncertain[:, 1:] |= ~separated
-        uncertain[:, :-1] |= ~separated
-        exact = np.zeros(dist.shape)
-        rows, cols = np.nonzero(uncertain)
+        # Runs: maximal stretches of candidates not separated from their neighbours.
+        run = np.zeros(dist.shape, dtype=np.int64)
+        run[:, 1:] = np.cumsum(separated, axis=1)
+        joined = ~separated
+        if relevant_to is not None:
+            query_groups, reference_groups = relevant_to
+            relevant = reference_groups[idx] == query_groups[:, None]
+            # Only a run holding both relevant and other references needs ordering.
+            mixed_pair = joined & (relevant[:, 1:] != relevant[:, :-1])
+            rows, cols = np.nonzero(mixed_pair)
+            mixed_runs = np.unique(rows * dist.shape[1] + run[rows, cols])
+            uncertain = np.isin(np.arange(dist.shape[0])[:, None] * dist.shape[1] + run, mixed_runs)
+        else:
+            uncertain = np.zeros(dist.shape, dtype=bool)
+            uncertain[:, 1:] |= joined
+            uncertain[:, :-1] |= joined
+        rows, cols = np.nonzero(uncertain)  # row-major: grouped by row, then by run
         if rows.size:
-            exact[rows, cols] = self.exact_distance(queries[rows], self._reference[idx[rows, cols]])
-            run = np.zeros(dist.shape, dtype=np.int64)
-            run[:, 1:] = np.cumsum(separated, axis=1)
-            order = np.lexsort((idx, exact, run), axis=1)
-            idx = np.take_along_axis(idx, order, 1)
+            members = idx[rows, cols]
+            exact = np.empty(rows.size)
+            step = max(1, _EXACT_CHUNK // queries.shape[1])  # bounds the float64 temporaries
+            for s in range(0, rows.size, step):
+                exact[s : s + step] = self.exact_distance(
+                    queries[rows[s : s + step]], self._reference[members[s : s + step]]
+                )
+            # Each run occupies contiguous positions; sorting its members by (distance, index)
+            # and writing them back into the same positions orders the run exactly.
+            order = np.lexsort((members, exact, run[rows, cols], rows))
+            idx[rows, cols] = members[order]
         settled = separated[:, k - 1 :].any(axis=1) if not complete else np.ones(len(idx), bool)
         return idx, settled

@@ -1,0 +1,109 @@
+"""Time embedeval.evaluate against its physical floor and against other tools, on the same data.
+
+    python bench/bench_core.py                     # n = 20,000 and 50,000, d = 128, 100 classes
+    python bench/bench_core.py --sizes 20000 --repeat 3
+
+Columns, all on one machine in one run:
+  (a) blas      the bare float32 product of all query-reference pairs, in blocks of 4096 queries
+                (numpy matmul): the work no exact method can skip.
+  (b) faiss     faiss IndexFlatL2.search with k = the largest class size (no metrics, no ties).
+  (c) embedeval embedeval.evaluate with precision@1, recall@1/5/10, r_precision, map@r.
+  (d) pml       pytorch-metric-learning's AccuracyCalculator(k="max_bin_count") with the same
+                metrics, when torch and pytorch-metric-learning are installed.
+Each time is the best of --repeat runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import time
+
+import faiss
+import numpy as np
+
+import embedeval
+
+METRICS = ["precision@1", "recall@1", "recall@5", "recall@10", "r_precision", "map@r"]
+
+
+def make_data(n, d, n_classes, seed=0):
+    """Gaussian classes: class centres N(0, 1), points centre + N(0, 1.5^2) (metrics well inside (0, 1))."""
+    rng = np.random.default_rng(seed)
+    labels = rng.permutation(np.arange(n) % n_classes)
+    centres = rng.standard_normal((n_classes, d), dtype=np.float32)
+    x = centres[labels] + 1.5 * rng.standard_normal((n, d), dtype=np.float32)
+    return np.ascontiguousarray(x, dtype=np.float32), labels
+
+
+def best_of(repeat, fn):
+    times, out = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - start)
+    return min(times), out
+
+
+def blas_floor(x):
+    for start in range(0, len(x), 4096):
+        x[start : start + 4096] @ x.T
+
+
+def faiss_search(x, k):
+    index = faiss.IndexFlatL2(x.shape[1])
+    index.add(x)
+    return index.search(x, k)
+
+
+def pml_calculator():
+    try:
+        from pytorch_metric_learning.utils.accuracy_calculator import AccuracyCalculator
+    except ImportError:
+        return None
+    return AccuracyCalculator(
+        include=("precision_at_1", "r_precision", "mean_average_precision_at_r"), k="max_bin_count"
+    )
+
+
+def pml_run(calc, x, labels):
+    import torch
+
+    return calc.get_accuracy(torch.from_numpy(x), torch.from_numpy(labels), ref_includes_query=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[20000, 50000])
+    parser.add_argument("--dim", type=int, default=128)
+    parser.add_argument("--classes", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=2)
+    args = parser.parse_args()
+
+    print(
+        f"# {platform.machine()}, {faiss.omp_get_max_threads()} threads, "
+        f"faiss {faiss.__version__}, numpy {np.__version__}"
+    )
+    calc = pml_calculator()
+    print("| n | d | classes | (a) blas s | (b) faiss k=max class s | (c) embedeval s | (d) pml s | c/a | c/b | d/c |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for n in args.sizes:
+        x, labels = make_data(n, args.dim, args.classes)
+        k_max = int(np.bincount(labels).max())
+        t_a, _ = best_of(args.repeat, lambda x=x: blas_floor(x))
+        t_b, _ = best_of(args.repeat, lambda x=x, k=k_max: faiss_search(x, k))
+        t_c, result = best_of(args.repeat, lambda x=x, y=labels: embedeval.evaluate(x, y, metrics=METRICS))
+        t_d = float("nan")
+        if calc is not None:
+            t_d, pml = best_of(args.repeat, lambda x=x, y=labels: pml_run(calc, x, y))
+            for ours, theirs in (("precision@1", "precision_at_1"), ("map@r", "mean_average_precision_at_r")):
+                print(f"#   n={n} {ours}: embedeval {result.summary[ours]:.6f}, pml {pml[theirs]:.6f}")
+        print(
+            f"| {n} | {args.dim} | {args.classes} | {t_a:.2f} | {t_b:.2f} | {t_c:.2f} | {t_d:.2f} "
+            f"| {t_c / t_a:.2f} | {t_c / t_b:.2f} | {t_d / t_c:.2f} |"
+        )
+        print("#  " + ", ".join(f"{k}={v:.4f}" for k, v in result.summary.items()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""The toy embedding spaces of Musgrave et al. 2020, "A Metric Learning Reality Check".
+
+Two classes in 2-D, points uniform in y in [0, 1] and in x over each class's strips:
+
+1. four strips: class A fills x in [-1, -2/3] and [-1/3, 0], class B x in [0, 1/3] and
+   [2/3, 1] (each class split in two, the classes touching at x = 0);
+2. two touching halves: class A fills x in [-1, 0], class B x in [0, 1];
+3. two separated blocks: class A fills x in [-1, -1/3], class B x in [1/3, 1].
+
+Precision@1 barely tells them apart; R-precision and MAP@R do. The numbers are computed by
+:func:`embedeval.evaluate`, the same code that evaluates real models.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._evaluate import evaluate
+from ._inputs import check_positive_int
+from .result import EvaluationResult
+
+METRICS = ("precision@1", "recall@1", "recall@10", "r_precision", "map@r")
+CLASS_NAMES = ("A", "B")
+
+# (label, x_low, x_high) for every strip, in order.
+_STRIPS = {
+    1: ((0, -1.0, -2 / 3), (0, -1 / 3, 0.0), (1, 0.0, 1 / 3), (1, 2 / 3, 1.0)),
+    2: ((0, -1.0, 0.0), (1, 0.0, 1.0)),
+    3: ((0, -1.0, -1 / 3), (1, 1 / 3, 1.0)),
+}
+TITLES = {1: "four strips (classes split)", 2: "two touching halves", 3: "two separated blocks"}
+
+
+def make_example(number: int, n: int = 2000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Generate toy example ``number`` (1, 2 or 3) of Musgrave et al. 2020.
+
+    Parameters
+    ----------
+    number : {1, 2, 3}
+        Which example (see the module docstring).
+    n : int
+        Number of points, split as evenly as possible over the strips (earlier strips take
+        the remainder).
+    seed : int
+        Seed of the generator; the same (number, n, seed) always gives the same points.
+
+    Returns
+    -------
+    embeddings : numpy.ndarray of shape (n, 2), float32
+    labels : numpy.ndarray of shape (n,), int64
+        0 for class A, 1 for class B.
+    """
+    if number not in _STRIPS:
+        raise ValueError(f"'number' must be 1, 2 or 3; got {number!r}")
+    strips = _STRIPS[number]
+    n = check_positive_int(n, "n", minimum=len(strips))
+    rng = np.random.default_rng(seed)
+    sizes = np.full(len(strips), n // len(strips))
+    sizes[: n % len(strips)] += 1
+    xs, labels = [], []
+    for (label, low, high), size in zip(strips, sizes, strict=True):
+        xs.append(np.column_stack([rng.uniform(low, high, size), rng.uniform(0.0, 1.0, size)]))
+        labels.append(np.full(size, label, dtype=np.int64))
+    return np.concatenate(xs).astype(np.float32), np.concatenate(labels)
+
+
+def evaluate_examples(n: int = 2000, seed: int = 0) -> dict[int, tuple[np.ndarray, np.ndarray, EvaluationResult]]:
+    """Generate the three examples and evaluate each with :data:`METRICS` (leave-one-out, euclidean).
+
+    Returns
+    -------
+    dict of int to (embeddings, labels, EvaluationResult)
+    """
+    out = {}
+    for number in _STRIPS:
+        x, labels = make_example(number, n=n, seed=seed)
+        out[number] = (x, labels, evaluate(x, labels, metrics=METRICS))
+    return out
+
+
+def table(results: dict[int, tuple[np.ndarray, np.ndarray, EvaluationResult]], markdown: bool = False) -> str:
+    """The metric values of each example, one row per example."""
+    head = ["example", *METRICS]
+    rows = [[f"{k}: {TITLES[k]}", *(f"{r.summary[m]:.4f}" for m in METRICS)] for k, (_, _, r) in results.items()]
+    if markdown:
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in [head, *rows])
