@@ -3,6 +3,7 @@
 from importlib.metadata import PackageNotFoundError, version
 
 from ._evaluate import evaluate
+from ._rankings import evaluate_rankings, evaluate_scores
 from .result import EvaluationResult, PerClass
 
 try:
@@ -10,4 +11,4 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
     __version__ = "0+unknown"
 
-__all__ = ["EvaluationResult", "PerClass", "__version__", "evaluate"]
+__all__ = ["EvaluationResult", "PerClass", "__version__", "evaluate", "evaluate_rankings", "evaluate_scores"]

@@ -60,28 +60,6 @@ class _Plan:
         return np.minimum(depth, n_rankable)
 
 
-def metric_values(hits: np.ndarray, n_relevant: np.ndarray, metrics) -> dict[str, np.ndarray]:
-    """Per-query values of each metric from a binary hits matrix (the shared kernel entry)."""
-    out = {}
-    for m in metrics:
-        if m.family == "precision":
-            v = _kernels.precision_at(hits, m.k)
-        elif m.family in ("recall", "hit_rate"):
-            v = _kernels.hit_at(hits, m.k)
-        elif m.family == "r_precision":
-            v = _kernels.r_precision(hits, n_relevant)
-        elif m.family == "map@r":
-            v = _kernels.average_precision(hits, n_relevant, cutoff=n_relevant)
-        elif m.family == "map":
-            v = _kernels.average_precision(hits, n_relevant, cutoff=m.k)
-        elif m.family == "mrr":
-            v = _kernels.reciprocal_rank(hits, m.k)
-        else:  # pragma: no cover - parse_metrics only lets registered families through
-            raise AssertionError(m.family)
-        out[m.name] = v
-    return out
-
-
 def evaluate_block(
     index: ExactIndex,
     queries: np.ndarray,
@@ -119,7 +97,7 @@ def evaluate_block(
         sub_exclude = None if exclude is None else exclude[rows]
         ranked = index.search(queries[rows], depth, sub_exclude, query_codes[rows], reference_codes)
         hits = reference_codes[ranked] == query_codes[rows, None]
-        for name, v in metric_values(hits, n_relevant[rows], plan.metrics).items():
+        for name, v in _kernels.compute(plan.metrics, _kernels.hits_from_dense(hits, n_relevant[rows])).items():
             values.setdefault(name, np.empty(queries.shape[0]))[rows] = v
         # Whole-ranking metrics need the first (mrr) or every (map) relevant item to be ranked:
         # rank the queries that lack them deeper, doubling, until they have them.

@@ -1,31 +1,54 @@
-"""Per-query metric kernels over a ranked relevance matrix.
+"""Per-query metric kernels over the ranks at which relevant items were retrieved.
 
 Every input form (embeddings with labels, ranked id lists, score matrices) is reduced to
+:class:`Hits`, a sparse view of each query's ranking:
 
-* ``hits``: array of shape (n_queries, depth), ``hits[q, i]`` the relevance of the item at
-  rank ``i + 1`` for query ``q`` (bool, or a non-negative gain for graded metrics), padded with
-  zeros past the end of a query's ranking;
-* ``n_relevant``: int array of shape (n_queries,), the number of relevant items the query has
-  in the whole collection (not only among those retrieved).
+* ``ranks``: float array of shape (n_queries, h), the 1-based ranks of the relevant retrieved
+  items in increasing order, padded with +inf (so ``j / ranks`` and ``ranks <= k`` need no mask);
+* ``n_relevant``: int array of shape (n_queries,), R, the number of relevant items the query
+  has in the whole collection, retrieved or not;
+* for graded metrics, ``gain_ranks`` and ``gain_grades`` (the ranks and grades of retrieved items
+  with a positive grade) and ``ideal`` (all judged grades of the query in decreasing order).
 
-Each kernel returns a float64 array of shape (n_queries,). Callers guarantee that ``depth``
-covers what the kernel reads (``k`` columns, ``R`` columns, or every relevant item); kernels do
-not look past ``depth``. Queries with ``n_relevant == 0`` are the caller's business: kernels
-that divide by it return NaN there.
+Each kernel returns a float64 array of shape (n_queries,); kernels that divide by R return NaN
+where R = 0 (the callers decide what such a query means). Row sums are accumulated left to
+right so that the width of the padding can never change a bit of a result.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 
-def _ranks(depth: int) -> np.ndarray:
-    return np.arange(1, depth + 1, dtype=np.float64)
+@dataclass(frozen=True)
+class Hits:
+    """The ranks of relevant (and positively graded) retrieved items, per query."""
+
+    ranks: np.ndarray
+    n_relevant: np.ndarray
+    gain_ranks: np.ndarray | None = None
+    gain_grades: np.ndarray | None = None
+    ideal: np.ndarray | None = None
+
+
+def pack(rows: np.ndarray, values: np.ndarray, n_rows: int, fill: float = np.inf) -> np.ndarray:
+    """Scatter ``values`` into rows of a (n_rows, max count) array, in order; ``rows`` sorted."""
+    counts = np.bincount(rows, minlength=n_rows)
+    out = np.full((n_rows, max(int(counts.max(initial=0)), 1)), fill, dtype=np.float64)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    out[rows, np.arange(rows.size) - starts[rows]] = values
+    return out
+
+
+def hits_from_dense(relevant: np.ndarray, n_relevant: np.ndarray) -> Hits:
+    """:class:`Hits` from a boolean (n_queries, depth) matrix of ranked relevance."""
+    rows, cols = np.nonzero(relevant)
+    return Hits(pack(rows, cols + 1.0, relevant.shape[0]), np.asarray(n_relevant))
 
 
 def _row_sum(values: np.ndarray) -> np.ndarray:
-    """Row sums accumulated left to right, so trailing zero padding cannot change a bit
-    (numpy's pairwise ``sum`` groups terms by row length, which varies with ranking depth)."""
     if values.shape[1] == 0:
         return np.zeros(values.shape[0])
     return np.cumsum(values, axis=1)[:, -1]
@@ -37,62 +60,140 @@ def _safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
-def precision_at(hits: np.ndarray, k: int) -> np.ndarray:
-    r"""Precision@k: :math:`\frac{1}{k}\sum_{i \le k} rel_i`. Divides by ``k`` even when fewer
-    than ``k`` items were retrieved (trec_eval's convention)."""
-    return np.count_nonzero(hits[:, :k], axis=1) / float(k)
+def _within(ranks: np.ndarray, k) -> np.ndarray:
+    """Relevant retrieved items at rank <= k (k a number or one per query)."""
+    cut = np.asarray(k, dtype=np.float64)
+    return np.count_nonzero(ranks <= (cut[:, None] if cut.ndim else cut), axis=1)
 
 
-def hit_at(hits: np.ndarray, k: int) -> np.ndarray:
-    r"""Hit rate@k (metric-learning Recall@K): 1 if any of the top ``k`` is relevant, else 0."""
-    return np.any(hits[:, :k], axis=1).astype(np.float64)
+def precision_at(h: Hits, k: int) -> np.ndarray:
+    r"""P@k = :math:`\frac{1}{k}\sum_{i \le k} rel_i`; divides by k even if fewer were ranked."""
+    return _within(h.ranks, k) / float(k)
 
 
-def recall_at(hits: np.ndarray, n_relevant: np.ndarray, k: int) -> np.ndarray:
-    r"""trec_eval recall@k: :math:`\frac{1}{R}\sum_{i \le k} rel_i`."""
-    return _safe_divide(np.count_nonzero(hits[:, :k], axis=1), n_relevant)
+def hit_at(h: Hits, k: int) -> np.ndarray:
+    """Hit rate@k (metric-learning Recall@K): 1 if a relevant item is in the top k, else 0."""
+    return (h.ranks[:, 0] <= k).astype(np.float64)
 
 
-def capped_recall_at(hits: np.ndarray, n_relevant: np.ndarray, k: int) -> np.ndarray:
-    r"""Capped recall@k: :math:`\frac{1}{\min(k, R)}\sum_{i \le k} rel_i` (BEIR's convention)."""
-    return _safe_divide(np.count_nonzero(hits[:, :k], axis=1), np.minimum(n_relevant, k))
+def recall_at(h: Hits, k: int) -> np.ndarray:
+    r"""trec_eval recall@k = :math:`\frac{1}{R}\sum_{i \le k} rel_i`."""
+    return _safe_divide(_within(h.ranks, k), h.n_relevant)
 
 
-def r_precision(hits: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
-    r"""R-precision: :math:`\frac{1}{R}\sum_{i \le R} rel_i`, with R the query's own count."""
-    in_top_r = _ranks(hits.shape[1])[None, :] <= n_relevant[:, None]
-    return _safe_divide(np.count_nonzero(hits.astype(bool) & in_top_r, axis=1), n_relevant)
+def capped_recall_at(h: Hits, k: int) -> np.ndarray:
+    r"""Capped recall@k = :math:`\frac{1}{\min(k, R)}\sum_{i \le k} rel_i` (BEIR)."""
+    return _safe_divide(_within(h.ranks, k), np.minimum(h.n_relevant, k))
 
 
-def average_precision(hits: np.ndarray, n_relevant: np.ndarray, cutoff: int | np.ndarray | None = None) -> np.ndarray:
-    r"""Average precision, trec_eval's denominator:
-    :math:`AP@k = \frac{1}{R}\sum_{i \le k} P(i)\,rel_i`, :math:`P(i) = \frac{1}{i}\sum_{j \le i} rel_j`.
+def f1_at(h: Hits, k: int) -> np.ndarray:
+    r"""F1@k = :math:`\frac{2PR}{P+R}` of P@k and trec recall@k; 0 when both are 0."""
+    p, r = precision_at(h, k), recall_at(h, k)
+    total = p + r
+    return np.where(total > 0, 2 * p * r / np.where(total > 0, total, 1.0), 0.0)
 
-    ``cutoff`` None sums over the whole ranking (``hits`` must then contain every relevant
-    item); an int truncates at ``k``; an array truncates each query at its own value, which
-    with ``cutoff = n_relevant`` is MAP@R of Musgrave et al. 2020.
+
+def r_precision(h: Hits) -> np.ndarray:
+    r"""R-precision = :math:`\frac{1}{R}\sum_{i \le R} rel_i`, R the query's own count."""
+    return _safe_divide(_within(h.ranks, h.n_relevant), h.n_relevant)
+
+
+def _precision_at_hits(h: Hits, cutoff) -> np.ndarray:
+    """P(rank) at each relevant retrieved item within the cutoff (0 elsewhere): j / rank_j."""
+    j = np.arange(1, h.ranks.shape[1] + 1, dtype=np.float64)
+    p = j / h.ranks  # +inf padding gives 0
+    if cutoff is None:
+        return p
+    cut = np.asarray(cutoff, dtype=np.float64)
+    return np.where(h.ranks <= (cut[:, None] if cut.ndim else cut), p, 0.0)
+
+
+def average_precision(h: Hits, cutoff=None) -> np.ndarray:
+    r"""AP@k with trec_eval's denominator, :math:`\frac{1}{R}\sum_{i \le k} P(i)\,rel_i`.
+
+    ``cutoff`` None: the whole ranking; an int: its top k; an array: one cutoff per query,
+    which with ``cutoff = R`` is MAP@R of Musgrave et al. 2020.
     """
-    rel = hits.astype(bool)
-    precision = np.cumsum(rel, axis=1, dtype=np.float64) / _ranks(rel.shape[1])
-    if cutoff is not None:
-        cut = np.broadcast_to(np.asarray(cutoff), (rel.shape[0],))
-        rel = rel & (_ranks(rel.shape[1])[None, :] <= cut[:, None])
-    return _safe_divide(_row_sum(np.where(rel, precision, 0.0)), n_relevant)
+    return _safe_divide(_row_sum(_precision_at_hits(h, cutoff)), h.n_relevant)
 
 
-def average_precision_over_hits(hits: np.ndarray, k: int) -> np.ndarray:
-    r"""AP@k divided by the number of hits in the top ``k`` (the tutorial's convention):
-    :math:`\frac{\sum_{i \le k} P(i)\,rel_i}{\sum_{i \le k} rel_i}`, 0 when there is no hit."""
-    rel = hits[:, :k].astype(bool)
-    precision = np.cumsum(rel, axis=1, dtype=np.float64) / _ranks(rel.shape[1])
-    n_hits = np.count_nonzero(rel, axis=1)
-    return np.where(n_hits > 0, _row_sum(np.where(rel, precision, 0.0)) / np.maximum(n_hits, 1), 0.0)
+def average_precision_over_hits(h: Hits, k: int) -> np.ndarray:
+    r""":math:`\frac{\sum_{i \le k} P(i)\,rel_i}{\sum_{i \le k} rel_i}`, 0 without a hit (the tutorial's AP@k)."""
+    found = _within(h.ranks, k)
+    return np.where(found > 0, _row_sum(_precision_at_hits(h, k)) / np.maximum(found, 1), 0.0)
 
 
-def reciprocal_rank(hits: np.ndarray, k: int | None = None) -> np.ndarray:
-    r"""Reciprocal rank of the first relevant item: :math:`1/\mathrm{rank}_1`, 0 when none is
-    within the cutoff ``k`` (None: within ``hits``, which must then contain a relevant item)."""
-    rel = hits[:, :k].astype(bool) if k is not None else hits.astype(bool)
-    found = rel.any(axis=1)
-    first = np.argmax(rel, axis=1) + 1.0
-    return np.where(found, 1.0 / first, 0.0)
+def reciprocal_rank(h: Hits, k: int | None = None) -> np.ndarray:
+    """1 / rank of the first relevant item; 0 if there is none (within the top k)."""
+    first = h.ranks[:, 0]
+    return np.where(first <= (np.inf if k is None else k), 1.0 / first, 0.0)
+
+
+def _gain(grades: np.ndarray, exponential: bool) -> np.ndarray:
+    grades = np.maximum(grades, 0.0)  # negative judgements carry no gain
+    return np.exp2(grades) - 1.0 if exponential else grades
+
+
+def dcg(ranks: np.ndarray, grades: np.ndarray, k: int | None = None, exponential: bool = False) -> np.ndarray:
+    r"""DCG@k = :math:`\sum_{i \le k} g(rel_i)/\log_2(i+1)`, g linear (rel) or exponential (2^rel - 1)."""
+    inside = ranks <= (np.inf if k is None else k)
+    return _row_sum(np.where(inside, _gain(grades, exponential) / np.log2(np.where(inside, ranks, 1.0) + 1.0), 0.0))
+
+
+def ideal_dcg(ideal: np.ndarray, k: int | None = None, exponential: bool = False) -> np.ndarray:
+    ranks = np.broadcast_to(np.arange(1, ideal.shape[1] + 1, dtype=np.float64), ideal.shape)
+    return dcg(ranks, ideal, k, exponential)
+
+
+def cg(ranks: np.ndarray, grades: np.ndarray, k: int | None = None) -> np.ndarray:
+    r"""CG@k = :math:`\sum_{i \le k} rel_i` (linear gain, no discount)."""
+    return _row_sum(np.where(ranks <= (np.inf if k is None else k), np.maximum(grades, 0.0), 0.0))
+
+
+def compute(metrics, h: Hits) -> dict[str, np.ndarray]:
+    """Per-query values of each metric: the one place every input form meets the kernels.
+
+    Parameters
+    ----------
+    metrics : sequence of Metric
+    h : Hits
+        ``gain_ranks``, ``gain_grades`` and ``ideal`` are needed only by the DCG family.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray of shape (n_queries,)
+    """
+    out = {}
+    for m in metrics:
+        f, k = m.family, m.k
+        if f == "precision":
+            v = precision_at(h, k)
+        elif f == "hit_rate" or (f == "recall" and m.form == "embeddings"):
+            v = hit_at(h, k)
+        elif f == "recall":
+            v = recall_at(h, k)
+        elif f == "capped_recall":
+            v = capped_recall_at(h, k)
+        elif f == "f1":
+            v = f1_at(h, k)
+        elif f == "r_precision":
+            v = r_precision(h)
+        elif f == "map@r":
+            v = average_precision(h, cutoff=h.n_relevant)
+        elif f == "map":
+            v = average_precision(h, cutoff=k)
+        elif f == "map_hits":
+            v = average_precision_over_hits(h, k)
+        elif f == "mrr":
+            v = reciprocal_rank(h, k)
+        elif f in ("ndcg", "ndcg_exp"):
+            exp = f == "ndcg_exp"
+            v = _safe_divide(dcg(h.gain_ranks, h.gain_grades, k, exp), ideal_dcg(h.ideal, k, exp))
+        elif f in ("dcg", "dcg_exp"):
+            v = dcg(h.gain_ranks, h.gain_grades, k, exponential=f == "dcg_exp")
+        elif f == "cg":
+            v = cg(h.gain_ranks, h.gain_grades, k)
+        else:  # pragma: no cover - parse_metrics only lets registered families through
+            raise AssertionError(f)
+        out[m.name] = v
+    return out

@@ -1,8 +1,10 @@
-"""Metric names (``"precision@5"``, ``"map@r"``, ``"mrr"``), their parsing and definitions.
+"""Metric names (``"precision@5"``, ``"map@r"``, ``"ndcg@10"``), their parsing and definitions.
 
 A metric is a *family* and an optional cutoff ``k``. The registry says, per family, whether a
-cutoff is required, allowed or forbidden, which input forms accept it, and its definition; the
-definition text is what results carry and what the README's conventions table shows.
+cutoff is required, allowed or forbidden, which input forms accept it, and its definition in each
+form: ``recall@k`` is the metric-learning Recall@K for embeddings with class labels and
+trec_eval's recall for ranked lists and score matrices. The definition text is what results
+carry and what the README's conventions table shows.
 """
 
 from __future__ import annotations
@@ -12,53 +14,96 @@ from dataclasses import dataclass
 
 EMBEDDINGS = "embeddings"
 RANKINGS = "rankings"
+BOTH = (EMBEDDINGS, RANKINGS)
 
 
 @dataclass(frozen=True)
 class _Family:
     cutoff: str  # "required", "optional" or "never"
-    definition: str
-    forms: tuple[str, ...] = (EMBEDDINGS, RANKINGS)
+    definitions: dict[str, str]  # form -> definition; the forms that accept the family
 
 
-# R is the number of relevant items of the query in the whole reference set / collection; for
-# embeddings with class labels, the references sharing the query's label, the query excluded.
+def _same(text: str, forms=BOTH) -> dict[str, str]:
+    return dict.fromkeys(forms, text)
+
+
+# R is the number of relevant items of the query: for embeddings, the references sharing the
+# query's label (the query excluded); for rankings, the judged items with grade >= threshold.
+_DCG = "sum_{i<=k} g(rel_i) / log2(i + 1)"
 _FAMILIES: dict[str, _Family] = {
     "precision": _Family(
-        "required",
-        "P@k = (relevant items among the top k) / k; divides by k even if fewer were ranked",
+        "required", _same("P@k = (relevant items among the top k) / k; divides by k even if fewer were ranked")
     ),
     "recall": _Family(
         "required",
-        "metric-learning Recall@K = 1 if any of the top k shares the query's label, else 0 (identical to hit_rate@k)",
-        (EMBEDDINGS,),
+        {
+            EMBEDDINGS: "metric-learning Recall@K = 1 if any of the top k shares the query's label, else 0 "
+            "(identical to hit_rate@k)",
+            RANKINGS: "trec_eval recall@k = (relevant items among the top k) / R",
+        },
     ),
-    "hit_rate": _Family("required", "hit_rate@k = 1 if any of the top k is relevant, else 0"),
-    "r_precision": _Family("never", "R-precision = (relevant items among the top R) / R"),
+    "capped_recall": _Family(
+        "required", _same("capped recall@k = (relevant items among the top k) / min(k, R) (BEIR)", (RANKINGS,))
+    ),
+    "hit_rate": _Family("required", _same("hit_rate@k = 1 if any of the top k is relevant, else 0")),
+    "f1": _Family(
+        "required", _same("F1@k = 2 P@k recall@k / (P@k + recall@k), 0 when both are 0 (trec recall)", (RANKINGS,))
+    ),
+    "r_precision": _Family("never", _same("R-precision = (relevant items among the top R) / R")),
     "map@r": _Family(
         "never",
-        "MAP@R = (1/R) * sum_{i<=R} P(i) * rel(i), P(i) = precision at rank i (Musgrave et al. 2020)",
+        _same("MAP@R = (1/R) * sum_{i<=R} P(i) * rel(i), P(i) = precision at rank i (Musgrave et al. 2020)"),
     ),
     "map": _Family(
         "optional",
-        "AP = (1/R) * sum_{i<=k} P(i) * rel(i) over the whole ranking, or truncated at k for map@k "
-        "(trec_eval's denominator: all R relevant items)",
+        _same(
+            "AP = (1/R) * sum_{i<=k} P(i) * rel(i) over the whole ranking, or its top k for map@k "
+            "(trec_eval's denominator: all R relevant items)"
+        ),
+    ),
+    "map_hits": _Family(
+        "required",
+        _same(
+            "AP over hits@k = sum_{i<=k} P(i) * rel(i) / (relevant items among the top k), 0 without a hit "
+            "(the tutorial's convention, not trec_eval's)",
+            (RANKINGS,),
+        ),
     ),
     "mrr": _Family(
         "optional",
-        "RR = 1 / rank of the first relevant item over the whole ranking, or 0 if none is in the top k for mrr@k",
+        _same("RR = 1 / rank of the first relevant item in the whole ranking, or 0 if none is in the top k for mrr@k"),
     ),
+    "ndcg": _Family(
+        "optional",
+        _same(
+            f"nDCG@k = DCG@k / ideal DCG@k, DCG@k = {_DCG}, linear gain g(rel) = rel (trec_eval); ideal from "
+            "all judged items sorted by grade, cut at k",
+            (RANKINGS,),
+        ),
+    ),
+    "ndcg_exp": _Family(
+        "optional",
+        _same(
+            f"nDCG@k with exponential gain g(rel) = 2^rel - 1: DCG@k = {_DCG}; ideal from all judged items "
+            "sorted by grade, cut at k",
+            (RANKINGS,),
+        ),
+    ),
+    "dcg": _Family("optional", _same(f"DCG@k = {_DCG}, linear gain g(rel) = rel", (RANKINGS,))),
+    "dcg_exp": _Family("optional", _same(f"DCG@k = {_DCG}, exponential gain g(rel) = 2^rel - 1", (RANKINGS,))),
+    "cg": _Family("optional", _same("CG@k = sum_{i<=k} rel_i (graded, no discount)", (RANKINGS,))),
 }
 
-_NAME = re.compile(r"^(?P<family>[a-z_]+)(?:@(?P<k>[^@]*))?$")
+_NAME = re.compile(r"^(?P<family>[a-z_0-9]+?)(?:@(?P<k>[^@]*))?$")
 
 
 @dataclass(frozen=True)
 class Metric:
-    """A parsed metric name: a family and a cutoff."""
+    """A parsed metric name: a family, a cutoff and the input form that gives it its meaning."""
 
     family: str
     k: int | None = None
+    form: str = EMBEDDINGS
 
     @property
     def name(self) -> str:
@@ -68,13 +113,13 @@ class Metric:
 
     @property
     def definition(self) -> str:
-        return _FAMILIES[self.family].definition
+        return _FAMILIES[self.family].definitions[self.form]
 
 
 def valid_names(form: str) -> list[str]:
     names = []
     for family, spec in _FAMILIES.items():
-        if form not in spec.forms:
+        if form not in spec.definitions:
             continue
         if family == "map@r":
             names.append("map@r")
@@ -85,6 +130,11 @@ def valid_names(form: str) -> list[str]:
         else:
             names.append(family)
     return names
+
+
+def definitions_table(form: str) -> dict[str, str]:
+    """Family name -> definition for one input form (for documentation)."""
+    return {family: spec.definitions[form] for family, spec in _FAMILIES.items() if form in spec.definitions}
 
 
 def parse_metrics(metrics, form: str) -> list[Metric]:
@@ -120,7 +170,7 @@ def parse_metrics(metrics, form: str) -> list[Metric]:
         if text == "map@r":
             family, k_text = "map@r", None
         spec = _FAMILIES.get(family)
-        if spec is None or form not in spec.forms:
+        if spec is None or form not in spec.definitions:
             raise ValueError(f"unknown metric {raw!r} for {form}; valid metrics are: {valid}")
         if k_text is None and spec.cutoff == "required":
             raise ValueError(f"metric {raw!r} needs a cutoff, as in '{family}@10'")
@@ -131,6 +181,6 @@ def parse_metrics(metrics, form: str) -> list[Metric]:
             k = int(k_text) if k_text.isdigit() else None
             if k is None or k < 1:
                 raise ValueError(f"'k' in metric {raw!r} must be an int >= 1; got {k_text!r}")
-        metric = Metric(family, k)
+        metric = Metric(family, k, form)
         parsed.setdefault(metric.name, metric)
     return list(parsed.values())
