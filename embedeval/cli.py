@@ -19,6 +19,8 @@ EXAMPLES = """examples:
   embedeval reality-check --out plots/ --n 2000 --seed 0
   embedeval evaluate emb.npy labels.txt --metrics precision@1 recall@10 map@r
   embedeval evaluate queries.npy q_labels.npy --reference gallery.npy --reference-labels g_labels.npy --format json
+  embedeval rankings run.txt qrels.txt --metrics ndcg@10 map recall@100
+  embedeval scores scores.npy relevance.npy --metrics ndcg@10 recall@20
 """
 
 
@@ -57,20 +59,31 @@ def _load_labels(path: Path) -> np.ndarray:
         return np.array(lines)
 
 
-def _missing_files(paths: dict[str, str | None]) -> list[str]:
-    return [f"{name}: no such file: {p}" for name, p in paths.items() if p is not None and not Path(p).is_file()]
+def _argument_problems(paths: dict[str, str | None], metrics, form: str) -> list[str]:
+    """Every problem visible before loading anything: missing files and bad metric names."""
+    from ._metrics import parse_metrics
+
+    problems = [f"{name}: no such file: {p}" for name, p in paths.items() if p is not None and not Path(p).is_file()]
+    for name in metrics:
+        try:
+            parse_metrics([name], form)
+        except ValueError as exc:
+            problems.append(f"--metrics: {exc}")
+    return problems
 
 
 def _cmd_evaluate(args) -> int:
     from ._evaluate import evaluate
 
-    problems = _missing_files(
+    problems = _argument_problems(
         {
             "EMBEDDINGS": args.embeddings,
             "LABELS": args.labels,
             "--reference": args.reference,
             "--reference-labels": args.reference_labels,
-        }
+        },
+        args.metrics,
+        "embeddings",
     )
     if (args.reference is None) != (args.reference_labels is None):
         problems.append("--reference and --reference-labels go together; give both or neither")
@@ -89,6 +102,46 @@ def _cmd_evaluate(args) -> int:
         distance=args.distance,
         block_size=args.block_size,
         **kwargs,
+    )
+    print(_format(result, args.format))
+    return 0
+
+
+def _cmd_rankings(args) -> int:
+    from ._rankings import evaluate_rankings
+    from .io import common_queries, read_qrels, read_run
+
+    problems = _argument_problems({"RUN": args.run_file, "QRELS": args.qrels}, args.metrics, "rankings")
+    if problems:
+        raise UsageError(problems)
+    run, qrels = read_run(args.run_file), read_qrels(args.qrels)
+    run_common, qrels_common = common_queries(run, qrels)
+    dropped = len(run) - len(run_common)
+    if dropped:
+        print(
+            f"embedeval rankings: note: {dropped} ranked queries have no judgements and are left out", file=sys.stderr
+        )
+    if not run_common:
+        raise UsageError(["no query of RUN appears in QRELS"])
+    result = evaluate_rankings(
+        run_common, qrels_common, metrics=args.metrics, threshold=args.threshold, empty=args.empty
+    )
+    print(_format(result, args.format))
+    return 0
+
+
+def _cmd_scores(args) -> int:
+    from ._rankings import evaluate_scores
+
+    problems = _argument_problems({"SCORES": args.scores, "RELEVANCE": args.relevance}, args.metrics, "rankings")
+    if problems:
+        raise UsageError(problems)
+    result = evaluate_scores(
+        _load_array(Path(args.scores), "scores"),
+        _load_array(Path(args.relevance), "relevance"),
+        metrics=args.metrics,
+        threshold=args.threshold,
+        empty=args.empty,
     )
     print(_format(result, args.format))
     return 0
@@ -160,6 +213,23 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--format", choices=("table", "json", "csv", "markdown"), default="table")
     ev.add_argument("--block-size", type=int, default=None, help="queries per block (default: automatic)")
     ev.set_defaults(run=_cmd_evaluate)
+
+    for name, helptext, first, second in (
+        ("rankings", "evaluate a TREC run file against a TREC qrels file", "run_file", "qrels"),
+        ("scores", "evaluate a queries x items score matrix against a relevance matrix", "scores", "relevance"),
+    ):
+        ir = sub.add_parser(name, help=helptext, epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+        if name == "rankings":
+            ir.add_argument(first, metavar="RUN", help="TREC run: qid Q0 docid rank score tag")
+            ir.add_argument(second, metavar="QRELS", help="TREC qrels: qid iteration docid grade")
+        else:
+            ir.add_argument(first, metavar="SCORES", help=".npy/.npz/.csv/.tsv/.txt, higher is better")
+            ir.add_argument(second, metavar="RELEVANCE", help="grades of the same shape (0 = not relevant)")
+        ir.add_argument("--metrics", nargs="+", default=["precision@10", "recall@10", "mrr@10", "ndcg@10", "map"])
+        ir.add_argument("--threshold", type=float, default=1.0, help="grade at which an item is relevant (default 1)")
+        ir.add_argument("--empty", choices=("skip", "zero"), default="skip", help="queries without relevant items")
+        ir.add_argument("--format", choices=("table", "json", "csv", "markdown"), default="table")
+        ir.set_defaults(run=_cmd_rankings if name == "rankings" else _cmd_scores)
 
     rc = sub.add_parser(
         "reality-check",

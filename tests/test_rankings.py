@@ -231,3 +231,49 @@ SCORE_ERRORS = [
 def test_bad_scores_get_a_clear_error(scores, relevance, message):
     with pytest.raises(ValueError, match=message):
         embedeval.evaluate_scores(scores, relevance, metrics=["mrr"])
+
+
+def _write_trec(tmp_path, run, qrels):
+    run_path, qrels_path = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run_path.write_text(
+        "".join(f"{q} Q0 {d} {i + 1} {s} tag\n" for q, docs in run.items() for i, (d, s) in enumerate(docs.items()))
+    )
+    qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
+    return run_path, qrels_path
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_trec_files_agree_with_trec_eval(tmp_path, seed):
+    """Run and qrels files (tied scores included) read by embedeval.io give trec_eval's numbers."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    from embedeval.io import common_queries, read_qrels, read_run
+
+    run, qrels = random_trec_case(100 + seed, ties=True)
+    qrels["unjudged-only-in-qrels"] = {"d1": 1}
+    run_path, qrels_path = _write_trec(tmp_path, run, qrels)
+    with open(run_path) as f:
+        trec_run = pytrec_eval.parse_run(f)
+    with open(qrels_path) as f:
+        trec_qrels = pytrec_eval.parse_qrel(f)
+    trec = pytrec_eval.RelevanceEvaluator(trec_qrels, set(TREC.values())).evaluate(trec_run)
+    ours = embedeval.evaluate_rankings(
+        *common_queries(read_run(run_path), read_qrels(qrels_path)), metrics=list(TREC), empty="zero"
+    )
+    for name, measure in TREC.items():
+        expected = [trec[q][measure] for q in ours.config["query_ids"]]
+        np.testing.assert_allclose(ours.per_query[name], expected, atol=1e-9, err_msg=name)
+
+
+def test_bad_trec_lines_name_file_and_line(tmp_path):
+    from embedeval.io import read_qrels, read_run
+
+    bad = tmp_path / "run.txt"
+    bad.write_text("q1 Q0 d1 1 0.5 tag\nq1 Q0 d2 2 high tag\n")
+    with pytest.raises(ValueError, match=r"run.txt:2: score must be a number; got 'high'"):
+        read_run(bad)
+    bad.write_text("q1 Q0 d1 1 0.5 tag\nq1 Q0 d1 2 0.4 tag\n")
+    with pytest.raises(ValueError, match="listed twice"):
+        read_run(bad)
+    bad.write_text("q1 0 d1\n")
+    with pytest.raises(ValueError, match=r"run.txt:1: a qrels line needs 4 fields"):
+        read_qrels(bad)
