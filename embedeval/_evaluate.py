@@ -283,6 +283,7 @@ def evaluate(
         n_evaluated=int(evaluated.size),
         skipped={skip_reason: int(n_skipped)},
         per_class=per_class_averages(per_query, query_codes, classes),
+        query_labels=query_labels,
         config={
             "distance": distance,
             "mode": "leave-one-out" if leave_one_out else "separate reference set",

@@ -181,9 +181,30 @@ def _cmd_reality_check(args) -> int:
         raise UsageError(problems)
     results = evaluate_examples(n=args.n, seed=args.seed)
     print(table(results, markdown=args.markdown))
-    for path in plot_reality_check(results, args.out):
+    paths = plot_reality_check(results, args.out)
+    paths += _confidence_figures(args.n, args.seed, Path(args.out))
+    for path in paths:
         print(f"wrote {path}", file=sys.stderr)
     return 0
+
+
+def _confidence_figures(n: int, seed: int, out: Path) -> list[Path]:
+    """The seed's confidence experiment on example 2, and its error-vs-reject curves."""
+    import numpy as np
+
+    from .confidence import error_reject_curves
+    from .plotting import plot_confidence_experiment, plot_error_reject
+    from .reality_check import confidence_experiment
+
+    exp = confidence_experiment(n=n, seed=seed)
+    level = 0.2
+    confidence = np.where(exp["is_error"], level, exp["base_confidence"])
+    curves = error_reject_curves(exp["result"], confidence)
+    title = f"Example 2, {exp['is_error'].sum()} injected label errors at confidence {level}"
+    return [
+        plot_confidence_experiment(exp, out / "confidence_experiment.png"),
+        plot_error_reject(curves, out / "error_reject.png", title=title),
+    ]
 
 
 def build_parser() -> argparse.ArgumentParser:

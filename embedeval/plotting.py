@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 # Dark blue circles and light orange triangles: told apart by hue, by lightness in greyscale
 # print, and by marker shape.
 _CLASS_STYLE = ({"color": "#1f3a93", "marker": "o"}, {"color": "#f5a623", "marker": "^"})
@@ -76,3 +78,94 @@ def plot_reality_check(results, out_dir) -> list[Path]:
     paths.append(out / "reality_check.png")
     fig.savefig(paths[-1])
     return paths
+
+
+_LINES = ("-", "--", "-.", ":")
+_COLORS = ("#1f3a93", "#d35400", "#16a085", "#7d3c98")
+
+
+def plot_error_reject(curves: dict, path, title: str = "Error vs reject") -> Path:
+    """Error-vs-reject curves of several metrics on one figure, with their oracle curves
+    (thin, same colour) and the random curve (grey, dotted); areas in the legend."""
+    fig = _figure(5.5, 4.0)
+    ax = fig.add_subplot()
+    for i, (name, c) in enumerate(curves.items()):
+        color = _COLORS[i % len(_COLORS)]
+        ax.plot(c.rejected, c.error, _LINES[i % len(_LINES)], color=color, lw=2, label=f"{name} (area {c.area:.4f})")
+        ax.plot(
+            c.rejected,
+            c.oracle,
+            _LINES[i % len(_LINES)],
+            color=color,
+            lw=0.8,
+            alpha=0.7,
+            label=f"{name} oracle ({c.oracle_area:.4f})",
+        )
+        ax.plot(c.rejected, c.random, ":", color="0.5", lw=1)
+    ax.plot([], [], ":", color="0.5", label="random (mean error)")
+    ax.set_xlabel("fraction of queries rejected (least confident first)")
+    ax.set_ylabel("mean error of kept queries (1 - metric)")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(bottom=0)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    return path
+
+
+def plot_confidence_experiment(exp: dict, path) -> Path:
+    """The seed's experiment: example 2 with injected errors (left, opacity = confidence at the
+    middle level) and each score as the errors' confidence rises (right)."""
+    fig = _figure(11.0, 4.2)
+    left, right = fig.add_subplot(1, 2, 1), fig.add_subplot(1, 2, 2)
+    x, labels, err = exp["embeddings"], exp["labels"], exp["is_error"]
+    mid = exp["levels"][len(exp["levels"]) // 2]
+    conf = np.where(err, mid, exp["base_confidence"])
+    for label, style in enumerate(_CLASS_STYLE):
+        keep = (labels == label) & ~err
+        left.scatter(
+            x[keep, 0],
+            x[keep, 1],
+            s=6,
+            linewidths=0,
+            alpha=None,
+            c=[style["color"]] * int(keep.sum()),
+            marker=style["marker"],
+            label=f"class {'AB'[label]} (opacity = confidence)",
+        )
+        left.collections[-1].set_alpha(np.clip(conf[keep], 0.08, 1.0))
+    left.scatter(
+        x[err, 0], x[err, 1], s=22, marker="x", color="#c0392b", lw=1, label=f"injected label errors ({err.sum()})"
+    )
+    left.set_aspect("equal")
+    left.set_xlabel("x")
+    left.set_ylabel("y")
+    left.set_title(f"Example 2 with injected errors (their confidence = {mid:.2f})", fontsize=9)
+    left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=7, markerscale=1.5, frameon=False)
+    lv = exp["levels"]
+    right.plot(
+        lv, exp["erc_area_precision@1"], "-o", ms=3, color=_COLORS[0], label="ERC area, precision@1 (lower is better)"
+    )
+    right.plot(lv, exp["erc_area_map@r"], "--s", ms=3, color=_COLORS[1], label="ERC area, MAP@R (lower is better)")
+    twin = right.twinx()
+    twin.plot(lv, exp["top1_auroc"], "-.^", ms=3, color=_COLORS[2], label="top-1 AUROC (higher is better)")
+    twin.set_ylabel("AUROC")
+    right.set_xlabel("confidence given to the injected errors")
+    right.set_ylabel("area under the error-vs-reject curve")
+    right.set_title("Scores as the model grows confident on its errors", fontsize=9)
+    handles = right.get_legend_handles_labels()[0] + twin.get_legend_handles_labels()[0]
+    right.legend(
+        handles,
+        [h.get_label() for h in handles],
+        fontsize=7,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.16),
+        ncol=2,
+        frameon=False,
+    )
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    return path

@@ -87,3 +87,40 @@ def table(results: dict[int, tuple[np.ndarray, np.ndarray, EvaluationResult]], m
         return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in [head, *rows])
+
+
+def confidence_experiment(
+    n: int = 2000, seed: int = 0, error_fraction: float = 0.04, levels=None
+) -> dict[str, np.ndarray]:
+    """Example 2 with injected label errors whose confidence is raised step by step.
+
+    Clean points get a confidence that grows with their distance from the class boundary
+    (x = 0): |x|, ambiguous near the boundary, certain far from it. A fixed random
+    ``error_fraction`` of the points has its label flipped, and all of them get the confidence
+    ``level`` in turn. A good confidence is low on errors: as ``level`` rises, the
+    error-vs-reject areas grow (worse) and the top-1 AUROC falls.
+
+    Returns
+    -------
+    dict with ``levels``, ``erc_area_precision@1``, ``erc_area_map@r``, ``top1_auroc`` (arrays
+    over the levels), and ``embeddings``, ``labels``, ``is_error``, ``base_confidence``.
+    """
+    from .confidence import error_reject_curve, top1_auroc
+
+    levels = np.linspace(0.0, 1.0, 21) if levels is None else np.asarray(levels, dtype=float)
+    x, labels = make_example(2, n=n, seed=seed)
+    rng = np.random.default_rng(seed + 1)
+    is_error = np.zeros(n, dtype=bool)
+    is_error[rng.choice(n, size=max(1, round(error_fraction * n)), replace=False)] = True
+    noisy = np.where(is_error, 1 - labels, labels)
+    base = np.abs(x[:, 0].astype(np.float64))
+    result = evaluate(x, noisy, metrics=("precision@1", "map@r"))
+    out = {"levels": levels, "erc_area_precision@1": [], "erc_area_map@r": [], "top1_auroc": []}
+    for level in levels:
+        conf = np.where(is_error, level, base)
+        out["erc_area_precision@1"].append(error_reject_curve(result.per_query["precision@1"], conf).area)
+        out["erc_area_map@r"].append(error_reject_curve(result.per_query["map@r"], conf).area)
+        out["top1_auroc"].append(top1_auroc(result, conf))
+    out = {k: np.asarray(v) for k, v in out.items()}
+    out.update(embeddings=x, labels=noisy, is_error=is_error, base_confidence=base, result=result)
+    return out

@@ -79,6 +79,9 @@ class EvaluationResult:
         Why queries were left out of the averages, and how many for each reason.
     config : dict
         The evaluation's settings and sizes.
+    query_labels : numpy.ndarray of shape (n_queries,) or None
+        Each query's label (to resample by class and to pair queries of two evaluations);
+        None for ranked lists and score matrices.
     """
 
     summary: dict[str, float]
@@ -90,10 +93,43 @@ class EvaluationResult:
     skipped: dict[str, int] = field(default_factory=dict)
     per_class: PerClass | None = None
     config: dict = field(default_factory=dict)
+    query_labels: np.ndarray | None = None
 
     @property
     def n_skipped(self) -> int:
         return self.n_queries - self.n_evaluated
+
+    def take(self, indices) -> EvaluationResult:
+        """The result restricted to (and reordered as) the queries ``indices``.
+
+        Summary, per-class averages and counts are recomputed from the per-query values, so
+        ``result.take(perm)`` re-aligns an evaluation made on permuted queries.
+        """
+        from ._inputs import encode_labels
+
+        idx = np.asarray(indices)
+        per_query = {name: v[idx] for name, v in self.per_query.items()}
+        first = next(iter(per_query.values()))
+        evaluated = ~np.isnan(first)
+        summary = {n: float(v[evaluated].mean()) if evaluated.any() else float("nan") for n, v in per_query.items()}
+        labels = None if self.query_labels is None else self.query_labels[idx]
+        per_class = None
+        if labels is not None:
+            classes, (codes,) = encode_labels(labels)
+            per_class = per_class_averages(per_query, codes, classes)
+        reason = next(iter(self.skipped), "skipped")
+        return EvaluationResult(
+            summary=summary,
+            per_query=per_query,
+            definitions=self.definitions,
+            conventions=self.conventions,
+            n_queries=int(idx.size),
+            n_evaluated=int(evaluated.sum()),
+            skipped={reason: int((~evaluated).sum())},
+            per_class=per_class,
+            config={**self.config, "subset": f"{idx.size} of {self.n_queries} queries"},
+            query_labels=labels,
+        )
 
     def to_dict(self, prefix: str = "") -> dict[str, float]:
         """A flat ``{name: float}`` with stable keys for loggers, e.g. ``prefix="val/"``.

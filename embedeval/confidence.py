@@ -1,0 +1,219 @@
+"""Confidence-aware metrics: does a model's confidence predict its retrieval errors?
+
+Confidences are per query, higher = more confident, on any scale (only their order matters,
+except where stated). Probabilistic embeddings usually give a sigma per sample: pass
+``-sigma`` (or ``1 / sigma``) as the confidence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._inputs import _to_numpy
+from .result import EvaluationResult
+
+
+def _paired(values, confidence, what: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """Per-query values and confidences as float arrays, dropping skipped (NaN) queries."""
+    v = np.asarray(_to_numpy(values, what), dtype=np.float64)
+    c = np.asarray(_to_numpy(confidence, "confidence"), dtype=np.float64)
+    if v.ndim != 1 or c.shape != v.shape:
+        raise ValueError(
+            f"'confidence' must have one value per query ({v.shape[0] if v.ndim else 0}); got shape {c.shape}"
+        )
+    if not np.isfinite(c).all():
+        raise ValueError("'confidence' must be finite")
+    keep = ~np.isnan(v)
+    if not keep.any():
+        raise ValueError("no evaluated query: every per-query value is NaN")
+    return v[keep], c[keep], int((~keep).sum())
+
+
+@dataclass(frozen=True)
+class ErrorRejectCurve:
+    """Mean error of the kept queries after rejecting the least confident ones.
+
+    Attributes
+    ----------
+    metric : str
+    rejected : numpy.ndarray of shape (n,)
+        Fraction rejected, m / n for m = 0 .. n - 1 (at least one query is always kept).
+    error : numpy.ndarray of shape (n,)
+        Mean of (1 - per-query value) over the kept queries.
+    oracle, random : numpy.ndarray of shape (n,)
+        The same for a confidence that orders errors perfectly (largest errors rejected first)
+        and for an uninformative one (expected curve: the constant mean error).
+    area, oracle_area, random_area : float
+        Mean of each curve over the rejected fractions (lower is better).
+    n_skipped : int
+        Queries left out because their value is NaN.
+    """
+
+    metric: str
+    rejected: np.ndarray
+    error: np.ndarray
+    oracle: np.ndarray
+    random: np.ndarray
+    area: float
+    oracle_area: float
+    random_area: float
+    n_skipped: int = 0
+
+
+def _kept_error(err_sorted_by_rejection: np.ndarray, group_ends: np.ndarray) -> np.ndarray:
+    """Mean error kept after rejecting the first m queries (m = 0..n-1) of the given order;
+    within a group of tied confidences, rejection takes the group's mean error (the expectation
+    over the order of the ties)."""
+    n = err_sorted_by_rejection.size
+    total = err_sorted_by_rejection.sum()
+    group_starts = np.concatenate([[0], group_ends[:-1]])
+    group_sum = np.add.reduceat(err_sorted_by_rejection, group_starts)
+    group_size = group_ends - group_starts
+    before = np.concatenate([[0.0], np.cumsum(group_sum)[:-1]])  # error removed by earlier groups
+    m = np.arange(n)
+    g = np.searchsorted(group_ends, m, side="right")  # group holding the (m+1)-th rejection
+    removed = before[g] + (m - group_starts[g]) * group_sum[g] / group_size[g]
+    return (total - removed) / (n - m)
+
+
+def error_reject_curve(values, confidence, *, metric: str = "metric") -> ErrorRejectCurve:
+    """Error-vs-reject curve of per-query metric values against per-query confidences.
+
+    Parameters
+    ----------
+    values : array-like of shape (n_queries,)
+        Per-query values in [0, 1] (e.g. ``result.per_query["precision@1"]``); error = 1 - value.
+        NaN (skipped) queries are left out.
+    confidence : array-like of shape (n_queries,)
+        Higher = more confident; ties are handled by their expected effect.
+    metric : str
+        Name carried by the curve.
+
+    Returns
+    -------
+    ErrorRejectCurve
+    """
+    v, c, n_skipped = _paired(values, confidence, "values")
+    err = 1.0 - v
+    n = err.size
+    order = np.argsort(c, kind="stable")
+    c_sorted = c[order]
+    ends = np.concatenate([np.flatnonzero(np.diff(c_sorted) != 0) + 1, [n]])
+    curve = _kept_error(err[order], ends)
+    oracle = _kept_error(np.sort(err)[::-1], np.arange(1, n + 1))
+    random = np.full(n, err.mean())
+    return ErrorRejectCurve(
+        metric,
+        np.arange(n) / n,
+        curve,
+        oracle,
+        random,
+        float(curve.mean()),
+        float(oracle.mean()),
+        float(random.mean()),
+        n_skipped,
+    )
+
+
+def error_reject_curves(result: EvaluationResult, confidence, metrics=None) -> dict[str, ErrorRejectCurve]:
+    """:func:`error_reject_curve` for several metrics of one evaluation."""
+    names = list(metrics) if metrics is not None else list(result.summary)
+    return {m: error_reject_curve(result.per_query[m], confidence, metric=m) for m in names}
+
+
+def auroc(correct, confidence) -> float:
+    """Area under the ROC curve of ``confidence`` as a score for ``correct``.
+
+    The probability that a correct query has a higher confidence than an incorrect one, ties
+    counting one half (Mann-Whitney U / (n_correct n_incorrect)). 0.5 is chance, 1 perfect.
+    NaN when all queries are correct or all incorrect.
+    """
+    y, c, _ = _paired(correct, confidence, "correct")
+    pos = y > 0.5
+    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    ranks = _average_ranks(c)
+    return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def top1_auroc(result: EvaluationResult, confidence) -> float:
+    """How well confidence predicts a correct first neighbour: AUROC of ``confidence`` against
+    ``precision@1`` (1 when the nearest reference shares the query's label).
+
+    This replaces the seed repository's ad-hoc averaging of confidences per recall value with a
+    standard, scale-free summary: only the order of the confidences matters.
+    """
+    if "precision@1" not in result.per_query:
+        raise ValueError("the result must contain 'precision@1'; evaluate with metrics including it")
+    return auroc(result.per_query["precision@1"], confidence)
+
+
+def _average_ranks(x: np.ndarray) -> np.ndarray:
+    """1-based ranks, tied values sharing their average rank."""
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    ends = np.concatenate([np.flatnonzero(np.diff(xs) != 0) + 1, [xs.size]])
+    starts = np.concatenate([[0], ends[:-1]])
+    avg = (starts + ends + 1) / 2.0  # mean of ranks start+1 .. end
+    ranks = np.empty(x.size)
+    ranks[order] = np.repeat(avg, ends - starts)
+    return ranks
+
+
+def spearman(a, b) -> float:
+    """Spearman's rank correlation (Pearson correlation of average ranks); NaN if one is constant."""
+    x = np.asarray(_to_numpy(a, "a"), dtype=np.float64)
+    y = np.asarray(_to_numpy(b, "b"), dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1 or x.size < 2:
+        raise ValueError(f"'a' and 'b' must be 1-D of one equal length >= 2; got {x.shape} and {y.shape}")
+    rx, ry = _average_ranks(x) - (x.size + 1) / 2, _average_ranks(y) - (x.size + 1) / 2
+    den = np.sqrt((rx * rx).sum() * (ry * ry).sum())
+    return float((rx * ry).sum() / den) if den > 0 else float("nan")
+
+
+def _tied_pairs(x: np.ndarray) -> int:
+    _, counts = np.unique(x, return_counts=True)
+    return int((counts * (counts - 1) // 2).sum())
+
+
+def _count_inversions(y: np.ndarray) -> int:
+    """Pairs i < j with y[i] > y[j], by bottom-up merge levels (O(n log^2 n), vectorised)."""
+    n = y.size
+    values = np.unique(y, return_inverse=True)[1].astype(np.int64)  # dense ranks 0..u-1
+    span = int(values.max()) + 1 if n else 1
+    total, width = 0, 1
+    while width < n:
+        block = np.arange(n) // (2 * width)
+        right = (np.arange(n) // width) % 2 == 1
+        keys = block * span + values  # within a block, values; blocks in order
+        left_keys = np.sort(keys[~right])
+        # for every right element: left elements of its block that are greater
+        upper = np.searchsorted(left_keys, block[right] * span + span, side="left")
+        above = np.searchsorted(left_keys, keys[right], side="right")
+        total += int((upper - above).sum())
+        values = values[np.lexsort((values, block))]  # merge: sort within blocks
+        width *= 2
+    return total
+
+
+def kendall(a, b) -> float:
+    """Kendall's tau-b (ties in either variable corrected); NaN if one is constant."""
+    x = np.asarray(_to_numpy(a, "a"), dtype=np.float64)
+    y = np.asarray(_to_numpy(b, "b"), dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1 or x.size < 2:
+        raise ValueError(f"'a' and 'b' must be 1-D of one equal length >= 2; got {x.shape} and {y.shape}")
+    n0 = x.size * (x.size - 1) // 2
+    tx, ty, txy = _tied_pairs(x), _tied_pairs(y), _tied_pairs_2d(x, y)
+    # Sorted by (x, y), pairs tied in x are in y order, so inversions of y are the discordant pairs.
+    discordant = _count_inversions(y[np.lexsort((y, x))])
+    concordant = n0 - (tx + ty - txy) - discordant
+    den = np.sqrt(float(n0 - tx) * float(n0 - ty))
+    return float((concordant - discordant) / den) if den > 0 else float("nan")
+
+
+def _tied_pairs_2d(x: np.ndarray, y: np.ndarray) -> int:
+    _, counts = np.unique(np.column_stack([x, y]), axis=0, return_counts=True)
+    return int((counts * (counts - 1) // 2).sum())

@@ -1,0 +1,224 @@
+"""Uncertainty of the averages: bootstrap intervals, paired comparisons, multiple-testing correction.
+
+Every metric is a mean over a finite set of queries. These functions work on the per-query
+arrays an evaluation already returns, so no neighbour is searched again per replicate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._inputs import check_choice, check_positive_int, encode_labels
+from .result import EvaluationResult
+
+_CHUNK = 1 << 24  # replicate x item weights held at once
+
+
+def _check_level(confidence: float) -> float:
+    if not 0 < confidence < 1:
+        raise ValueError(f"'confidence' must be in (0, 1); got {confidence!r}")
+    return float(confidence)
+
+
+def _replicate_means(sums: np.ndarray, counts: np.ndarray, n_resamples: int, rng) -> np.ndarray:
+    """Means of ``n_resamples`` bootstrap resamples of the units (their value sums and counts).
+
+    Each replicate draws len(sums) units with replacement (multinomial weights) and returns
+    sum(w * sums) / sum(w * counts); shape (n_resamples, n_metrics).
+    """
+    n_units = sums.shape[0]
+    out = np.empty((n_resamples, sums.shape[1]))
+    step = max(1, _CHUNK // n_units)
+    for start in range(0, n_resamples, step):
+        w = rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=min(step, n_resamples - start))
+        out[start : start + w.shape[0]] = (w @ sums) / (w @ counts)[:, None]
+    return out
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate with a confidence interval."""
+
+    estimate: float
+    low: float
+    high: float
+
+    def __str__(self) -> str:
+        return f"{self.estimate:.4f} [{self.low:.4f}, {self.high:.4f}]"
+
+
+def bootstrap(
+    result: EvaluationResult,
+    *,
+    confidence: float = 0.95,
+    n_resamples: int = 2000,
+    by: str = "query",
+    seed: int = 0,
+) -> dict[str, Interval]:
+    """Percentile bootstrap intervals for every summary value of an evaluation.
+
+    Parameters
+    ----------
+    result : EvaluationResult
+        From any evaluator; only its per-query arrays are used.
+    confidence : float
+        Coverage of the interval, e.g. 0.95.
+    n_resamples : int
+        Bootstrap replicates.
+    by : {"query", "class"}
+        Resample evaluated queries, or whole classes with all their queries (a cluster
+        bootstrap: queries of one class share references and are not independent). "class"
+        needs a result of :func:`embedeval.evaluate`.
+    seed : int
+        The same seed gives the same intervals.
+
+    Returns
+    -------
+    dict of str to Interval
+        The micro average (``result.summary``) and its interval, per metric.
+    """
+    confidence = _check_level(confidence)
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    check_choice(by, "by", ("query", "class"))
+    names = list(result.summary)
+    values = np.column_stack([result.per_query[m] for m in names])
+    evaluated = ~np.isnan(values).any(axis=1)
+    if not evaluated.any():
+        return {m: Interval(np.nan, np.nan, np.nan) for m in names}
+    values = values[evaluated]
+    if by == "class":
+        if result.query_labels is None:
+            raise ValueError("by='class' needs a result of embedeval.evaluate (class labels); got a ranking result")
+        _, (codes,) = encode_labels(result.query_labels[evaluated])
+        sums = np.stack([np.bincount(codes, weights=values[:, j]) for j in range(len(names))], axis=1)
+        counts = np.bincount(codes).astype(float)
+    else:
+        sums, counts = values, np.ones(values.shape[0])
+    replicates = _replicate_means(sums, counts, n_resamples, np.random.default_rng(seed))
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(replicates, [tail, 1 - tail], axis=0)
+    return {m: Interval(result.summary[m], float(low[j]), float(high[j])) for j, m in enumerate(names)}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Model B minus model A on one metric, over the queries both evaluated."""
+
+    metric: str
+    mean_a: float
+    mean_b: float
+    difference: Interval
+    p_value: float
+    p_adjusted: float
+    n_queries: int
+
+    def __str__(self) -> str:
+        return (
+            f"{self.metric}: A {self.mean_a:.4f}  B {self.mean_b:.4f}  B-A {self.difference}  "
+            f"p={self.p_value:.4g} (adjusted {self.p_adjusted:.4g}, n={self.n_queries})"
+        )
+
+
+def paired_randomization_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10000, seed: int = 0) -> float:
+    """Two-sided p-value that paired values ``a`` and ``b`` have the same mean.
+
+    Under the null hypothesis the labels A and B of each pair are exchangeable, so each
+    per-query difference is as likely with either sign: the p-value is the share of random
+    sign flips whose mean difference is at least as far from 0 as the observed one,
+    (1 + count) / (1 + n_resamples), never 0.
+    """
+    d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
+    observed = abs(d.mean())
+    if not np.any(d):
+        return 1.0
+    rng = np.random.default_rng(seed)
+    extreme = 0
+    step = max(1, _CHUNK // d.size)
+    for start in range(0, n_resamples, step):
+        signs = rng.integers(0, 2, size=(min(step, n_resamples - start), d.size), dtype=np.int8) * 2 - 1
+        # a tiny tolerance so that ties with the observed value (e.g. all flips equal) count
+        extreme += int(np.count_nonzero(np.abs(signs @ d) / d.size >= observed * (1 - 1e-12)))
+    return (1 + extreme) / (1 + n_resamples)
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm-Bonferroni adjusted p-values (control the family-wise error rate)."""
+    p = np.asarray(p_values, dtype=np.float64)
+    order = np.argsort(p)
+    adjusted = np.maximum.accumulate((p.size - np.arange(p.size)) * p[order])
+    out = np.empty_like(p)
+    out[order] = np.minimum(adjusted, 1.0)
+    return out
+
+
+def compare(
+    result_a: EvaluationResult,
+    result_b: EvaluationResult,
+    *,
+    metrics=None,
+    confidence: float = 0.95,
+    n_resamples: int = 10000,
+    seed: int = 0,
+) -> list[Comparison]:
+    """Paired comparison of two evaluations of the same queries (B minus A), per metric.
+
+    The queries are paired by position, so both results must come from the same queries in
+    the same order (two embedding sets with one label set, or two runs over the same queries).
+    Each metric gets the mean difference with a paired percentile-bootstrap interval and a
+    paired randomization test; p-values are Holm-adjusted over the metrics compared.
+
+    Returns
+    -------
+    list of Comparison
+    """
+    confidence = _check_level(confidence)
+    if result_a.n_queries != result_b.n_queries:
+        raise ValueError(
+            f"results must cover the same queries; got {result_a.n_queries} and {result_b.n_queries} queries"
+        )
+    if (
+        result_a.query_labels is not None
+        and result_b.query_labels is not None
+        and not np.array_equal(result_a.query_labels, result_b.query_labels)
+    ):
+        raise ValueError("results must pair the same queries: their query labels differ")
+    names = list(metrics) if metrics is not None else [m for m in result_a.summary if m in result_b.summary]
+    missing = [m for m in names if m not in result_a.per_query or m not in result_b.per_query]
+    if missing:
+        common = sorted(set(result_a.summary) & set(result_b.summary))
+        raise ValueError(f"metric(s) {missing} are not in both results; common: {common}")
+    rng = np.random.default_rng(seed)
+    tail = (1 - confidence) / 2
+    rows = []
+    for m in names:
+        a, b = result_a.per_query[m], result_b.per_query[m]
+        both = ~(np.isnan(a) | np.isnan(b))
+        d = (b - a)[both]
+        if d.size == 0:
+            rows.append(
+                dict(
+                    metric=m,
+                    mean_a=np.nan,
+                    mean_b=np.nan,
+                    difference=Interval(np.nan, np.nan, np.nan),
+                    p_value=np.nan,
+                    n_queries=0,
+                )
+            )
+            continue
+        reps = _replicate_means(d[:, None], np.ones(d.size), n_resamples, rng)[:, 0]
+        low, high = np.quantile(reps, [tail, 1 - tail])
+        rows.append(
+            dict(
+                metric=m,
+                mean_a=float(a[both].mean()),
+                mean_b=float(b[both].mean()),
+                difference=Interval(float(d.mean()), float(low), float(high)),
+                p_value=paired_randomization_test(a[both], b[both], n_resamples=n_resamples, seed=seed),
+                n_queries=int(d.size),
+            )
+        )
+    adjusted = holm([r["p_value"] for r in rows])
+    return [Comparison(**r, p_adjusted=float(q)) for r, q in zip(rows, adjusted, strict=True)]

@@ -1,0 +1,192 @@
+"""Confidence-aware metrics, bootstrap intervals and paired comparisons."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import embedeval
+from embedeval.confidence import auroc, error_reject_curve, kendall, spearman, top1_auroc
+from embedeval.reality_check import confidence_experiment, make_example
+from embedeval.result import EvaluationResult
+from embedeval.stats import bootstrap, compare, holm, paired_randomization_test
+
+
+def test_erc_of_a_perfect_confidence_is_the_oracle():
+    rng = np.random.default_rng(0)
+    values = rng.random(200)
+    curve = error_reject_curve(values, confidence=values)  # errors (1 - value) least confident
+    np.testing.assert_allclose(curve.error, curve.oracle, rtol=1e-12)
+    assert curve.area == pytest.approx(curve.oracle_area)
+
+
+def test_erc_of_a_constant_confidence_is_the_random_curve():
+    values = np.random.default_rng(1).integers(0, 2, 150).astype(float)
+    curve = error_reject_curve(values, confidence=np.full(150, 0.3))
+    np.testing.assert_allclose(curve.error, curve.random, rtol=1e-12)
+    np.testing.assert_allclose(curve.random, 1 - values.mean())
+
+
+def test_erc_equals_the_average_over_tie_orders():
+    """With tied confidences the curve is the expectation over every order of the ties."""
+    values = np.array([1.0, 0.0, 0.5, 0.0, 1.0, 0.25])
+    conf = np.array([0.1, 0.1, 0.1, 0.4, 0.4, 0.9])
+    curves = []
+    groups = [[0, 1, 2], [3, 4], [5]]
+    for p0 in itertools.permutations(groups[0]):
+        for p1 in itertools.permutations(groups[1]):
+            order = [*p0, *p1, 5]
+            err = 1 - values[order]
+            curves.append([err[m:].mean() for m in range(6)])
+    expected = np.mean(curves, axis=0)
+    np.testing.assert_allclose(error_reject_curve(values, conf).error, expected, rtol=1e-12)
+
+
+def test_erc_leaves_out_skipped_queries():
+    curve = error_reject_curve(np.array([1.0, np.nan, 0.0]), np.array([0.9, 0.5, 0.1]))
+    assert curve.n_skipped == 1 and curve.error.tolist() == [0.5, 0.0]
+
+
+def _brute_auroc(y, c):
+    pos, neg = c[y > 0.5], c[y <= 0.5]
+    return np.mean([(p > n) + 0.5 * (p == n) for p in pos for n in neg])
+
+
+def _brute_kendall_b(x, y):
+    n = len(x)
+    s = sum(np.sign(x[i] - x[j]) * np.sign(y[i] - y[j]) for i in range(n) for j in range(i + 1, n))
+    tx = sum(x[i] == x[j] for i in range(n) for j in range(i + 1, n))
+    ty = sum(y[i] == y[j] for i in range(n) for j in range(i + 1, n))
+    n0 = n * (n - 1) / 2
+    return s / math.sqrt((n0 - tx) * (n0 - ty))
+
+
+def _brute_spearman(x, y):
+    def ranks(v):
+        return np.array([np.sum(v < a) + (np.sum(v == a) + 1) / 2 for a in v])
+
+    return np.corrcoef(ranks(x), ranks(y))[0, 1]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_auroc_and_rank_correlations_match_their_definitions(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 60))
+    x = rng.integers(0, 5, n).astype(float)  # many ties
+    y = rng.integers(0, 4, n).astype(float)
+    c = np.round(rng.random(n), 1)
+    correct = rng.integers(0, 2, n).astype(float)
+    if 0 < correct.sum() < n:
+        assert auroc(correct, c) == pytest.approx(_brute_auroc(correct, c), rel=1e-12)
+    if np.ptp(x) > 0 and np.ptp(y) > 0:
+        assert kendall(x, y) == pytest.approx(_brute_kendall_b(x, y), rel=1e-12, abs=1e-12)
+        assert spearman(x, y) == pytest.approx(_brute_spearman(x, y), rel=1e-12, abs=1e-12)
+
+
+def test_rank_correlation_is_scale_free():
+    """Predicted sigmas on another scale (monotone transform) correlate perfectly with the truth."""
+    truth = np.random.default_rng(2).random(500)
+    predicted = np.exp(7 * truth) + 3
+    assert spearman(truth, predicted) == pytest.approx(1.0)
+    assert kendall(truth, predicted) == pytest.approx(1.0)
+    assert kendall(truth, -predicted) == pytest.approx(-1.0)
+
+
+def test_top1_auroc_needs_precision_at_1():
+    result = embedeval.evaluate(*make_example(2, 200), metrics=["map@r"])
+    with pytest.raises(ValueError, match="must contain 'precision@1'"):
+        top1_auroc(result, np.ones(200))
+
+
+def test_confidence_experiment_scores_worsen_as_errors_grow_confident():
+    exp = confidence_experiment(n=600, seed=0, levels=[0.0, 0.5, 1.0])
+    assert np.all(np.diff(exp["erc_area_precision@1"]) > 0)
+    assert np.all(np.diff(exp["erc_area_map@r"]) > 0)
+    assert np.all(np.diff(exp["top1_auroc"]) < 0)
+
+
+def _result(values: np.ndarray, labels=None) -> EvaluationResult:
+    return EvaluationResult(
+        summary={"m": float(np.nanmean(values))},
+        per_query={"m": values},
+        definitions={"m": "a metric"},
+        conventions={},
+        n_queries=values.size,
+        n_evaluated=int((~np.isnan(values)).sum()),
+        query_labels=labels,
+    )
+
+
+def test_bootstrap_interval_coverage_by_simulation():
+    """About 95% of 200 intervals (n = 150 Bernoulli(0.3) queries each) contain the true mean 0.3."""
+    rng = np.random.default_rng(12345)
+    covered = 0
+    for i in range(200):
+        values = (rng.random(150) < 0.3).astype(float)
+        interval = bootstrap(_result(values), confidence=0.95, n_resamples=1000, seed=i)["m"]
+        covered += interval.low <= 0.3 <= interval.high
+    assert 0.90 <= covered / 200 <= 0.985
+
+
+def test_class_bootstrap_is_wider_when_queries_of_a_class_move_together():
+    rng = np.random.default_rng(3)
+    labels = np.repeat(np.arange(20), 10)
+    values = np.repeat(rng.random(20), 10)  # every query of a class has the class's value
+    by_query = bootstrap(_result(values, labels), seed=0)["m"]
+    by_class = bootstrap(_result(values, labels), by="class", seed=0)["m"]
+    assert (by_class.high - by_class.low) > 2 * (by_query.high - by_query.low)
+    assert str(by_query).startswith(f"{values.mean():.4f} [")
+
+
+def test_bootstrap_is_seeded_and_covers_every_summary_value():
+    result = embedeval.evaluate(*make_example(2, 300), metrics=["precision@1", "map@r"])
+    a, b = bootstrap(result, seed=5), bootstrap(result, seed=5)
+    assert a == b and set(a) == {"precision@1", "map@r"}
+    for name, interval in a.items():
+        assert interval.low <= result.summary[name] <= interval.high
+    ranking = embedeval.evaluate_rankings([[1, 2], [3, 4]], [{2}, {3}], metrics=["mrr"])
+    assert bootstrap(ranking)["mrr"].estimate == 0.75
+    with pytest.raises(ValueError, match=r"by='class' needs a result of embedeval.evaluate"):
+        bootstrap(ranking, by="class")
+
+
+def test_paired_test_finds_no_difference_between_a_model_and_itself_reordered():
+    rng = np.random.default_rng(4)
+    x, y = make_example(2, 400, seed=1)
+    perm = rng.permutation(400)
+    a = embedeval.evaluate(x, y, metrics=["precision@1", "map@r"])
+    b = embedeval.evaluate(x[perm], y[perm], metrics=["precision@1", "map@r"])
+    with pytest.raises(ValueError, match="pair the same queries"):
+        compare(a, b)
+    aligned = b.take(np.argsort(perm))
+    for row in compare(a, aligned, n_resamples=2000):
+        assert row.difference.estimate == 0.0 and row.p_value == 1.0 and row.p_adjusted == 1.0
+
+
+def test_paired_test_finds_a_degraded_model():
+    x, y = make_example(2, 600, seed=2)
+    noisy = x + np.random.default_rng(5).normal(0, 0.3, x.shape).astype(np.float32)
+    a = embedeval.evaluate(x, y, metrics=["precision@1", "map@r"])
+    b = embedeval.evaluate(noisy, y, metrics=["precision@1", "map@r"])
+    rows = compare(a, b, n_resamples=2000)
+    for row in rows:
+        assert row.difference.estimate < 0 and row.difference.high < 0
+        assert row.p_adjusted < 0.01
+    assert "B-A" in str(rows[0])
+
+
+def test_randomization_test_false_positive_rate():
+    """Two models with the same per-query success rate: rejected at 5% about 5% of the time."""
+    rng = np.random.default_rng(6)
+    rejections = sum(
+        paired_randomization_test(rng.random(80) < 0.6, rng.random(80) < 0.6, n_resamples=999, seed=s) < 0.05
+        for s in range(200)
+    )
+    assert 2 <= rejections <= 20
+
+
+def test_holm_adjustment():
+    np.testing.assert_allclose(holm([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02])
