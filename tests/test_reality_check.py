@@ -114,4 +114,11 @@ def test_command_prints_table_and_writes_plots(tmp_path):
         check=True,
     )
     assert "two separated blocks" in out.stdout and "map@r" in out.stdout
-    assert sorted(p.name for p in tmp_path.iterdir())[0] == "reality_check.png"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "confidence_experiment.png",
+        "error_reject.png",
+        "reality_check.png",
+        "reality_check_1.png",
+        "reality_check_2.png",
+        "reality_check_3.png",
+    ]
