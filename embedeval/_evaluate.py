@@ -139,6 +139,7 @@ def evaluate(
     metrics=("precision@1", "r_precision", "map@r"),
     distance: str = "euclidean",
     block_size: int | None = None,
+    progress=None,
 ) -> EvaluationResult:
     r"""Evaluate an embedding space for retrieval with class labels.
 
@@ -166,6 +167,8 @@ def evaluate(
     block_size : int, optional
         Queries per block. Default: chosen so a block's working memory stays near 170 MB.
         Results do not depend on it.
+    progress : callable, optional
+        Called as ``progress(done, total)`` with query counts after each block (for progress bars).
 
     Returns
     -------
@@ -259,6 +262,8 @@ def evaluate(
             )
             for name, v in values.items():
                 per_query[name][rows] = v
+            if progress is not None:
+                progress(stop, evaluated.size)
 
     n_skipped = queries.shape[0] - evaluated.size
     if not evaluated.size:
@@ -290,7 +295,7 @@ def evaluate(
             "n_references": int(references.shape[0]),
             "dim": int(queries.shape[1]),
             "n_classes": int(classes.size),
-            "search": "exact (faiss flat, float32)",
+            "search": "exact: faiss flat candidates, ranked by float64 distance",
             "tie_rule": TIE_RULE,
         },
     )

@@ -169,3 +169,47 @@ def plot_confidence_experiment(exp: dict, path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
     return path
+
+
+def plot_evaluation(result, path, title: str = "") -> Path:
+    """Recall@k against k (from the result's ``recall@k`` metrics) and the distribution of
+    per-class MAP@R (when the result has ``map@r`` and per-class values)."""
+    ks = sorted(int(name.split("@")[1]) for name in result.summary if name.startswith("recall@"))
+    per_class = result.per_class.values.get("map@r") if result.per_class is not None else None
+    panels = int(bool(ks)) + int(per_class is not None)
+    if panels == 0:
+        raise ValueError("nothing to plot: the result has no recall@k and no per-class map@r")
+    fig = _figure(5.0 * panels, 3.8)
+    i = 1
+    if ks:
+        ax = fig.add_subplot(1, panels, i)
+        ax.plot(ks, [result.summary[f"recall@{k}"] for k in ks], "-o", ms=3, color=_COLORS[0])
+        from matplotlib.ticker import MaxNLocator
+
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("k")
+        ax.set_ylabel("Recall@k (a same-label item in the top k)")
+        ax.set_ylim(min(result.summary[f"recall@{k}"] for k in ks) - 0.02, 1.005)
+        ax.grid(alpha=0.3)
+        ax.set_title("Recall@k", fontsize=10)
+        i += 1
+    if per_class is not None:
+        ax = fig.add_subplot(1, panels, i)
+        ax.hist(per_class, bins=min(30, max(5, per_class.size // 3)), range=(0, 1), color=_COLORS[1], edgecolor="white")
+        ax.axvline(
+            result.per_class.macro["map@r"],
+            color="black",
+            ls="--",
+            lw=1,
+            label=f"macro average {result.per_class.macro['map@r']:.4f}",
+        )
+        ax.set_xlabel("MAP@R of a class (mean over its queries)")
+        ax.set_ylabel("classes")
+        ax.set_title(f"Per-class MAP@R ({per_class.size} classes)", fontsize=10)
+        ax.legend(fontsize=8)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    return path

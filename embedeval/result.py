@@ -144,13 +144,16 @@ class EvaluationResult:
         flat[f"{prefix}n_skipped"] = float(self.n_skipped)
         return flat
 
-    def table(self) -> str:
-        """A plain-text table: metric, micro average, macro average, definition."""
+    def table(self, intervals: dict | None = None) -> str:
+        """A plain-text table: metric, micro average (with its interval, if given as a dict of
+        :class:`~embedeval.stats.Interval`), macro average, definition."""
         has_macro = self.per_class is not None
-        head = ["metric", "value"] + (["macro"] if has_macro else []) + ["definition"]
+        head = (
+            ["metric", "value [interval]" if intervals else "value"] + (["macro"] if has_macro else []) + ["definition"]
+        )
         rows = []
         for name, value in self.summary.items():
-            row = [name, f"{value:.4f}"]
+            row = [name, str(intervals[name]) if intervals else f"{value:.4f}"]
             if has_macro:
                 row.append(f"{self.per_class.macro[name]:.4f}")
             rows.append([*row, self.definitions[name]])

@@ -1,0 +1,160 @@
+"""The installed `embedeval` command, end to end, on files written by the test."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import embedeval
+
+EMBEDEVAL = shutil.which("embedeval")
+pytestmark = pytest.mark.skipif(EMBEDEVAL is None, reason="the embedeval command is not installed")
+
+
+def run(*args, cwd=None):
+    return subprocess.run([EMBEDEVAL, *map(str, args)], capture_output=True, text=True, cwd=cwd)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cli")
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 12, 600)
+    centres = rng.standard_normal((12, 16))
+    x = (centres[labels] + 0.9 * rng.standard_normal((600, 16))).astype(np.float32)
+    np.save(d / "emb.npy", x)
+    np.save(d / "worse.npy", (x + rng.standard_normal(x.shape)).astype(np.float32))
+    np.savetxt(d / "emb.csv", x, delimiter=",")
+    np.savez(d / "emb.npz", val=x, other=x[:10])
+    (d / "labels.txt").write_text("\n".join(f"class-{v}" for v in labels) + "\n")
+    np.save(d / "labels.npy", labels)
+    return d, x, labels
+
+
+def test_json_output_matches_the_python_api(files):
+    d, x, labels = files
+    out = run(
+        "evaluate", d / "emb.npy", d / "labels.npy", "--metrics", "precision@1", "map@r", "mrr", "--format", "json"
+    )
+    assert out.returncode == 0, out.stderr
+    payload = json.loads(out.stdout)
+    expected = embedeval.evaluate(x, labels, metrics=["precision@1", "map@r", "mrr"])
+    assert payload["summary"] == expected.summary
+    assert payload["macro"] == pytest.approx(expected.per_class.macro, rel=1e-12)
+    assert payload["n_evaluated"] == 600 and "lower first" in payload["conventions"]["ties"]
+
+
+def test_text_csv_and_npz_inputs_with_string_labels(files):
+    d, x, labels = files
+    expected = embedeval.evaluate(x, labels, metrics=["map@r"]).summary["map@r"]
+    for emb in (["emb.csv"], ["emb.npz", "--key", "val"]):
+        out = run("evaluate", d / emb[0], d / "labels.txt", *emb[1:], "--metrics", "map@r", "--format", "csv")
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.splitlines()[1].startswith("map@r,")
+        assert float(out.stdout.splitlines()[1].split(",")[1]) == pytest.approx(expected, abs=1e-6)
+
+
+def test_memory_mapped_input_in_many_blocks_gives_in_memory_numbers(files):
+    d, x, labels = files
+    out = run(
+        "evaluate",
+        d / "emb.npy",
+        d / "labels.npy",
+        "--block-size",
+        "7",
+        "--format",
+        "json",
+        "--metrics",
+        "precision@1",
+        "recall@5",
+        "r_precision",
+        "map@r",
+    )
+    in_memory = embedeval.evaluate(x, labels, metrics=["precision@1", "recall@5", "r_precision", "map@r"])
+    assert json.loads(out.stdout)["summary"] == in_memory.summary
+
+
+def test_table_with_intervals_and_written_files(files, tmp_path):
+    d, _, _ = files
+    out = run(
+        "evaluate",
+        d / "emb.npy",
+        d / "labels.txt",
+        "--ci",
+        "0.9",
+        "--per-class",
+        tmp_path / "pc.csv",
+        "--plot",
+        tmp_path / "e.png",
+        "--report",
+        tmp_path / "r.html",
+    )
+    assert out.returncode == 0, out.stderr
+    assert "value [interval]" in out.stdout
+    assert any(line.startswith("map@r") and "[" in line for line in out.stdout.splitlines())
+    assert (tmp_path / "pc.csv").read_text().startswith("label,count,precision@1")
+    assert (tmp_path / "e.png").read_bytes()[:4] == b"\x89PNG"
+    html = (tmp_path / "r.html").read_text()
+    assert "data:image/png;base64" in html and "tie_rule" in html and "faiss" in html
+    assert "\r" not in out.stderr  # no progress bar when stderr is not a terminal
+
+
+def test_compare_finds_the_worse_model(files):
+    d, _, _ = files
+    out = run("compare", d / "emb.npy", d / "worse.npy", d / "labels.npy", "--resamples", "999", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)
+    assert {r["metric"] for r in rows} == {"precision@1", "r_precision", "map@r"}
+    assert all(r["difference"] < 0 and r["high"] < 0 and r["p_holm"] < 0.01 for r in rows)
+
+
+def test_rankings_and_scores_commands(tmp_path):
+    (tmp_path / "run.txt").write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq2 Q0 c 1 1 t\n")
+    (tmp_path / "qrels.txt").write_text("q1 0 b 1\nq2 0 c 2\n")
+    out = run(
+        "rankings", tmp_path / "run.txt", tmp_path / "qrels.txt", "--metrics", "mrr", "ndcg@2", "--format", "json"
+    )
+    assert json.loads(out.stdout)["summary"]["mrr"] == 0.75
+    np.save(tmp_path / "s.npy", np.array([[0.9, 0.1, 0.5]]))
+    np.save(tmp_path / "g.npy", np.array([[0, 1, 1]]))
+    out = run("scores", tmp_path / "s.npy", tmp_path / "g.npy", "--metrics", "precision@2", "--format", "json")
+    assert json.loads(out.stdout)["summary"]["precision@2"] == 0.5
+
+
+ERRORS = [
+    (["evaluate", "missing.npy", "labels.npy"], ["EMBEDDINGS: no such file: missing.npy"]),
+    (["evaluate", "flat.npy", "labels.npy"], ["'embeddings' must be a 2-D array"]),
+    (
+        ["evaluate", "nan.npy", "labels.npy"],
+        ["'embeddings' must be finite; got NaN or inf in 1 row(s), first at row 4"],
+    ),
+    (["evaluate", "emb.npy", "short.txt"], ["'labels' must have one label per row of 'embeddings' (600); got 5"]),
+    (["evaluate", "emb.npy", "labels.npy", "--metrics", "ndcg@10"], ["unknown metric 'ndcg@10' for embeddings"]),
+    (
+        ["evaluate", "nope.npy", "nope.txt", "--metrics", "map@r", "precision@0"],
+        ["EMBEDDINGS: no such file", "LABELS: no such file", "'k' in metric 'precision@0' must be an int >= 1"],
+    ),
+    (["evaluate", "emb.npz", "labels.npy"], ["holds arrays ['val', 'other']; choose one with --key"]),
+    (["evaluate", "emb.npy", "labels.npy", "--report", "r.pdf"], ["--report must end in .md or .html"]),
+]
+
+
+@pytest.mark.parametrize(("args", "messages"), ERRORS)
+def test_errors_are_one_line_each_exit_2_no_traceback(files, args, messages):
+    d, x, _ = files
+    np.save(d / "flat.npy", np.zeros(10, dtype=np.float32))
+    bad = x.copy()
+    bad[4, 2] = np.nan
+    np.save(d / "nan.npy", bad)
+    (d / "short.txt").write_text("1\n2\n3\n4\n5\n")
+    out = run(*args, cwd=d)
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr
+    lines = [line for line in out.stderr.splitlines() if line]
+    assert len(lines) == len(messages)
+    for line, message in zip(lines, messages, strict=True):
+        assert line.startswith(f"embedeval {args[0]}: error: ") and message in line
