@@ -21,7 +21,7 @@ from ._inputs import (
     encode_labels,
 )
 from ._metrics import EMBEDDINGS, Metric, parse_metrics
-from ._neighbors import ExactIndex, prepare
+from ._neighbors import ExactIndex, check_directions, prepare
 from .result import EvaluationResult, per_class_averages
 
 TIE_RULE = "references at equal distance are ranked by index, lower first"
@@ -228,8 +228,15 @@ def evaluate(
             raise ValueError(
                 f"'reference' must have the dimension of 'embeddings' ({queries.shape[1]}); got {references.shape[1]}"
             )
-    queries = prepare(queries, distance)
-    references = queries if leave_one_out else prepare(references, distance)
+    if distance == "cosine":
+        check_directions(queries, "embeddings")
+        if not leave_one_out:
+            check_directions(references, "reference")
+    # References are indexed in memory; queries are read (and normalised) block by block, so
+    # memory-mapped queries are streamed from disk.
+    references = prepare(references, distance)
+    if leave_one_out:
+        queries = references
 
     if leave_one_out:
         classes, (query_codes,) = encode_labels(query_labels)
@@ -252,7 +259,7 @@ def evaluate(
             rows = order[start:stop]
             values = evaluate_block(
                 index,
-                queries[rows],
+                queries[rows] if leave_one_out else prepare(np.asarray(queries[rows]), distance),
                 query_codes[rows],
                 ref_codes,
                 n_relevant[rows],

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 DISTANCES = ("euclidean", "cosine", "inner_product")
+_CHUNK_ROWS = 65536
 
 
 def _to_numpy(value, name: str) -> np.ndarray:
@@ -52,14 +53,20 @@ def as_embeddings(value, name: str = "embeddings") -> np.ndarray:
         raise ValueError(f"'{name}' must be a 2-D array of shape (n_samples, n_dims); got shape {arr.shape}")
     if arr.shape[0] == 0 or arr.shape[1] == 0:
         raise ValueError(f"'{name}' must have at least one row and one column; got shape {arr.shape}")
-    arr = np.ascontiguousarray(arr, dtype=np.float32)
-    finite = np.isfinite(arr)
-    if not finite.all():
-        bad_rows = np.flatnonzero(~finite.all(axis=1))
+    rounded = arr.dtype != np.float32
+    if rounded or not arr.flags.c_contiguous:
+        arr = np.ascontiguousarray(arr, dtype=np.float32)  # a float32 memory map stays mapped
+    # Checked in chunks so that a memory-mapped file is streamed, never held whole.
+    bad_rows = np.concatenate(
+        [
+            start + np.flatnonzero(~np.isfinite(arr[start : start + _CHUNK_ROWS]).all(axis=1))
+            for start in range(0, arr.shape[0], _CHUNK_ROWS)
+        ]
+    )
+    if bad_rows.size:
         raise ValueError(
             f"'{name}' must be finite; got NaN or inf in {bad_rows.size} row(s), "
-            f"first at row {bad_rows[0]}"
-            + (" (after rounding to float32)" if np.asarray(value).dtype == np.float64 else "")
+            f"first at row {bad_rows[0]}" + (" (after rounding to float32)" if rounded else "")
         )
     return arr
 

@@ -31,19 +31,26 @@ _UNIT_ROUNDOFF = 2.0**-24
 _EXACT_CHUNK = 1 << 21  # float64 elements per recomputation chunk (16 MB)
 
 
+def check_directions(vectors: np.ndarray, name: str, chunk: int = 65536) -> None:
+    """Raise ValueError if a row is all zeros (its cosine is undefined); reads in chunks."""
+    zero = np.concatenate(
+        [start + np.flatnonzero(~vectors[start : start + chunk].any(axis=1)) for start in range(0, len(vectors), chunk)]
+    )
+    if zero.size:
+        raise ValueError(
+            f"cosine distance is undefined for zero vectors; got {zero.size} all-zero row(s) in '{name}', "
+            f"first at row {zero[0]}"
+        )
+
+
 def prepare(vectors: np.ndarray, distance: str) -> np.ndarray:
     """Vectors as searched: L2-normalised (in float32) for cosine, unchanged otherwise.
 
-    Raises ValueError for a zero vector under cosine, whose direction is undefined.
+    Rows must not be all zeros under cosine (see :func:`check_directions`).
     """
     if distance != "cosine":
         return vectors
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    zero = np.flatnonzero(norms[:, 0] == 0)
-    if zero.size:
-        raise ValueError(
-            f"cosine distance is undefined for zero vectors; got {zero.size} all-zero row(s), first at row {zero[0]}"
-        )
     return np.ascontiguousarray(vectors / norms, dtype=np.float32)
 
 

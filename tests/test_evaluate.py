@@ -347,3 +347,30 @@ def test_bad_input_gets_a_clear_error(change, error, message):
     args.update(change)
     with pytest.raises(error, match=message):
         embedeval.evaluate(args.pop("embeddings"), args.pop("labels"), **args)
+
+
+def test_memory_mapped_queries_are_streamed_not_copied(tmp_path):
+    """A float32 .npy opened with mmap_mode stays a memory map through input checking, and a
+    separate-reference evaluation reading it block by block gives the in-memory numbers."""
+    from embedeval._inputs import as_embeddings
+
+    rng = np.random.default_rng(11)
+    q = rng.standard_normal((500, 8)).astype(np.float32)
+    np.save(tmp_path / "q.npy", q)
+    mapped = np.load(tmp_path / "q.npy", mmap_mode="r")
+    assert isinstance(as_embeddings(mapped), np.memmap)
+    ref, ref_labels, labels = rng.standard_normal((300, 8)), rng.integers(0, 5, 300), rng.integers(0, 5, 500)
+    for distance in ("euclidean", "cosine"):
+        a = embedeval.evaluate(
+            mapped,
+            labels,
+            reference=ref,
+            reference_labels=ref_labels,
+            distance=distance,
+            metrics=["map@r", "precision@1"],
+            block_size=64,
+        )
+        b = embedeval.evaluate(
+            q, labels, reference=ref, reference_labels=ref_labels, distance=distance, metrics=["map@r", "precision@1"]
+        )
+        assert a.summary == b.summary
