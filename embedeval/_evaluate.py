@@ -21,7 +21,7 @@ from ._inputs import (
     encode_labels,
 )
 from ._metrics import EMBEDDINGS, Metric, parse_metrics
-from ._neighbors import ExactIndex, check_directions, prepare
+from ._neighbors import ExactIndex, ShardedIndex, check_directions, prepare
 from .result import EvaluationResult, per_class_averages
 
 TIE_RULE = "references at equal distance are ranked by index, lower first"
@@ -140,6 +140,9 @@ def evaluate(
     distance: str = "euclidean",
     block_size: int | None = None,
     progress=None,
+    shard_size: int | None = None,
+    stream_reference: bool = False,
+    client=None,
 ) -> EvaluationResult:
     r"""Evaluate an embedding space for retrieval with class labels.
 
@@ -169,6 +172,17 @@ def evaluate(
         Results do not depend on it.
     progress : callable, optional
         Called as ``progress(done, total)`` with query counts after each block (for progress bars).
+    shard_size : int, optional
+        Split the references into shards of this many rows, each searched by its own faiss index
+        and merged exactly (the results do not change). Default: one index, or 256 MB shards with
+        ``stream_reference`` or ``client``.
+    stream_reference : bool
+        Rebuild each shard from ``reference`` (or ``embeddings``) at every search instead of
+        keeping the indexes: memory is bounded by a shard and a query block, not by the file, so
+        a memory-mapped .npy larger than RAM can be evaluated (at the cost of re-reading it).
+    client : distributed.Client, optional
+        Run the query blocks on a Dask cluster, with the reference shards scattered over its
+        workers (see :mod:`embedeval.distributed`); the numbers are identical.
 
     Returns
     -------
@@ -211,6 +225,8 @@ def evaluate(
     distance = check_choice(distance, "distance", DISTANCES)
     if block_size is not None:
         block_size = check_positive_int(block_size, "block_size")
+    if shard_size is not None:
+        shard_size = check_positive_int(shard_size, "shard_size")
     queries = as_embeddings(embeddings, "embeddings")
     query_labels = as_labels(labels, queries.shape[0], "labels", "embeddings")
     if (reference is None) != (reference_labels is None):
@@ -232,11 +248,8 @@ def evaluate(
         check_directions(queries, "embeddings")
         if not leave_one_out:
             check_directions(references, "reference")
-    # References are indexed in memory; queries are read (and normalised) block by block, so
-    # memory-mapped queries are streamed from disk.
-    references = prepare(references, distance)
-    if leave_one_out:
-        queries = references
+    # Queries are read (and normalised) block by block, so memory-mapped queries are streamed
+    # from disk; the index prepares the references itself.
 
     if leave_one_out:
         classes, (query_codes,) = encode_labels(query_labels)
@@ -254,23 +267,46 @@ def evaluate(
         depths = plan.depth(n_relevant[evaluated], n_rankable)
         order = evaluated[np.argsort(depths, kind="stable")]
         depths = np.sort(depths, kind="stable")
-        index = ExactIndex(references, distance)
-        for start, stop in _blocks(depths, block_size):
-            rows = order[start:stop]
-            values = evaluate_block(
-                index,
-                queries[rows] if leave_one_out else prepare(np.asarray(queries[rows]), distance),
-                query_codes[rows],
-                ref_codes,
-                n_relevant[rows],
-                int(depths[stop - 1]),
-                plan,
-                exclude=rows if leave_one_out else None,
-            )
+        if shard_size is None and (stream_reference or client is not None):
+            shard_size = max(1, (256 << 20) // (4 * references.shape[1]))
+        codes_for_blocks = ref_codes
+        if client is not None:
+            from .distributed import DaskShardedIndex, run_blocks
+
+            index = DaskShardedIndex(client, references, distance, shard_size)
+            codes_for_blocks = client.scatter(ref_codes, broadcast=True, hash=False)
+        elif shard_size is not None:
+            index = ShardedIndex(references, distance, shard_size, in_memory=not stream_reference)
+        else:
+            index = ExactIndex(references, distance)
+
+        def jobs():
+            for start, stop in _blocks(depths, block_size):
+                rows = order[start:stop]
+                yield (
+                    rows,
+                    {
+                        "queries": prepare(np.asarray(queries[rows]), distance),
+                        "query_codes": query_codes[rows],
+                        "reference_codes": codes_for_blocks,
+                        "n_relevant": n_relevant[rows],
+                        "depth": int(depths[stop - 1]),
+                        "plan": plan,
+                        "exclude": rows if leave_one_out else None,
+                    },
+                )
+
+        if client is None:
+            finished = ((rows, evaluate_block(index, **job)) for rows, job in jobs())
+        else:
+            finished = run_blocks(client, index, jobs(), evaluate_block)
+        done = 0
+        for rows, values in finished:
             for name, v in values.items():
                 per_query[name][rows] = v
+            done += rows.size
             if progress is not None:
-                progress(stop, evaluated.size)
+                progress(done, evaluated.size)
 
     n_skipped = queries.shape[0] - evaluated.size
     if not evaluated.size:

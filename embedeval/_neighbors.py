@@ -3,26 +3,35 @@
 The ranking this module returns is the one a full stable sort of float64 distances would give:
 references ordered by their distance to the query computed in float64 from the (float32) input
 vectors, and references at equal distance by index, lower first. It never depends on how
-queries are blocked, on thread counts or on the BLAS kernel faiss happens to use.
+queries are blocked, on thread counts, on the BLAS kernel faiss happens to use, or on how the
+references are split into shards.
 
 faiss's flat search computes distances in float32 through BLAS, whose rounding depends on the
 shape of each call, and among references tied at the k-th distance it keeps an arbitrary subset.
-So each search asks faiss for more candidates than needed and uses a rigorous bound E on the
-float32 error of each distance (|fl(d) - d| <= E for every reference):
+So each search gathers more candidates than needed, together with a distance ``worst`` that no
+left-out reference beats, and uses a rigorous bound E on the float32 error of each distance
+(|fl(d) - d| <= E for every reference):
 
 * candidates whose faiss distances differ by more than 2E are in their true order;
 * runs of candidates closer than that are recomputed in float64 and sorted by (distance, index);
-* a query's top k is settled once such a gap lies after its k-th candidate (nothing faiss left
-  out can then come before it); a query that is not settled is searched again with twice as
-  many candidates.
+* a query's top k is settled once such a gap lies after its k-th candidate (nothing left out can
+  then come before it); a query that is not settled is searched again with twice as many.
 
 For float32 sums of d products the bound is Higham's gamma_d (any summation order, FMA or not):
 |fl(q.r) - q.r| <= d u ||q|| ||r|| / (1 - d u), u = 2**-24; faiss's euclidean distance
 ||q||^2 + ||r||^2 - 2 q.r adds two roundings, so E = (d + 4) u (||q|| + max ||r||)^2 for
 euclidean and E = (d + 3) u ||q|| max ||r|| for inner products (with 1% slack).
+
+Candidates come from one faiss index (:class:`ExactIndex`), from several shards of the reference
+set merged exactly (:class:`ShardedIndex`, which can also rebuild each shard from a memory-mapped
+file at every search so the references never sit in memory), or from shards held by Dask workers
+(:mod:`embedeval.distributed`). Merging keeps, per query, the candidates of every shard that are
+no farther than the nearest of the shards' ``worst`` distances.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import faiss
 import numpy as np
@@ -54,49 +63,82 @@ def prepare(vectors: np.ndarray, distance: str) -> np.ndarray:
     return np.ascontiguousarray(vectors / norms, dtype=np.float32)
 
 
-class ExactIndex:
-    """A flat (brute-force) faiss index over reference vectors, searched exactly.
+def flat_index(vectors: np.ndarray, euclidean: bool):
+    index = faiss.IndexFlatL2(vectors.shape[1]) if euclidean else faiss.IndexFlatIP(vectors.shape[1])
+    index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+    return index
 
-    Parameters
-    ----------
-    reference : numpy.ndarray of shape (n_references, d), float32
-        Already prepared with :func:`prepare`.
-    distance : {"euclidean", "cosine", "inner_product"}
-        Cosine vectors are normalised, so cosine ranks by inner product.
-    """
 
-    def __init__(self, reference: np.ndarray, distance: str):
-        d = reference.shape[1]
-        self._euclidean = distance == "euclidean"
-        self._index = faiss.IndexFlatL2(d) if self._euclidean else faiss.IndexFlatIP(d)
-        self._index.add(reference)
-        self._reference = reference
-        self._max_norm = float(np.sqrt(np.einsum("ij,ij->i", reference, reference, dtype=np.float64).max()))
-        self._slack = 1.01 * (d + (4 if self._euclidean else 3)) * _UNIT_ROUNDOFF
-        self.size = reference.shape[0]
+def exact_distance(queries: np.ndarray, references: np.ndarray, euclidean: bool) -> np.ndarray:
+    """float64 distance of each (query, reference) row pair, smaller is nearer: the squared
+    euclidean distance, or minus the inner product. Shapes (m, d) -> (m,)."""
+    if euclidean:
+        diff = np.subtract(references, queries, dtype=np.float64)
+        return np.multiply(diff, diff, out=diff).sum(axis=1)
+    return -np.multiply(references, queries, dtype=np.float64).sum(axis=1)
+
+
+def shard_candidates(index, queries: np.ndarray, n: int, euclidean: bool):
+    """One index's ``n`` best candidates as (distance, index, worst): distances ascending (inner
+    products negated; negation is exact), and ``worst`` per query, the distance no reference
+    of the index left out beats (+inf when the index returned everything)."""
+    n = min(n, index.ntotal)
+    dist, idx = index.search(np.ascontiguousarray(queries, dtype=np.float32), n)
+    if not euclidean:
+        dist = -dist
+    worst = np.full(len(queries), np.inf) if n == index.ntotal else dist[:, -1].astype(np.float64)
+    return dist, idx, worst
+
+
+@dataclass
+class Candidates:
+    """Per query: candidate distances (ascending) and indices, padded with +inf / -1 after
+    ``length``; every reference not among them has a faiss distance >= ``worst``."""
+
+    dist: np.ndarray
+    idx: np.ndarray
+    length: np.ndarray
+    worst: np.ndarray
+    exact: np.ndarray | None = None  # float64 distances, when the gatherer already has them
+
+
+def merge(parts, offsets) -> Candidates:
+    """Merge (dist, idx, worst[, exact]) of several shards: keep each query's candidates that are
+    no farther than the nearest shard ``worst`` (beyond it a shard may have left a nearer one out)."""
+    dist = np.concatenate([p[0] for p in parts], axis=1)
+    idx = np.concatenate([p[1] + off for p, off in zip(parts, offsets, strict=True)], axis=1)
+    exact = np.concatenate([p[3] for p in parts], axis=1) if len(parts[0]) > 3 else None
+    worst = np.min(np.stack([p[2] for p in parts]), axis=0)
+    order = np.lexsort((idx, dist), axis=1)
+    dist, idx = np.take_along_axis(dist, order, 1), np.take_along_axis(idx, order, 1)
+    if exact is not None:
+        exact = np.take_along_axis(exact, order, 1)
+    keep = dist <= worst[:, None]
+    dist = np.where(keep, dist, np.inf)
+    idx = np.where(keep, idx, -1)
+    return Candidates(dist, idx, keep.sum(axis=1), worst, exact)
+
+
+class _Ranker:
+    """Exact ranking over gathered candidates; subclasses say where candidates come from."""
+
+    size: int
+    euclidean: bool
+    max_norm: float
+
+    def _gather(self, queries: np.ndarray, n: int) -> Candidates:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _reference_rows(self, idx: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
 
     def _error_bound(self, queries: np.ndarray) -> np.ndarray:
         """E per query: no faiss distance of that query is off by more."""
+        slack = 1.01 * (queries.shape[1] + (4 if self.euclidean else 3)) * _UNIT_ROUNDOFF
         q_norm = np.sqrt(np.einsum("ij,ij->i", queries, queries, dtype=np.float64))
-        if self._euclidean:
-            return self._slack * (q_norm + self._max_norm) ** 2
-        return self._slack * q_norm * self._max_norm
-
-    def exact_distance(self, queries: np.ndarray, references: np.ndarray) -> np.ndarray:
-        """float64 distance of each (query, reference) row pair; smaller is nearer.
-
-        Parameters
-        ----------
-        queries, references : numpy.ndarray of shape (m, d)
-
-        Returns
-        -------
-        numpy.ndarray of shape (m,): squared euclidean distance, or minus the inner product.
-        """
-        if self._euclidean:
-            diff = np.subtract(references, queries, dtype=np.float64)
-            return np.multiply(diff, diff, out=diff).sum(axis=1)
-        return -np.multiply(references, queries, dtype=np.float64).sum(axis=1)
+        if self.euclidean:
+            return slack * (q_norm + self.max_norm) ** 2
+        return slack * q_norm * self.max_norm
 
     def search(
         self,
@@ -136,7 +178,7 @@ class ExactIndex:
         while pending.size:
             n_candidates = min(n_candidates, self.size)
             relevant_to = None if query_groups is None else (query_groups[pending], reference_groups)
-            ranked, settled = self._rank_candidates(
+            ranked, settled = self._rank(
                 queries[pending], k, n_candidates, None if exclude is None else exclude[pending], relevant_to
             )
             out[pending[settled]] = ranked[settled, :k]
@@ -144,51 +186,129 @@ class ExactIndex:
             n_candidates *= 2
         return out
 
-    def _rank_candidates(self, queries, k, n_candidates, exclude, relevant_to=None):
-        """Exactly ordered faiss candidates, and whether each row's top k is certain."""
-        dist, idx = self._index.search(queries, n_candidates)
-        if not self._euclidean:
-            dist = -dist  # nearer first for every distance; negation is exact
-        complete = n_candidates == self.size
+    def _rank(self, queries, k, n_candidates, exclude, relevant_to):
+        """Exactly ordered candidates, and whether each row's top k is certain."""
+        c = self._gather(queries, n_candidates)
+        dist, idx, length, exact_known = c.dist, c.idx, c.length.copy(), c.exact
+        rows_all = np.arange(len(idx))
         if exclude is not None:
-            # Drop the excluded reference by index; a row that does not contain it drops its
-            # last candidate instead, so every row keeps n_candidates - 1 (still sorted).
+            # Remove the excluded reference by index (it moves to the padding).
             is_self = idx == exclude[:, None]
-            drop = np.where(is_self.any(axis=1), is_self.argmax(axis=1), idx.shape[1] - 1)
-            keep = np.ones(idx.shape, dtype=bool)
-            keep[np.arange(idx.shape[0]), drop] = False
-            dist = dist[keep].reshape(idx.shape[0], -1)
-            idx = idx[keep].reshape(idx.shape[0], -1)
-        bound = self._error_bound(queries)
-        separated = np.diff(dist, axis=1) > 2 * bound[:, None]  # true order certain across it
-        # Runs: maximal stretches of candidates not separated from their neighbours.
-        run = np.zeros(dist.shape, dtype=np.int64)
+            found = is_self.any(axis=1)
+            if found.any():
+                order = np.argsort(is_self, axis=1, kind="stable")
+                dist, idx = np.take_along_axis(dist, order, 1), np.take_along_axis(idx, order, 1)
+                if exact_known is not None:
+                    exact_known = np.take_along_axis(exact_known, order, 1)
+                length = length - found
+                tail = np.arange(idx.shape[1])[None, :] >= length[:, None]
+                dist, idx = np.where(tail, np.inf, dist), np.where(tail, -1, idx)
+        valid = np.arange(idx.shape[1])[None, :] < length[:, None]
+        inner_gap = valid[:, 1:]  # a gap between two real candidates
+        with np.errstate(invalid="ignore"):
+            separated = (np.diff(dist, axis=1) > 2 * self._error_bound(queries)[:, None]) & inner_gap
+        joined = ~separated & inner_gap
+        run = np.zeros(idx.shape, dtype=np.int64)
         run[:, 1:] = np.cumsum(separated, axis=1)
-        joined = ~separated
         if relevant_to is not None:
             query_groups, reference_groups = relevant_to
-            relevant = reference_groups[idx] == query_groups[:, None]
+            relevant = valid & (reference_groups[np.maximum(idx, 0)] == query_groups[:, None])
             # Only a run holding both relevant and other references needs ordering.
             mixed_pair = joined & (relevant[:, 1:] != relevant[:, :-1])
-            rows, cols = np.nonzero(mixed_pair)
-            mixed_runs = np.unique(rows * dist.shape[1] + run[rows, cols])
-            uncertain = np.isin(np.arange(dist.shape[0])[:, None] * dist.shape[1] + run, mixed_runs)
+            r, col = np.nonzero(mixed_pair)
+            mixed_runs = np.unique(r * idx.shape[1] + run[r, col])
+            uncertain = valid & np.isin(rows_all[:, None] * idx.shape[1] + run, mixed_runs)
         else:
-            uncertain = np.zeros(dist.shape, dtype=bool)
+            uncertain = np.zeros(idx.shape, dtype=bool)
             uncertain[:, 1:] |= joined
             uncertain[:, :-1] |= joined
         rows, cols = np.nonzero(uncertain)  # row-major: grouped by row, then by run
         if rows.size:
             members = idx[rows, cols]
-            exact = np.empty(rows.size)
-            step = max(1, _EXACT_CHUNK // queries.shape[1])  # bounds the float64 temporaries
-            for s in range(0, rows.size, step):
-                exact[s : s + step] = self.exact_distance(
-                    queries[rows[s : s + step]], self._reference[members[s : s + step]]
-                )
+            if exact_known is not None:
+                exact = exact_known[rows, cols]
+            else:
+                exact = np.empty(rows.size)
+                step = max(1, _EXACT_CHUNK // queries.shape[1])  # bounds the float64 temporaries
+                for s in range(0, rows.size, step):
+                    sl = slice(s, s + step)
+                    exact[sl] = exact_distance(queries[rows[sl]], self._reference_rows(members[sl]), self.euclidean)
             # Each run occupies contiguous positions; sorting its members by (distance, index)
             # and writing them back into the same positions orders the run exactly.
             order = np.lexsort((members, exact, run[rows, cols], rows))
             idx[rows, cols] = members[order]
-        settled = separated[:, k - 1 :].any(axis=1) if not complete else np.ones(len(idx), bool)
+        # Settled: k real candidates, and a gap after the k-th of them (or nothing was left out).
+        complete = np.isinf(c.worst) & (length >= np.minimum(k, self.size))
+        settled = (length >= k) & (complete | separated[:, k - 1 :].any(axis=1))
         return idx, settled
+
+
+class ExactIndex(_Ranker):
+    """A flat (brute-force) faiss index over reference vectors in memory, searched exactly.
+
+    Parameters
+    ----------
+    reference : numpy.ndarray of shape (n_references, d), float32
+    distance : {"euclidean", "cosine", "inner_product"}
+        Cosine normalises the references (:func:`prepare`) and ranks by inner product.
+    """
+
+    def __init__(self, reference: np.ndarray, distance: str):
+        self.euclidean = distance == "euclidean"
+        reference = prepare(reference, distance)
+        self._index = flat_index(reference, self.euclidean)
+        self._reference = reference
+        self.max_norm = float(np.sqrt(np.einsum("ij,ij->i", reference, reference, dtype=np.float64).max()))
+        self.size = reference.shape[0]
+
+    def _gather(self, queries, n):
+        dist, idx, worst = shard_candidates(self._index, queries, n, self.euclidean)
+        return Candidates(dist, idx, np.full(len(idx), idx.shape[1]), worst)
+
+    def _reference_rows(self, idx):
+        return self._reference[idx]
+
+
+class ShardedIndex(_Ranker):
+    """Reference rows split into shards of ``shard_size``, each searched by faiss, merged exactly.
+
+    Parameters
+    ----------
+    reference : array-like of shape (n_references, d)
+        Anything that slices into float32 rows, e.g. a memory-mapped .npy (prepared already).
+    distance : {"euclidean", "cosine", "inner_product"}
+    shard_size : int
+        References per shard.
+    in_memory : bool
+        Keep every shard's index (fast); False rebuilds each shard from ``reference`` at every
+        search, so only one shard is in memory at a time (for reference sets larger than RAM).
+    """
+
+    def __init__(self, reference, distance: str, shard_size: int, in_memory: bool = True):
+        self.euclidean = distance == "euclidean"
+        self._distance = distance
+        self._reference = reference
+        self.size = reference.shape[0]
+        self._bounds = [(s, min(s + shard_size, self.size)) for s in range(0, self.size, shard_size)]
+        self._indexes = [flat_index(self._shard(a, b), self.euclidean) for a, b in self._bounds] if in_memory else None
+        squared = [np.einsum("ij,ij->i", v, v, dtype=np.float64).max() for v in map(self._shard_pair, self._bounds)]
+        self.max_norm = float(np.sqrt(max(squared)))
+
+    def _shard_pair(self, bounds):
+        return self._shard(*bounds)
+
+    def _shard(self, a: int, b: int) -> np.ndarray:
+        return prepare(np.asarray(self._reference[a:b], dtype=np.float32), self._distance)
+
+    def _gather(self, queries, n):
+        parts = []
+        for i, (a, b) in enumerate(self._bounds):
+            index = self._indexes[i] if self._indexes is not None else flat_index(self._shard(a, b), self.euclidean)
+            parts.append(shard_candidates(index, queries, n, self.euclidean))
+        return merge(parts, [a for a, _ in self._bounds])
+
+    def _reference_rows(self, idx):
+        order = np.argsort(idx, kind="stable")  # sorted reads are kinder to a memory map
+        rows = np.empty((idx.size, self._reference.shape[1]), dtype=np.float32)
+        rows[order] = prepare(np.asarray(self._reference[idx[order]], dtype=np.float32), self._distance)
+        return rows

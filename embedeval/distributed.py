@@ -1,0 +1,119 @@
+"""Evaluation on a Dask cluster: query blocks run on the workers, references sharded across them.
+
+``embedeval.evaluate(..., client=client)`` ships each query block (the self-contained unit of
+:func:`embedeval._evaluate.evaluate_block`) to a worker. The reference set is cut into shards of
+``shard_size`` rows scattered over the workers; a block's worker asks every shard for its
+candidates (each shard task builds, and caches, a faiss flat index of its rows and returns
+float32 distances, indices and float64 distances), merges them exactly and computes the metrics.
+Only per-query metric arrays travel back to the client, and the ranking rule is the one of a
+single process, so the numbers are identical.
+
+dask.distributed is an optional extra (``pip install 'embedeval[dask]'``), imported only here.
+Point ``client`` at any cluster: ``Client("tcp://scheduler:8786")`` for a running one,
+``Client(LocalCluster(n_workers=4))`` for the local machine; the workers need embedeval installed.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+
+from ._neighbors import Candidates, _Ranker, exact_distance, flat_index, merge, prepare, shard_candidates
+
+_INDEX_CACHE: collections.OrderedDict = collections.OrderedDict()  # per worker process: shard key -> index
+_CACHE_SHARDS = 8
+
+
+def _require_distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise ImportError("evaluation on a cluster needs dask.distributed: pip install 'embedeval[dask]'") from None
+    return distributed
+
+
+def _shard_task(shard: np.ndarray, key: str, queries: np.ndarray, n: int, euclidean: bool):
+    """On a worker: the shard's ``n`` best candidates with their float64 distances."""
+    index = _INDEX_CACHE.get(key)
+    if index is None:
+        index = flat_index(shard, euclidean)
+        _INDEX_CACHE[key] = index
+        while len(_INDEX_CACHE) > _CACHE_SHARDS:
+            _INDEX_CACHE.popitem(last=False)
+    _INDEX_CACHE.move_to_end(key)
+    dist, idx, worst = shard_candidates(index, queries, n, euclidean)
+    exact = exact_distance(np.repeat(queries, idx.shape[1], axis=0), shard[idx.ravel()], euclidean)
+    return dist, idx, worst, exact.reshape(idx.shape)
+
+
+class DaskShardedIndex(_Ranker):
+    """Exact search over reference shards held by Dask workers (see the module docstring).
+
+    Parameters
+    ----------
+    client : distributed.Client
+    reference : array-like of shape (n_references, d)
+        Read shard by shard (a memory map is fine) and scattered to the workers.
+    distance : {"euclidean", "cosine", "inner_product"}
+    shard_size : int
+    """
+
+    def __init__(self, client, reference, distance: str, shard_size: int):
+        self.euclidean = distance == "euclidean"
+        self.size = reference.shape[0]
+        self._bounds = [(s, min(s + shard_size, self.size)) for s in range(0, self.size, shard_size)]
+        self._shards, squared = [], []
+        for a, b in self._bounds:
+            shard = prepare(np.asarray(reference[a:b], dtype=np.float32), distance)
+            squared.append(np.einsum("ij,ij->i", shard, shard, dtype=np.float64).max())
+            self._shards.append(client.scatter(shard, hash=False))
+        self.max_norm = float(np.sqrt(max(squared)))
+
+    def _gather(self, queries: np.ndarray, n: int) -> Candidates:
+        distributed = _require_distributed()
+        try:
+            distributed.get_worker()
+            context = distributed.worker_client()  # inside a task: secede while shards work
+        except ValueError:
+            context = _Plain(distributed.get_client())
+        with context as client:
+            futures = [
+                client.submit(_shard_task, shard, shard.key, queries, n, self.euclidean, pure=False)
+                for shard in self._shards
+            ]
+            parts = client.gather(futures)
+        return merge(parts, [a for a, _ in self._bounds])
+
+    def _reference_rows(self, idx):  # pragma: no cover - float64 distances come with the candidates
+        raise AssertionError("shard tasks return float64 distances for every candidate")
+
+
+class _Plain:
+    def __init__(self, client):
+        self.client = client
+
+    def __enter__(self):
+        return self.client
+
+    def __exit__(self, *exc):
+        return False
+
+
+def run_blocks(client, index, jobs, evaluate_block, in_flight: int | None = None):
+    """Submit ``evaluate_block(index, **job)`` for each (rows, job) of ``jobs`` and yield
+    (rows, per-query values) as they finish, with a bounded number of blocks in flight."""
+    distributed = _require_distributed()
+    if in_flight is None:
+        in_flight = 2 * max(1, len(client.scheduler_info().get("workers", {})))
+    pending = distributed.as_completed()
+    rows_of = {}
+    for rows, job in jobs:
+        future = client.submit(evaluate_block, index, pure=False, **job)
+        rows_of[future.key] = rows
+        pending.add(future)
+        if pending.count() >= in_flight:
+            done = next(pending)
+            yield rows_of.pop(done.key), done.result()
+    for done in pending:
+        yield rows_of.pop(done.key), done.result()

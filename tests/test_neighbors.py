@@ -1,0 +1,66 @@
+"""The exact search itself: every index kind against a full stable sort of float64 distances."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from reference import full_ranking
+
+from embedeval._neighbors import ExactIndex, ShardedIndex, prepare
+
+
+def make(seed):
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(20, 120)), int(rng.integers(1, 6))
+    if seed % 3 == 0:
+        x = rng.integers(-2, 3, size=(n, d)).astype(np.float32)  # heavy ties and duplicates
+    elif seed % 3 == 1:
+        x = (rng.standard_normal((n, d)) + (1000 if seed % 2 else 0)).astype(np.float32)  # large float32 error
+    else:
+        x = rng.standard_normal((n, d)).astype(np.float32)
+    return rng, x
+
+
+def indexes(x, distance, tmp_path):
+    ref = x
+    np.save(tmp_path / "ref.npy", ref)
+    mapped = np.load(tmp_path / "ref.npy", mmap_mode="r")
+    yield "flat", ExactIndex(ref, distance)
+    for size in (1, 7, len(x) // 2 + 1):
+        yield f"shards of {size}", ShardedIndex(ref, distance, shard_size=size)
+    yield "streamed shards of 9", ShardedIndex(mapped, distance, shard_size=9, in_memory=False)
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("distance", ["euclidean", "inner_product", "cosine"])
+def test_search_equals_a_full_stable_sort(seed, distance, tmp_path):
+    rng, x = make(seed)
+    if distance == "cosine":  # +-1 entries scaled by powers of two: exact normalisation
+        x = (rng.choice([-1.0, 1.0], size=(len(x), 4)) * 2.0 ** rng.integers(0, 3, size=(len(x), 1))).astype(np.float32)
+    n = len(x)
+    queries = prepare(x[: n // 2], distance)
+    k = int(rng.integers(1, n - 1))
+    exclude = np.arange(n // 2)
+    expected = np.array([full_ranking(q, x, distance, exclude=i)[:k] for i, q in enumerate(queries)])
+    expected_all = np.array([full_ranking(q, x, distance)[:k] for q in queries])
+    for name, index in indexes(x, distance, tmp_path):
+        np.testing.assert_array_equal(index.search(queries, k, exclude), expected, err_msg=name)
+        np.testing.assert_array_equal(index.search(queries, k), expected_all, err_msg=name)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_with_groups_the_relevance_sequence_is_exact(seed, tmp_path):
+    """Given class codes, order inside a run of equal relevance may differ, the hits may not."""
+    rng, x = make(seed)
+    labels = rng.integers(0, 3, len(x))
+    k = len(x) - 1
+    expected = np.array([labels[full_ranking(q, x, "euclidean", exclude=i)[:k]] for i, q in enumerate(x)])
+    for name, index in indexes(x, "euclidean", tmp_path):
+        got = index.search(x, k, np.arange(len(x)), labels, labels)
+        np.testing.assert_array_equal(labels[got] == labels[:, None], expected == labels[:, None], err_msg=name)
+
+
+def test_k_out_of_range():
+    index = ExactIndex(np.eye(3, dtype=np.float32), "euclidean")
+    with pytest.raises(ValueError, match=r"k must be in \[1, 2\]; got 3"):
+        index.search(np.eye(3, dtype=np.float32), 3, np.arange(3))
