@@ -21,7 +21,7 @@ from ._inputs import (
     encode_labels,
 )
 from ._metrics import EMBEDDINGS, Metric, parse_metrics
-from ._neighbors import ExactIndex, ShardedIndex, check_directions, prepare
+from ._neighbors import ApproximateIndex, ExactIndex, ShardedIndex, check_directions, prepare
 from .result import EvaluationResult, per_class_averages
 
 TIE_RULE = "references at equal distance are ranked by index, lower first"
@@ -96,7 +96,7 @@ def evaluate_block(
     while rows.size:
         sub_exclude = None if exclude is None else exclude[rows]
         ranked = index.search(queries[rows], depth, sub_exclude, query_codes[rows], reference_codes)
-        hits = reference_codes[ranked] == query_codes[rows, None]
+        hits = (ranked >= 0) & (reference_codes[ranked] == query_codes[rows, None])  # -1: nothing found
         for name, v in _kernels.compute(plan.metrics, _kernels.hits_from_dense(hits, n_relevant[rows])).items():
             values.setdefault(name, np.empty(queries.shape[0]))[rows] = v
         # Whole-ranking metrics need the first (mrr) or every (map) relevant item to be ranked:
@@ -143,6 +143,10 @@ def evaluate(
     shard_size: int | None = None,
     stream_reference: bool = False,
     client=None,
+    index: str = "flat",
+    index_params: str | None = None,
+    check_sample: int = 1000,
+    seed: int = 0,
 ) -> EvaluationResult:
     r"""Evaluate an embedding space for retrieval with class labels.
 
@@ -183,6 +187,12 @@ def evaluate(
     client : distributed.Client, optional
         Run the query blocks on a Dask cluster, with the reference shards scattered over its
         workers (see :mod:`embedeval.distributed`); the numbers are identical.
+    index : str
+        ``"flat"`` (exact, the default) or a faiss index-factory string for approximate search,
+        e.g. ``"HNSW32"`` or ``"IVF1024,Flat"``; ``index_params`` sets its search parameters
+        (``"efSearch=128"``, ``"nprobe=16"``). An approximate result says so in ``conventions``
+        and ``approximation``: the index's neighbour recall against exact search on
+        ``check_sample`` queries drawn with ``seed``, and the metric values on them both ways.
 
     Returns
     -------
@@ -227,6 +237,19 @@ def evaluate(
         block_size = check_positive_int(block_size, "block_size")
     if shard_size is not None:
         shard_size = check_positive_int(shard_size, "shard_size")
+    approximate = index != "flat"
+    if approximate:
+        if not isinstance(index, str):
+            raise TypeError(f"'index' must be 'flat' or a faiss index-factory string; got {type(index).__name__}")
+        whole = [m.name for m in parsed if m.family in ("map", "mrr") and m.k is None]
+        if whole:
+            raise ValueError(
+                f"{whole} rank every reference, which an approximate index cannot; use index='flat' or "
+                "a cutoff (map@k, mrr@k)"
+            )
+        if client is not None or shard_size is not None or stream_reference:
+            raise ValueError("an approximate 'index' runs in one process; drop client, shard_size and stream_reference")
+        check_sample = check_positive_int(check_sample, "check_sample")
     queries = as_embeddings(embeddings, "embeddings")
     query_labels = as_labels(labels, queries.shape[0], "labels", "embeddings")
     if (reference is None) != (reference_labels is None):
@@ -270,15 +293,17 @@ def evaluate(
         if shard_size is None and (stream_reference or client is not None):
             shard_size = max(1, (256 << 20) // (4 * references.shape[1]))
         codes_for_blocks = ref_codes
-        if client is not None:
+        if approximate:
+            searcher = ApproximateIndex(references, distance, index, index_params, seed)
+        elif client is not None:
             from .distributed import DaskShardedIndex, run_blocks
 
-            index = DaskShardedIndex(client, references, distance, shard_size)
+            searcher = DaskShardedIndex(client, references, distance, shard_size)
             codes_for_blocks = client.scatter(ref_codes, broadcast=True, hash=False)
         elif shard_size is not None:
-            index = ShardedIndex(references, distance, shard_size, in_memory=not stream_reference)
+            searcher = ShardedIndex(references, distance, shard_size, in_memory=not stream_reference)
         else:
-            index = ExactIndex(references, distance)
+            searcher = ExactIndex(references, distance)
 
         def jobs():
             for start, stop in _blocks(depths, block_size):
@@ -297,9 +322,9 @@ def evaluate(
                 )
 
         if client is None:
-            finished = ((rows, evaluate_block(index, **job)) for rows, job in jobs())
+            finished = ((rows, evaluate_block(searcher, **job)) for rows, job in jobs())
         else:
-            finished = run_blocks(client, index, jobs(), evaluate_block)
+            finished = run_blocks(client, searcher, jobs(), evaluate_block)
         done = 0
         for rows, values in finished:
             for name, v in values.items():
@@ -307,6 +332,25 @@ def evaluate(
             done += rows.size
             if progress is not None:
                 progress(done, evaluated.size)
+
+    approximation = None
+    if approximate and evaluated.size:
+        approximation = _check_approximation(
+            searcher,
+            ExactIndex(references, distance),
+            queries,
+            query_codes,
+            ref_codes,
+            n_relevant,
+            evaluated,
+            plan,
+            leave_one_out,
+            distance,
+            check_sample,
+            seed,
+            per_query,
+        )
+        approximation.update(index=index, index_params=index_params)
 
     n_skipped = queries.shape[0] - evaluated.size
     if not evaluated.size:
@@ -332,16 +376,54 @@ def evaluate(
         skipped={skip_reason: int(n_skipped)},
         per_class=per_class_averages(per_query, query_codes, classes),
         query_labels=query_labels,
+        approximation=approximation,
         config={
             "distance": distance,
             "mode": "leave-one-out" if leave_one_out else "separate reference set",
             "n_references": int(references.shape[0]),
             "dim": int(queries.shape[1]),
             "n_classes": int(classes.size),
-            "search": "exact: faiss flat candidates, ranked by float64 distance",
+            "search": f"approximate: faiss {index!r} {index_params or ''}".strip()
+            if approximate
+            else "exact: faiss flat candidates, ranked by float64 distance",
             "tie_rule": TIE_RULE,
         },
     )
+
+
+def _check_approximation(
+    approx,
+    exact,
+    queries,
+    query_codes,
+    ref_codes,
+    n_relevant,
+    evaluated,
+    plan,
+    leave_one_out,
+    distance,
+    size,
+    seed,
+    per_query,
+) -> dict:
+    """Neighbour recall of an approximate index and the metrics on a seeded sample, both ways."""
+    rng = np.random.default_rng(seed)
+    sample = np.sort(rng.choice(evaluated, size=min(size, evaluated.size), replace=False))
+    q = prepare(np.asarray(queries[sample]), distance)
+    depths = plan.depth(n_relevant[sample], exact.size - int(leave_one_out))
+    depth = int(depths.max())
+    exclude = sample if leave_one_out else None
+    found = approx.search(q, depth, exclude)
+    truth = exact.search(q, depth, exclude)
+    recall = np.mean([np.intersect1d(found[i, :d], truth[i, :d]).size / d for i, d in enumerate(depths)])
+    exact_values = evaluate_block(exact, q, query_codes[sample], ref_codes, n_relevant[sample], depth, plan, exclude)
+    return {
+        "sample": int(sample.size),
+        "seed": seed,
+        "neighbour_recall": float(recall),
+        "exact_on_sample": {m: float(v.mean()) for m, v in exact_values.items()},
+        "approximate_on_sample": {m: float(per_query[m][sample].mean()) for m in exact_values},
+    }
 
 
 def _conventions(distance: str, leave_one_out: bool) -> dict[str, str]:

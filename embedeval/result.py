@@ -82,6 +82,10 @@ class EvaluationResult:
     query_labels : numpy.ndarray of shape (n_queries,) or None
         Each query's label (to resample by class and to pair queries of two evaluations);
         None for ranked lists and score matrices.
+    approximation : dict or None
+        For an approximate index: the index, its neighbour recall against exact search on a
+        seeded sample of queries, and the metric values on that sample computed both ways.
+        None when the search was exact.
     """
 
     summary: dict[str, float]
@@ -94,6 +98,7 @@ class EvaluationResult:
     per_class: PerClass | None = None
     config: dict = field(default_factory=dict)
     query_labels: np.ndarray | None = None
+    approximation: dict | None = None
 
     @property
     def n_skipped(self) -> int:

@@ -64,3 +64,54 @@ def test_k_out_of_range():
     index = ExactIndex(np.eye(3, dtype=np.float32), "euclidean")
     with pytest.raises(ValueError, match=r"k must be in \[1, 2\]; got 3"):
         index.search(np.eye(3, dtype=np.float32), 3, np.arange(3))
+
+
+def _clustered(seed=0, n=3000, d=16):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 20, n)
+    return (rng.standard_normal((20, d))[y] + 1.2 * rng.standard_normal((n, d))).astype(np.float32), y
+
+
+def test_approximate_result_says_so_and_checks_itself_against_exact_search():
+    import embedeval
+
+    x, y = _clustered()
+    metrics = ["precision@1", "recall@10", "r_precision", "map@r"]
+    exact = embedeval.evaluate(x, y, metrics=metrics)
+    approx = embedeval.evaluate(x, y, metrics=metrics, index="HNSW32", index_params="efSearch=16", check_sample=300)
+    assert exact.approximation is None and approx.config["search"].startswith("approximate: faiss 'HNSW32'")
+    info = approx.approximation
+    assert info["sample"] == 300 and 0 < info["neighbour_recall"] <= 1 and info["index"] == "HNSW32"
+    rng = np.random.default_rng(0)
+    sample = np.sort(rng.choice(np.arange(3000), size=300, replace=False))
+    for m in metrics:  # the sample's exact values are those of the exact evaluation
+        assert info["exact_on_sample"][m] == pytest.approx(exact.per_query[m][sample].mean(), rel=1e-12)
+        assert info["approximate_on_sample"][m] == pytest.approx(approx.per_query[m][sample].mean(), rel=1e-12)
+
+
+def test_a_thorough_approximate_search_finds_the_exact_neighbours():
+    import embedeval
+
+    x, y = _clustered(1, n=1500)
+    approx = embedeval.evaluate(x, y, metrics=["map@r"], index="HNSW32", index_params="efSearch=2000")
+    assert approx.approximation["neighbour_recall"] > 0.999
+    exact = embedeval.evaluate(x, y, metrics=["map@r"])
+    assert approx.summary["map@r"] == pytest.approx(exact.summary["map@r"], abs=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(index="HNSW32", metrics=["map"]), r"\['map'\] rank every reference"),
+        (dict(index="NoSuchIndex12"), "'index' must be 'flat' or a faiss index-factory string"),
+        (dict(index="HNSW32", index_params="nprobe=3"), "do not apply to 'HNSW32'"),
+        (dict(index="HNSW32", shard_size=10), "runs in one process"),
+    ],
+)
+def test_approximate_index_errors(kwargs, message):
+    import embedeval
+
+    x, y = _clustered(2, n=200)
+    kwargs.setdefault("metrics", ["map@r"])
+    with pytest.raises(ValueError, match=message):
+        embedeval.evaluate(x, y, **kwargs)
