@@ -305,21 +305,22 @@ def evaluate(
         else:
             searcher = ExactIndex(references, distance)
 
+        def job_for(rows, depth):
+            """The inputs of evaluate_block for these query rows."""
+            return {
+                "queries": prepare(np.asarray(queries[rows]), distance),
+                "query_codes": query_codes[rows],
+                "reference_codes": codes_for_blocks,
+                "n_relevant": n_relevant[rows],
+                "depth": depth,
+                "plan": plan,
+                "exclude": rows if leave_one_out else None,
+            }
+
         def jobs():
             for start, stop in _blocks(depths, block_size):
                 rows = order[start:stop]
-                yield (
-                    rows,
-                    {
-                        "queries": prepare(np.asarray(queries[rows]), distance),
-                        "query_codes": query_codes[rows],
-                        "reference_codes": codes_for_blocks,
-                        "n_relevant": n_relevant[rows],
-                        "depth": int(depths[stop - 1]),
-                        "plan": plan,
-                        "exclude": rows if leave_one_out else None,
-                    },
-                )
+                yield rows, job_for(rows, int(depths[stop - 1]))
 
         if client is None:
             finished = ((rows, evaluate_block(searcher, **job)) for rows, job in jobs())
@@ -338,14 +339,10 @@ def evaluate(
         approximation = _check_approximation(
             searcher,
             ExactIndex(references, distance),
-            queries,
-            query_codes,
-            ref_codes,
-            n_relevant,
+            job_for,
             evaluated,
             plan,
-            leave_one_out,
-            distance,
+            n_rankable,
             check_sample,
             seed,
             per_query,
@@ -391,32 +388,18 @@ def evaluate(
     )
 
 
-def _check_approximation(
-    approx,
-    exact,
-    queries,
-    query_codes,
-    ref_codes,
-    n_relevant,
-    evaluated,
-    plan,
-    leave_one_out,
-    distance,
-    size,
-    seed,
-    per_query,
-) -> dict:
-    """Neighbour recall of an approximate index and the metrics on a seeded sample, both ways."""
+def _check_approximation(approx, exact, job_for, evaluated, plan, n_rankable, size, seed, per_query) -> dict:
+    """Neighbour recall of an approximate index, and the metrics of a seeded sample of queries
+    computed with exact search next to their approximate values."""
     rng = np.random.default_rng(seed)
     sample = np.sort(rng.choice(evaluated, size=min(size, evaluated.size), replace=False))
-    q = prepare(np.asarray(queries[sample]), distance)
-    depths = plan.depth(n_relevant[sample], exact.size - int(leave_one_out))
-    depth = int(depths.max())
-    exclude = sample if leave_one_out else None
-    found = approx.search(q, depth, exclude)
-    truth = exact.search(q, depth, exclude)
+    job = job_for(sample, 0)
+    depths = plan.depth(job["n_relevant"], n_rankable)
+    job["depth"] = int(depths.max())
+    found = approx.search(job["queries"], job["depth"], job["exclude"])
+    truth = exact.search(job["queries"], job["depth"], job["exclude"])
     recall = np.mean([np.intersect1d(found[i, :d], truth[i, :d]).size / d for i, d in enumerate(depths)])
-    exact_values = evaluate_block(exact, q, query_codes[sample], ref_codes, n_relevant[sample], depth, plan, exclude)
+    exact_values = evaluate_block(exact, **job)
     return {
         "sample": int(sample.size),
         "seed": seed,

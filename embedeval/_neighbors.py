@@ -291,11 +291,11 @@ class ShardedIndex(_Ranker):
         self.size = reference.shape[0]
         self._bounds = [(s, min(s + shard_size, self.size)) for s in range(0, self.size, shard_size)]
         self._indexes = [flat_index(self._shard(a, b), self.euclidean) for a, b in self._bounds] if in_memory else None
-        squared = [np.einsum("ij,ij->i", v, v, dtype=np.float64).max() for v in map(self._shard_pair, self._bounds)]
+        squared = []
+        for a, b in self._bounds:  # one read of the references, for the float32 error bound
+            shard = self._shard(a, b)
+            squared.append(np.einsum("ij,ij->i", shard, shard, dtype=np.float64).max())
         self.max_norm = float(np.sqrt(max(squared)))
-
-    def _shard_pair(self, bounds):
-        return self._shard(*bounds)
 
     def _shard(self, a: int, b: int) -> np.ndarray:
         return prepare(np.asarray(self._reference[a:b], dtype=np.float32), self._distance)

@@ -163,12 +163,17 @@ def _average_ranks(x: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def spearman(a, b) -> float:
-    """Spearman's rank correlation (Pearson correlation of average ranks); NaN if one is constant."""
+def _two_vectors(a, b) -> tuple[np.ndarray, np.ndarray]:
     x = np.asarray(_to_numpy(a, "a"), dtype=np.float64)
     y = np.asarray(_to_numpy(b, "b"), dtype=np.float64)
     if x.shape != y.shape or x.ndim != 1 or x.size < 2:
         raise ValueError(f"'a' and 'b' must be 1-D of one equal length >= 2; got {x.shape} and {y.shape}")
+    return x, y
+
+
+def spearman(a, b) -> float:
+    """Spearman's rank correlation (Pearson correlation of average ranks); NaN if one is constant."""
+    x, y = _two_vectors(a, b)
     rx, ry = _average_ranks(x) - (x.size + 1) / 2, _average_ranks(y) - (x.size + 1) / 2
     den = np.sqrt((rx * rx).sum() * (ry * ry).sum())
     return float((rx * ry).sum() / den) if den > 0 else float("nan")
@@ -201,10 +206,7 @@ def _count_inversions(y: np.ndarray) -> int:
 
 def kendall(a, b) -> float:
     """Kendall's tau-b (ties in either variable corrected); NaN if one is constant."""
-    x = np.asarray(_to_numpy(a, "a"), dtype=np.float64)
-    y = np.asarray(_to_numpy(b, "b"), dtype=np.float64)
-    if x.shape != y.shape or x.ndim != 1 or x.size < 2:
-        raise ValueError(f"'a' and 'b' must be 1-D of one equal length >= 2; got {x.shape} and {y.shape}")
+    x, y = _two_vectors(a, b)
     n0 = x.size * (x.size - 1) // 2
     tx, ty, txy = _tied_pairs(x), _tied_pairs(y), _tied_pairs_2d(x, y)
     # Sorted by (x, y), pairs tied in x are in y order, so inversions of y are the discordant pairs.

@@ -12,11 +12,28 @@ from pathlib import Path
 from ._rankings import _order_by_score
 
 
-def _lines(path):
+def _read(path, layout: str, value_field: str, twice: str) -> dict[str, dict[str, float]]:
+    """``{query_id: {doc_id: value}}`` from a whitespace-separated file whose fields are named by
+    ``layout``; errors name the file and line."""
+    names = layout.split()
+    table: dict[str, dict[str, float]] = {}
     with open(Path(path), encoding="utf-8") as f:
         for number, line in enumerate(f, start=1):
-            if line.strip():
-                yield number, line.split()
+            fields = line.split()
+            if not fields:
+                continue
+            if len(fields) != len(names):
+                raise ValueError(f"{path}:{number}: a line needs {len(names)} fields ({layout}); got {len(fields)}")
+            row = dict(zip(names, fields, strict=True))
+            try:
+                value = float(row[value_field])
+            except ValueError:
+                raise ValueError(f"{path}:{number}: {value_field} must be a number; got {row[value_field]!r}") from None
+            docs = table.setdefault(row["qid"], {})
+            if row["docid"] in docs:
+                raise ValueError(f"{path}:{number}: document {row['docid']!r} is {twice} for query {row['qid']!r}")
+            docs[row["docid"]] = value
+    return table
 
 
 def read_run(path) -> dict[str, list[str]]:
@@ -25,24 +42,10 @@ def read_run(path) -> dict[str, list[str]]:
     Raises
     ------
     ValueError
-        For a line without 6 fields, a score that is not a number, or a document listed twice
-        for one query; the message names the file and line.
+        For a line without 6 fields (qid Q0 docid rank score tag), a score that is not a number,
+        or a document listed twice for one query; the message names the file and line.
     """
-    scored: dict[str, dict[str, float]] = {}
-    for number, fields in _lines(path):
-        if len(fields) != 6:
-            raise ValueError(
-                f"{path}:{number}: a run line needs 6 fields (qid Q0 docid rank score tag); got {len(fields)}"
-            )
-        qid, _, doc, _, score, _ = fields
-        try:
-            value = float(score)
-        except ValueError:
-            raise ValueError(f"{path}:{number}: score must be a number; got {score!r}") from None
-        docs = scored.setdefault(qid, {})
-        if doc in docs:
-            raise ValueError(f"{path}:{number}: document {doc!r} is listed twice for query {qid!r}")
-        docs[doc] = value
+    scored = _read(path, "qid Q0 docid rank score tag", "score", "listed twice")
     return {qid: _order_by_score(docs) for qid, docs in scored.items()}
 
 
@@ -52,24 +55,10 @@ def read_qrels(path) -> dict[str, dict[str, float]]:
     Raises
     ------
     ValueError
-        For a line without 4 fields, a grade that is not a number, or a document judged twice.
+        For a line without 4 fields (qid iteration docid grade), a grade that is not a number,
+        or a document judged twice.
     """
-    qrels: dict[str, dict[str, float]] = {}
-    for number, fields in _lines(path):
-        if len(fields) != 4:
-            raise ValueError(
-                f"{path}:{number}: a qrels line needs 4 fields (qid iteration docid grade); got {len(fields)}"
-            )
-        qid, _, doc, grade = fields
-        try:
-            value = float(grade)
-        except ValueError:
-            raise ValueError(f"{path}:{number}: grade must be a number; got {grade!r}") from None
-        judged = qrels.setdefault(qid, {})
-        if doc in judged:
-            raise ValueError(f"{path}:{number}: document {doc!r} is judged twice for query {qid!r}")
-        judged[doc] = value
-    return qrels
+    return _read(path, "qid iteration docid grade", "grade", "judged twice")
 
 
 def common_queries(run: dict, qrels: dict) -> tuple[dict, dict]:

@@ -275,5 +275,5 @@ def test_bad_trec_lines_name_file_and_line(tmp_path):
     with pytest.raises(ValueError, match="listed twice"):
         read_run(bad)
     bad.write_text("q1 0 d1\n")
-    with pytest.raises(ValueError, match=r"run.txt:1: a qrels line needs 4 fields"):
+    with pytest.raises(ValueError, match=r"run.txt:1: a line needs 4 fields \(qid iteration docid grade\)"):
         read_qrels(bad)
