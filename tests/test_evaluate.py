@@ -374,3 +374,29 @@ def test_memory_mapped_queries_are_streamed_not_copied(tmp_path):
             q, labels, reference=ref, reference_labels=ref_labels, distance=distance, metrics=["map@r", "precision@1"]
         )
         assert a.summary == b.summary
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_agrees_with_pytorch_metric_learning(seed):
+    """Where pytorch-metric-learning is installed (not in CI: it needs torch), its
+    AccuracyCalculator(k="max_bin_count") gives the same precision@1, R-precision and MAP@R."""
+    pytest.importorskip("pytorch_metric_learning")
+    import torch
+    from pytorch_metric_learning.utils.accuracy_calculator import AccuracyCalculator
+
+    rng = np.random.default_rng(300 + seed)
+    labels = imbalanced_labels(rng, 800, 12)
+    x = (rng.standard_normal((12, 16))[labels] + 1.3 * rng.standard_normal((800, 16))).astype(np.float32)
+    calc = AccuracyCalculator(
+        include=("precision_at_1", "r_precision", "mean_average_precision_at_r"), k="max_bin_count"
+    )
+    theirs = calc.get_accuracy(torch.from_numpy(x), torch.from_numpy(labels), ref_includes_query=True)
+    ours = embedeval.evaluate(x, labels, metrics=["precision@1", "r_precision", "map@r"])
+    evaluated = ~np.isnan(ours.per_query["map@r"])
+    for name, key in (
+        ("precision@1", "precision_at_1"),
+        ("r_precision", "r_precision"),
+        ("map@r", "mean_average_precision_at_r"),
+    ):
+        # pml averages over queries whose class has another member, as embedeval does
+        assert ours.per_query[name][evaluated].mean() == pytest.approx(theirs[key], abs=1e-6), name
