@@ -109,7 +109,7 @@ def merge(parts, offsets) -> Candidates:
     idx = np.concatenate([p[1] + off for p, off in zip(parts, offsets, strict=True)], axis=1)
     exact = np.concatenate([p[3] for p in parts], axis=1) if len(parts[0]) > 3 else None
     worst = np.min(np.stack([p[2] for p in parts]), axis=0)
-    order = np.lexsort((idx, dist), axis=1)
+    order = np.argsort(dist, axis=1)  # ties in any order: _rank sorts runs by (distance, index)
     dist, idx = np.take_along_axis(dist, order, 1), np.take_along_axis(idx, order, 1)
     if exact is not None:
         exact = np.take_along_axis(exact, order, 1)
@@ -132,9 +132,11 @@ class _Ranker:
     def _reference_rows(self, idx: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    unit_roundoff = _UNIT_ROUNDOFF  # of the gathered distances: float32 for faiss
+
     def _error_bound(self, queries: np.ndarray) -> np.ndarray:
-        """E per query: no faiss distance of that query is off by more."""
-        slack = 1.01 * (queries.shape[1] + (4 if self.euclidean else 3)) * _UNIT_ROUNDOFF
+        """E per query: no gathered distance of that query is off by more."""
+        slack = 1.01 * (queries.shape[1] + (4 if self.euclidean else 3)) * self.unit_roundoff
         q_norm = np.sqrt(np.einsum("ij,ij->i", queries, queries, dtype=np.float64))
         if self.euclidean:
             return slack * (q_norm + self.max_norm) ** 2
@@ -196,7 +198,10 @@ class _Ranker:
             is_self = idx == exclude[:, None]
             found = is_self.any(axis=1)
             if found.any():
-                order = np.argsort(is_self, axis=1, kind="stable")
+                # Shift everything after the excluded entry one place left (a gather, not a sort).
+                cols = np.arange(idx.shape[1])
+                at = np.where(found, is_self.argmax(axis=1), idx.shape[1])
+                order = np.minimum(cols + (cols[None, :] >= at[:, None]), idx.shape[1] - 1)
                 dist, idx = np.take_along_axis(dist, order, 1), np.take_along_axis(idx, order, 1)
                 if exact_known is not None:
                     exact_known = np.take_along_axis(exact_known, order, 1)
@@ -368,3 +373,61 @@ class ApproximateIndex:
             keep = np.argsort(is_self, axis=1, kind="stable")  # self (if found) to the end
             idx = np.take_along_axis(idx, keep, 1)
         return idx[:, :k]
+
+
+class DenseIndex(_Ranker):
+    """Candidates from float64 BLAS distances to every reference, for queries ranked deep.
+
+    When a query must be ranked a large fraction of the references deep (a class holding much
+    of the data), faiss's float32 selection leaves most candidates within its error bound of a
+    neighbour and every one of them would be recomputed; float64 BLAS distances have an error
+    bound 2**29 times smaller, so the same exact ranking needs almost no recomputation.
+    Memory: a float64 copy of the references and one (queries x references) float64 block.
+
+    Parameters
+    ----------
+    reference : numpy.ndarray of shape (n_references, d)
+    distance : {"euclidean", "cosine", "inner_product"}
+    """
+
+    unit_roundoff = 2.0**-53
+
+    def __init__(self, reference: np.ndarray, distance: str):
+        self.euclidean = distance == "euclidean"
+        self._reference = prepare(reference, distance)
+        self._reference64 = self._reference.astype(np.float64)
+        self._norms64 = np.einsum("ij,ij->i", self._reference64, self._reference64)
+        self.max_norm = float(np.sqrt(self._norms64.max()))
+        self.size = reference.shape[0]
+
+    def _gather(self, queries, n):
+        rows = max(1, (1 << 22) // self.size)  # bounds the (rows x references) float64 block
+        parts = [self._gather_rows(queries[s : s + rows], n) for s in range(0, len(queries), rows)]
+        return Candidates(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("dist", "idx", "length", "worst")))
+
+    def _gather_rows(self, queries, n):
+        q = queries.astype(np.float64)
+        dist = -2.0 * (q @ self._reference64.T)  # ||q||^2 is the same for a whole row: left out
+        if self.euclidean:
+            dist += self._norms64
+        else:
+            dist *= 0.5
+        if n < self.size:
+            part = np.argpartition(dist, n, axis=1)
+            idx, beyond = part[:, :n], part[:, n]
+            worst = np.take_along_axis(dist, beyond[:, None], 1)[:, 0]
+            # everything left out is >= the (n+1)-th smallest, so keep what ties with it too
+            cand = np.take_along_axis(dist, idx, 1)
+        else:
+            idx = np.broadcast_to(np.arange(self.size), dist.shape)
+            cand, worst = dist, np.full(len(dist), np.inf)
+        order = np.argsort(cand, axis=1)  # ties in any order: _rank sorts runs by (distance, index)
+        idx, cand = np.take_along_axis(idx, order, 1), np.take_along_axis(cand, order, 1)
+        if self.euclidean:
+            cand = cand + np.einsum("ij,ij->i", q, q)[:, None]
+        if n < self.size:
+            worst = worst + (np.einsum("ij,ij->i", q, q) if self.euclidean else 0.0)
+        return Candidates(cand, idx, np.full(len(idx), idx.shape[1]), worst)
+
+    def _reference_rows(self, idx):
+        return self._reference[idx]

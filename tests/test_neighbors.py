@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from reference import full_ranking
 
-from embedeval._neighbors import ExactIndex, ShardedIndex, prepare
+from embedeval._neighbors import DenseIndex, ExactIndex, ShardedIndex, prepare
 
 
 def make(seed):
@@ -26,6 +26,7 @@ def indexes(x, distance, tmp_path):
     np.save(tmp_path / "ref.npy", ref)
     mapped = np.load(tmp_path / "ref.npy", mmap_mode="r")
     yield "flat", ExactIndex(ref, distance)
+    yield "dense float64", DenseIndex(ref, distance)
     for size in (1, 7, len(x) // 2 + 1):
         yield f"shards of {size}", ShardedIndex(ref, distance, shard_size=size)
     yield "streamed shards of 9", ShardedIndex(mapped, distance, shard_size=9, in_memory=False)
