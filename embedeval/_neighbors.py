@@ -78,6 +78,18 @@ def exact_distance(queries: np.ndarray, references: np.ndarray, euclidean: bool)
     return -np.multiply(references, queries, dtype=np.float64).sum(axis=1)
 
 
+def exact_distances(queries: np.ndarray, references: np.ndarray, idx: np.ndarray, euclidean: bool) -> np.ndarray:
+    """float64 distance of each query to each of its candidates ``references[idx[i]]``, in
+    chunks that bound the temporaries; shapes (b, d), (n, d), (b, k) -> (b, k)."""
+    out = np.empty(idx.shape)
+    rows = max(1, _EXACT_CHUNK // max(1, idx.shape[1] * queries.shape[1]))
+    for s in range(0, len(idx), rows):
+        block = idx[s : s + rows]
+        q = np.repeat(queries[s : s + rows], block.shape[1], axis=0)
+        out[s : s + rows] = exact_distance(q, references[block.ravel()], euclidean).reshape(block.shape)
+    return out
+
+
 def shard_candidates(index, queries: np.ndarray, n: int, euclidean: bool):
     """One index's ``n`` best candidates as (distance, index, worst): distances ascending (inner
     products negated; negation is exact), and ``worst`` per query, the distance no reference

@@ -19,7 +19,7 @@ import collections
 
 import numpy as np
 
-from ._neighbors import Candidates, _Ranker, exact_distance, flat_index, merge, prepare, shard_candidates
+from ._neighbors import Candidates, _Ranker, exact_distances, flat_index, merge, prepare, shard_candidates
 
 _INDEX_CACHE: collections.OrderedDict = collections.OrderedDict()  # per worker process: shard key -> index
 _CACHE_SHARDS = 8
@@ -43,8 +43,7 @@ def _shard_task(shard: np.ndarray, key: str, queries: np.ndarray, n: int, euclid
             _INDEX_CACHE.popitem(last=False)
     _INDEX_CACHE.move_to_end(key)
     dist, idx, worst = shard_candidates(index, queries, n, euclidean)
-    exact = exact_distance(np.repeat(queries, idx.shape[1], axis=0), shard[idx.ravel()], euclidean)
-    return dist, idx, worst, exact.reshape(idx.shape)
+    return dist, idx, worst, exact_distances(queries, shard, idx, euclidean)
 
 
 class DaskShardedIndex(_Ranker):
