@@ -21,7 +21,7 @@ from ._inputs import (
     encode_labels,
 )
 from ._metrics import EMBEDDINGS, Metric, parse_metrics
-from ._neighbors import ApproximateIndex, DenseIndex, ExactIndex, ShardedIndex, check_directions, prepare
+from ._neighbors import ApproximateIndex, ExactIndex, ShardedIndex, check_directions, prepare
 from .result import EvaluationResult, per_class_averages
 
 TIE_RULE = "references at equal distance are ranked by index, lower first"
@@ -61,7 +61,7 @@ class _Plan:
 
 
 def evaluate_block(
-    index: ExactIndex,
+    index,
     queries: np.ndarray,
     query_codes: np.ndarray,
     reference_codes: np.ndarray,
@@ -74,8 +74,8 @@ def evaluate_block(
 
     Parameters
     ----------
-    index : ExactIndex
-        Over the reference vectors.
+    index : ExactIndex, ShardedIndex, ApproximateIndex or distributed.DaskShardedIndex
+        Over the reference vectors: anything with ``size`` and ``search``.
     queries : numpy.ndarray of shape (b, d), float32
     query_codes : numpy.ndarray of shape (b,)
     reference_codes : numpy.ndarray of shape (n_references,)
@@ -322,20 +322,8 @@ def evaluate(
                 rows = order[start:stop]
                 yield rows, job_for(rows, int(depths[stop - 1]))
 
-        dense = []  # built on the first deep block, then reused
-
-        def searcher_for(depth: int):
-            """Blocks ranked deeper than an eighth of the references (a class holding much of the
-            data) search float64 BLAS distances: the float32 error bound would leave most of
-            their candidates to recompute."""
-            if type(searcher) is not ExactIndex or 8 * depth <= n_rankable:
-                return searcher
-            if not dense:
-                dense.append(DenseIndex(references, distance))
-            return dense[0]
-
         if client is None:
-            finished = ((rows, evaluate_block(searcher_for(job["depth"]), **job)) for rows, job in jobs())
+            finished = ((rows, evaluate_block(searcher, **job)) for rows, job in jobs())
         else:
             finished = run_blocks(client, searcher, jobs(), evaluate_block)
         done = 0

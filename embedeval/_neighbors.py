@@ -22,7 +22,9 @@ For float32 sums of d products the bound is Higham's gamma_d (any summation orde
 ||q||^2 + ||r||^2 - 2 q.r adds two roundings, so E = (d + 4) u (||q|| + max ||r||)^2 for
 euclidean and E = (d + 3) u ||q|| max ||r|| for inner products (with 1% slack).
 
-Candidates come from one faiss index (:class:`ExactIndex`), from several shards of the reference
+Candidates come from one faiss index (:class:`ExactIndex`, which for searches deeper than an
+eighth of the references uses float64 BLAS distances instead, with their much smaller bound),
+from several shards of the reference
 set merged exactly (:class:`ShardedIndex`, which can also rebuild each shard from a memory-mapped
 file at every search so the references never sit in memory), or from shards held by Dask workers
 (:mod:`embedeval.distributed`). Merging keeps, per query, the candidates of every shard that are
@@ -112,6 +114,7 @@ class Candidates:
     length: np.ndarray
     worst: np.ndarray
     exact: np.ndarray | None = None  # float64 distances, when the gatherer already has them
+    unit_roundoff: float = _UNIT_ROUNDOFF  # of ``dist``: float32 from faiss, 2**-53 from float64 BLAS
 
 
 def merge(parts, offsets) -> Candidates:
@@ -144,11 +147,9 @@ class _Ranker:
     def _reference_rows(self, idx: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    unit_roundoff = _UNIT_ROUNDOFF  # of the gathered distances: float32 for faiss
-
-    def _error_bound(self, queries: np.ndarray) -> np.ndarray:
+    def _error_bound(self, queries: np.ndarray, unit_roundoff: float) -> np.ndarray:
         """E per query: no gathered distance of that query is off by more."""
-        slack = 1.01 * (queries.shape[1] + (4 if self.euclidean else 3)) * self.unit_roundoff
+        slack = 1.01 * (queries.shape[1] + (4 if self.euclidean else 3)) * unit_roundoff
         q_norm = np.sqrt(np.einsum("ij,ij->i", queries, queries, dtype=np.float64))
         if self.euclidean:
             return slack * (q_norm + self.max_norm) ** 2
@@ -223,7 +224,7 @@ class _Ranker:
         valid = np.arange(idx.shape[1])[None, :] < length[:, None]
         inner_gap = valid[:, 1:]  # a gap between two real candidates
         with np.errstate(invalid="ignore"):
-            separated = (np.diff(dist, axis=1) > 2 * self._error_bound(queries)[:, None]) & inner_gap
+            separated = (np.diff(dist, axis=1) > 2 * self._error_bound(queries, c.unit_roundoff)[:, None]) & inner_gap
         joined = ~separated & inner_gap
         run = np.zeros(idx.shape, dtype=np.int64)
         run[:, 1:] = np.cumsum(separated, axis=1)
@@ -275,10 +276,18 @@ class ExactIndex(_Ranker):
         reference = prepare(reference, distance)
         self._index = flat_index(reference, self.euclidean)
         self._reference = reference
+        self._dense = None  # float64 copy, made for the first deep search
         self.max_norm = float(np.sqrt(np.einsum("ij,ij->i", reference, reference, dtype=np.float64).max()))
         self.size = reference.shape[0]
 
     def _gather(self, queries, n):
+        if 8 * n > self.size:
+            # Ranked this deep (a class holding much of the data), faiss's float32 candidates lie
+            # so close together that most would fall within their error bound and be recomputed;
+            # float64 BLAS distances to every reference have a 2**29 times smaller bound.
+            if self._dense is None:
+                self._dense = _Float64Distances(self._reference, self.euclidean)
+            return self._dense.candidates(queries, n)
         dist, idx, worst = shard_candidates(self._index, queries, n, self.euclidean)
         return Candidates(dist, idx, np.full(len(idx), idx.shape[1]), worst)
 
@@ -387,48 +396,39 @@ class ApproximateIndex:
         return idx[:, :k]
 
 
-class DenseIndex(_Ranker):
-    """Candidates from float64 BLAS distances to every reference, for queries ranked deep.
+class _Float64Distances:
+    """Candidates from float64 BLAS distances to every reference (for deep searches).
 
-    When a query must be ranked a large fraction of the references deep (a class holding much
-    of the data), faiss's float32 selection leaves most candidates within its error bound of a
-    neighbour and every one of them would be recomputed; float64 BLAS distances have an error
-    bound 2**29 times smaller, so the same exact ranking needs almost no recomputation.
-    Memory: a float64 copy of the references and one (queries x references) float64 block.
-
-    Parameters
-    ----------
-    reference : numpy.ndarray of shape (n_references, d)
-    distance : {"euclidean", "cosine", "inner_product"}
+    Memory: a float64 copy of the references and one (rows x references) float64 block, with
+    rows chosen to keep that block near 32 MB.
     """
 
-    unit_roundoff = 2.0**-53
-
-    def __init__(self, reference: np.ndarray, distance: str):
-        self.euclidean = distance == "euclidean"
-        self._reference = prepare(reference, distance)
-        self._reference64 = self._reference.astype(np.float64)
-        self._norms64 = np.einsum("ij,ij->i", self._reference64, self._reference64)
-        self.max_norm = float(np.sqrt(self._norms64.max()))
+    def __init__(self, reference: np.ndarray, euclidean: bool):
+        self.euclidean = euclidean
+        self.reference = reference.astype(np.float64)
+        self.norms = np.einsum("ij,ij->i", self.reference, self.reference)
         self.size = reference.shape[0]
 
-    def _gather(self, queries, n):
-        rows = max(1, (1 << 22) // self.size)  # bounds the (rows x references) float64 block
-        parts = [self._gather_rows(queries[s : s + rows], n) for s in range(0, len(queries), rows)]
-        return Candidates(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("dist", "idx", "length", "worst")))
+    def candidates(self, queries: np.ndarray, n: int) -> Candidates:
+        rows = max(1, (1 << 22) // self.size)
+        parts = [self._rows(queries[s : s + rows], n) for s in range(0, len(queries), rows)]
+        return Candidates(
+            *(np.concatenate([getattr(p, f) for p in parts]) for f in ("dist", "idx", "length", "worst")),
+            unit_roundoff=2.0**-53,
+        )
 
-    def _gather_rows(self, queries, n):
+    def _rows(self, queries: np.ndarray, n: int) -> Candidates:
         q = queries.astype(np.float64)
-        dist = -2.0 * (q @ self._reference64.T)  # ||q||^2 is the same for a whole row: left out
+        dist = -2.0 * (q @ self.reference.T)  # ||q||^2 is the same for a whole row: added after
         if self.euclidean:
-            dist += self._norms64
+            dist += self.norms
         else:
             dist *= 0.5
         if n < self.size:
             part = np.argpartition(dist, n, axis=1)
-            idx, beyond = part[:, :n], part[:, n]
-            worst = np.take_along_axis(dist, beyond[:, None], 1)[:, 0]
-            # everything left out is >= the (n+1)-th smallest, so keep what ties with it too
+            idx = part[:, :n]
+            # the (n+1)-th smallest: every reference left out is at least as far
+            worst = np.take_along_axis(dist, part[:, n : n + 1], 1)[:, 0]
             cand = np.take_along_axis(dist, idx, 1)
         else:
             idx = np.broadcast_to(np.arange(self.size), dist.shape)
@@ -436,10 +436,7 @@ class DenseIndex(_Ranker):
         order = np.argsort(cand, axis=1)  # ties in any order: _rank sorts runs by (distance, index)
         idx, cand = np.take_along_axis(idx, order, 1), np.take_along_axis(cand, order, 1)
         if self.euclidean:
-            cand = cand + np.einsum("ij,ij->i", q, q)[:, None]
-        if n < self.size:
-            worst = worst + (np.einsum("ij,ij->i", q, q) if self.euclidean else 0.0)
+            q_norms = np.einsum("ij,ij->i", q, q)
+            cand = cand + q_norms[:, None]
+            worst = worst + q_norms
         return Candidates(cand, idx, np.full(len(idx), idx.shape[1]), worst)
-
-    def _reference_rows(self, idx):
-        return self._reference[idx]
