@@ -283,6 +283,14 @@ def evaluate(
     n_relevant = ref_counts[query_codes] - int(leave_one_out)
     n_rankable = references.shape[0] - int(leave_one_out)
 
+    beyond = [m.name for m in parsed if m.k is not None and m.k > n_rankable]
+    if beyond:
+        warnings.warn(
+            f"{beyond}: k exceeds the {n_rankable} rankable references; the whole reference set is ranked "
+            "and precision@k still divides by k",
+            UserWarning,
+            stacklevel=2,
+        )
     plan = _Plan.from_metrics(parsed)
     per_query = {m.name: np.full(queries.shape[0], np.nan) for m in parsed}
     evaluated = np.flatnonzero(n_relevant > 0)

@@ -252,7 +252,8 @@ def test_accepts_torch_tensors():
 
 def test_k_beyond_reference_set_ranks_everything():
     x = np.array([[0.0], [1.0], [2.0]])
-    r = embedeval.evaluate(x, [0, 0, 1], metrics=["precision@5", "recall@5"])
+    with pytest.warns(UserWarning, match=r"\['precision@5', 'recall@5'\]: k exceeds the 2 rankable references"):
+        r = embedeval.evaluate(x, [0, 0, 1], metrics=["precision@5", "recall@5"])
     # query 0: ranking 1(0) 2(1) -> 1 hit / 5
     np.testing.assert_allclose(r.per_query["precision@5"], [0.2, 0.2, np.nan])
     np.testing.assert_allclose(r.per_query["recall@5"], [1, 1, np.nan])
