@@ -323,9 +323,8 @@ def _cmd_rankings(args) -> int:
     run_common, qrels_common = common_queries(run, qrels)
     dropped = len(run) - len(run_common)
     if dropped:
-        print(
-            f"embedeval rankings: note: {dropped} ranked queries have no judgements and are left out", file=sys.stderr
-        )
+        what = "query has" if dropped == 1 else "queries have"
+        print(f"embedeval rankings: note: {dropped} ranked {what} no judgements and are left out", file=sys.stderr)
     if not run_common:
         raise UsageError(["no query of RUN appears in QRELS"])
     result = evaluate_rankings(

@@ -25,11 +25,13 @@ def _versions() -> dict[str, str]:
 
 
 def _rows(result: EvaluationResult, intervals) -> list[list[str]]:
+    """Metric, value (with interval), macro average (embeddings only), definition."""
     rows = []
     for name, value in result.summary.items():
-        shown = str(intervals[name]) if intervals else f"{value:.4f}"
-        macro = f"{result.per_class.macro[name]:.4f}" if result.per_class is not None else ""
-        rows.append([name, shown, macro, result.definitions[name]])
+        row = [name, str(intervals[name]) if intervals else f"{value:.4f}"]
+        if result.per_class is not None:
+            row.append(f"{result.per_class.macro[name]:.4f}")
+        rows.append([*row, result.definitions[name]])
     return rows
 
 
@@ -54,7 +56,8 @@ def write_report(path, result: EvaluationResult, *, inputs: dict, figure=None, i
         "queries": f"{result.n_queries} given, {result.n_evaluated} evaluated",
         **{f"skipped: {reason}": n for reason, n in result.skipped.items() if n},
     }
-    head = ["metric", "value" + (" [interval]" if intervals else ""), "macro", "definition"]
+    head = ["metric", "value" + (" [interval]" if intervals else "")]
+    head += (["macro"] if result.per_class is not None else []) + ["definition"]
     rows = _rows(result, intervals)
     sections = [("Settings", settings), ("Conventions", result.conventions), ("Versions", _versions())]
     path.parent.mkdir(parents=True, exist_ok=True)
