@@ -323,8 +323,8 @@ def _cmd_rankings(args) -> int:
     run_common, qrels_common = common_queries(run, qrels)
     dropped = len(run) - len(run_common)
     if dropped:
-        what = "query has" if dropped == 1 else "queries have"
-        print(f"embedeval rankings: note: {dropped} ranked {what} no judgements and are left out", file=sys.stderr)
+        what = "query has no judgements and is" if dropped == 1 else "queries have no judgements and are"
+        print(f"embedeval rankings: note: {dropped} ranked {what} left out, as in trec_eval", file=sys.stderr)
     if not run_common:
         raise UsageError(["no query of RUN appears in QRELS"])
     result = evaluate_rankings(
