@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import argparse
 import platform
-import time
 
 import faiss
 import numpy as np
+from _common import best_of, summary_line
 
 import embedeval
 
@@ -34,15 +34,6 @@ def make_data(n, d, n_classes, seed=0):
     centres = rng.standard_normal((n_classes, d), dtype=np.float32)
     x = centres[labels] + 1.5 * rng.standard_normal((n, d), dtype=np.float32)
     return np.ascontiguousarray(x, dtype=np.float32), labels
-
-
-def best_of(repeat, fn):
-    times, out = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), out
 
 
 def blas_floor(x):
@@ -102,7 +93,7 @@ def main():
             f"| {n} | {args.dim} | {args.classes} | {t_a:.2f} | {t_b:.2f} | {t_c:.2f} | {t_d:.2f} "
             f"| {t_c / t_a:.2f} | {t_c / t_b:.2f} | {t_d / t_c:.2f} |"
         )
-        print("#  " + ", ".join(f"{k}={v:.4f}" for k, v in result.summary.items()))
+        print("#  " + summary_line(result.summary))
 
 
 if __name__ == "__main__":

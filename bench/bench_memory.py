@@ -15,6 +15,7 @@ import resource
 import time
 
 import numpy as np
+from _common import summary_line
 
 import embedeval
 
@@ -43,7 +44,7 @@ def main():
         f"n={args.n} d={args.dim} largest class={half}: inputs {x.nbytes / 2**20:.0f} MB, "
         f"peak beyond inputs {peak - before:.0f} MB, time {seconds:.0f} s"
     )
-    print("  " + ", ".join(f"{k}={v:.4f}" for k, v in result.summary.items()))
+    print("  " + summary_line(result.summary))
 
 
 if __name__ == "__main__":

@@ -14,9 +14,9 @@ pytrec_eval's evaluate on prebuilt dicts (building the evaluator shown separatel
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
+from _common import timed
 
 import embedeval
 
@@ -39,12 +39,6 @@ def make_data(n_queries, length=100, n_relevant=5, seed=0):
     relevant[:, 3:] = 10**6 + rng.integers(0, 10**6, size=(n_queries, n_relevant - 3))  # never retrieved
     grades = rng.integers(1, 4, size=(n_queries, n_relevant))
     return ranked, relevant, grades
-
-
-def timed(fn):
-    start = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - start, out
 
 
 def main():

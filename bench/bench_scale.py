@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import argparse
 import threading
-import time
 
 import numpy as np
 import psutil
+from _common import timed
 
 import embedeval
 
@@ -59,12 +59,6 @@ def make_data(n, d, n_classes, seed=0):
     labels = rng.integers(0, n_classes, n)
     centres = rng.standard_normal((n_classes, d), dtype=np.float32)
     return (centres[labels] + 1.5 * rng.standard_normal((n, d), dtype=np.float32)).astype(np.float32), labels
-
-
-def timed(fn):
-    start = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - start, out
 
 
 def main():

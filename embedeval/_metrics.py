@@ -132,11 +132,6 @@ def valid_names(form: str) -> list[str]:
     return names
 
 
-def definitions_table(form: str) -> dict[str, str]:
-    """Family name -> definition for one input form (for documentation)."""
-    return {family: spec.definitions[form] for family, spec in _FAMILIES.items() if form in spec.definitions}
-
-
 def parse_metrics(metrics, form: str) -> list[Metric]:
     """Parse metric names, drop repeats (keeping the first), and reject unknown ones.
 

@@ -130,12 +130,12 @@ def _from_arrays(rankings: np.ndarray, relevance: np.ndarray, grades, pad):
         )
     for name, arr in (("rankings", rankings), ("relevance", relevance)):
         filled = arr != pad
-        if (filled[:, 1:] & ~filled[:, :-1]).any():
-            row = int(np.flatnonzero((filled[:, 1:] & ~filled[:, :-1]).any(axis=1))[0])
+        gap = (filled[:, 1:] & ~filled[:, :-1]).any(axis=1)
+        if gap.any():
             raise ValueError(
-                f"'{name}' rows must put the pad value {pad} only at the end; row {row} has an id after it"
+                f"'{name}' rows must put the pad value {pad} only at the end; row {int(np.flatnonzero(gap)[0])} "
+                "has an id after it"
             )
-    for name, arr in (("rankings", rankings), ("relevance", relevance)):
         srt = np.sort(arr, axis=1)
         dup = (srt[:, 1:] == srt[:, :-1]) & (srt[:, 1:] != pad)
         if dup.any():
@@ -171,9 +171,9 @@ def _ranked_relevance(ranked, judged, grades, threshold) -> _kernels.Hits:
     """
     n, length = ranked.shape
     rank_of = np.full(judged.shape, np.inf)
+    rows_per_block = max(1, _BLOCK_ELEMENTS // length)
     for j in range(judged.shape[1]):
         column = judged[:, j : j + 1]
-        rows_per_block = max(1, _BLOCK_ELEMENTS // length)
         for s in range(0, n, rows_per_block):
             eq = ranked[s : s + rows_per_block] == column[s : s + rows_per_block]
             pos = eq.argmax(axis=1)
