@@ -150,16 +150,17 @@ def _from_arrays(rankings: np.ndarray, relevance: np.ndarray, grades, pad):
         if not np.isfinite(grade_arr[relevance != pad]).all():
             raise ValueError("'grades' must be finite")
         grade_arr = np.where(relevance != pad, grade_arr, 0.0)
-    if pad == -1:  # already in the internal form: no copy
+    if pad == -1 and rankings.min() >= -1 and relevance.min(initial=0) >= -1:
+        # -1 is the pad, every real id is >= 0: already the internal form, no copy
         ranked, judged = rankings.astype(np.int64, copy=False), relevance.astype(np.int64, copy=False)
     else:
-        ranked = np.where(rankings != pad, rankings, -1).astype(np.int64)
-        judged = np.where(relevance != pad, relevance, -1).astype(np.int64)
-    if ranked.min() < -1 or judged.min(initial=0) < -1:
-        # Negative ids other than the pad: shift every id so that -1 is free to mean "empty".
-        low = min(ranked[ranked != -1].min(initial=0), judged[judged != -1].min(initial=0))
-        ranked = np.where(rankings != pad, rankings - low, -1)
-        judged = np.where(relevance != pad, relevance - low, -1)
+        real_r, real_j = rankings != pad, relevance != pad
+        low = min(rankings[real_r].min(initial=0), relevance[real_j].min(initial=0))
+        # Internally -1 means "empty": move the real ids to >= 0 first, so that a real id of -1
+        # (possible with another pad value) is not mistaken for padding.
+        shift = -min(int(low), 0)
+        ranked = np.where(real_r, rankings.astype(np.int64) + shift, -1)
+        judged = np.where(real_j, relevance.astype(np.int64) + shift, -1)
     return ranked, judged, grade_arr
 
 

@@ -82,6 +82,25 @@ def test_same_example_as_arrays_and_as_mappings():
     assert mappings.config["query_ids"] == ["q0", "q1", "q2"]
 
 
+@pytest.mark.parametrize(
+    ("pad", "ids", "rel"),
+    [
+        (-999, [[-1, 5, 3], [2, -1, 8]], [[-1, 3], [8, 5]]),  # -1 is a real id, and the only negative one
+        (0, [[-1, 5, -7, 3], [-2, -1, 8, 9]], [[-1, 3], [8, -5]]),
+        (-1, [[-3, 5, -7, 3], [-2, -3, 8, 9]], [[-3, 3], [8, -5]]),  # ids below the pad
+    ],
+)
+def test_negative_ids_in_arrays_are_not_taken_for_padding(pad, ids, rel):
+    """Array rankings with negative ids give the numbers of the same rankings as lists."""
+    metrics = ["mrr", "precision@2", "map"]
+    arrays = embedeval.evaluate_rankings(
+        np.array([[*row, pad] for row in ids]), np.array([[*row, pad] for row in rel]), metrics=metrics, pad=pad
+    )
+    lists = embedeval.evaluate_rankings(ids, [set(r) for r in rel], metrics=metrics)
+    for name in metrics:
+        np.testing.assert_allclose(arrays.per_query[name], lists.per_query[name], err_msg=name)
+
+
 def test_graded_cg_dcg_ndcg_by_hand():
     # one query, grades in ranked order 3, 2, 3, 0, 1, 2; a judged item of grade 3 never retrieved
     ranking = ["a", "b", "c", "d", "e", "f"]
