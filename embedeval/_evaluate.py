@@ -22,7 +22,7 @@ from ._inputs import (
 )
 from ._metrics import EMBEDDINGS, Metric, parse_metrics
 from ._neighbors import ApproximateIndex, ExactIndex, ShardedIndex, check_directions, prepare
-from .result import EvaluationResult, per_class_averages
+from .result import EvaluationResult, micro_averages, per_class_averages
 
 TIE_RULE = "references at equal distance are ranked by index, lower first"
 
@@ -370,7 +370,7 @@ def evaluate(
         if leave_one_out
         else "no reference shares the query's label (R = 0)"
     )
-    summary = {name: float(v[evaluated].mean()) if evaluated.size else float("nan") for name, v in per_query.items()}
+    summary, _ = micro_averages(per_query)
     return EvaluationResult(
         summary=summary,
         per_query=per_query,

@@ -15,7 +15,7 @@ import numpy as np
 from . import _kernels
 from ._inputs import _to_numpy, check_choice
 from ._metrics import RANKINGS, parse_metrics
-from .result import EvaluationResult
+from .result import EvaluationResult, micro_averages
 
 DEFAULT_METRICS = ("precision@10", "recall@10", "mrr@10", "ndcg@10", "map")
 _BLOCK_ELEMENTS = 1 << 24  # ranked x judged comparisons per block (16 MB of booleans)
@@ -211,8 +211,7 @@ def _finish(parsed, hits, empty, conventions, config, query_ids=None):
     else:
         for v in values.values():
             v[no_relevant & np.isnan(v)] = 0.0
-    evaluated = ~no_relevant if empty == "skip" else np.ones_like(no_relevant)
-    summary = {k: float(v[evaluated].mean()) if evaluated.any() else float("nan") for k, v in values.items()}
+    summary, evaluated = micro_averages(values)
     if query_ids is not None:
         config = {**config, "query_ids": list(query_ids)}
     return EvaluationResult(

@@ -37,6 +37,17 @@ class PerClass:
         return f"PerClass(n_classes={self.labels.size}, macro={_fmt_dict(self.macro)})"
 
 
+def micro_averages(per_query: dict[str, np.ndarray]) -> tuple[dict[str, float], np.ndarray]:
+    """Each metric's mean over the evaluated queries, and which queries those are.
+
+    A skipped query is NaN in every metric and an evaluated one in none, so the evaluated
+    queries are read off the first metric. Means are NaN when no query was evaluated.
+    """
+    evaluated = ~np.isnan(next(iter(per_query.values())))
+    summary = {n: float(v[evaluated].mean()) if evaluated.any() else float("nan") for n, v in per_query.items()}
+    return summary, evaluated
+
+
 def per_class_averages(per_query: dict[str, np.ndarray], codes: np.ndarray, classes: np.ndarray) -> PerClass:
     """Average per-query values within each class, ignoring skipped (NaN) queries.
 
@@ -114,9 +125,7 @@ class EvaluationResult:
 
         idx = np.asarray(indices)
         per_query = {name: v[idx] for name, v in self.per_query.items()}
-        first = next(iter(per_query.values()))
-        evaluated = ~np.isnan(first)
-        summary = {n: float(v[evaluated].mean()) if evaluated.any() else float("nan") for n, v in per_query.items()}
+        summary, evaluated = micro_averages(per_query)
         labels = None if self.query_labels is None else self.query_labels[idx]
         per_class = None
         if labels is not None:
