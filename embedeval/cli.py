@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ._inputs import DISTANCES
+from ._text import aligned_table, markdown_table
 
 EXAMPLES = """examples:
   embedeval evaluate emb.npy labels.txt --metrics precision@1 recall@10 map@r --ci 0.95
@@ -156,10 +157,10 @@ def _format(result, fmt: str, intervals=None) -> str:
         return "\n".join([head, *rows])
     if fmt == "markdown":
         rows = [
-            f"| {k} | {intervals[k] if intervals else f'{v:.4f}'} | {result.definitions[k]} |"
+            [k, str(intervals[k]) if intervals else f"{v:.4f}", result.definitions[k]]
             for k, v in result.summary.items()
         ]
-        return "\n".join(["| metric | value | definition |", "|---|---|---|", *rows])
+        return markdown_table(["metric", "value", "definition"], rows)
     return result.table(intervals)
 
 
@@ -286,11 +287,7 @@ def _cmd_compare(args) -> int:
         for r in rows
     ]
     if args.format == "markdown":
-        print(
-            "\n".join(
-                ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + ["| " + " | ".join(r) + " |" for r in body]
-            )
-        )
+        print(markdown_table(head, body))
     elif args.format == "csv":
         print(
             "\n".join(
@@ -303,8 +300,7 @@ def _cmd_compare(args) -> int:
             )
         )
     else:
-        widths = [max(len(x[i]) for x in [head, *body]) for i in range(len(head))]
-        print("\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in [head, *body]))
+        print(aligned_table(head, body))
         print(
             f"\n{rows[0].n_queries if rows else 0} paired queries; p: paired randomization test "
             f"({args.resamples} sign flips); Holm-adjusted over {len(rows)} metric(s)"

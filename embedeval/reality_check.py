@@ -17,6 +17,7 @@ import numpy as np
 
 from ._evaluate import evaluate
 from ._inputs import check_positive_int
+from ._text import aligned_table, markdown_table
 from .result import EvaluationResult
 
 METRICS = ("precision@1", "recall@1", "recall@10", "r_precision", "map@r")
@@ -82,11 +83,7 @@ def table(results: dict[int, tuple[np.ndarray, np.ndarray, EvaluationResult]], m
     """The metric values of each example, one row per example."""
     head = ["example", *METRICS]
     rows = [[f"{k}: {TITLES[k]}", *(f"{r.summary[m]:.4f}" for m in METRICS)] for k, (_, _, r) in results.items()]
-    if markdown:
-        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
-    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [head, *rows])
+    return markdown_table(head, rows) if markdown else aligned_table(head, rows)
 
 
 def confidence_experiment(

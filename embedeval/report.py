@@ -7,6 +7,7 @@ import html
 import platform
 from pathlib import Path
 
+from ._text import markdown_table
 from .result import EvaluationResult
 
 
@@ -62,8 +63,7 @@ def write_report(path, result: EvaluationResult, *, inputs: dict, figure=None, i
     sections = [("Settings", settings), ("Conventions", result.conventions), ("Versions", _versions())]
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() == ".md":
-        lines = ["# embedeval report", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        lines = ["# embedeval report", "", markdown_table(head, rows)]
         if figure is not None:
             fig, here = Path(figure).resolve(), path.parent.resolve()
             rel = fig.relative_to(here) if fig.is_relative_to(here) else fig
