@@ -39,7 +39,7 @@ import faiss
 import numpy as np
 
 _UNIT_ROUNDOFF = 2.0**-24
-_EXACT_CHUNK = 1 << 21  # float64 elements per recomputation chunk (16 MB)
+_EXACT_CHUNK = 1 << 17  # float64 elements per recomputation chunk (1 MB: stays in cache)
 
 
 def check_directions(vectors: np.ndarray, name: str, chunk: int = 65536) -> None:
@@ -196,69 +196,68 @@ class _Ranker:
             ranked, settled = self._rank(
                 queries[pending], k, n_candidates, None if exclude is None else exclude[pending], relevant_to
             )
-            out[pending[settled]] = ranked[settled, :k]
+            out[pending[settled]] = ranked[settled]
             pending = pending[~settled]
             n_candidates *= 2
         return out
 
     def _rank(self, queries, k, n_candidates, exclude, relevant_to):
-        """Exactly ordered candidates, and whether each row's top k is certain."""
+        """Each row's top k in exact order, and whether that top k is certain.
+
+        Returns ``(ranked, settled)``: ranked of shape (b, k), the excluded reference removed.
+        """
         c = self._gather(queries, n_candidates)
-        dist, idx, length, exact_known = c.dist, c.idx, c.length.copy(), c.exact
-        rows_all = np.arange(len(idx))
-        if exclude is not None:
-            # Remove the excluded reference by index (it moves to the padding).
-            is_self = idx == exclude[:, None]
-            found = is_self.any(axis=1)
-            if found.any():
-                # Shift everything after the excluded entry one place left (a gather, not a sort).
-                cols = np.arange(idx.shape[1])
-                at = np.where(found, is_self.argmax(axis=1), idx.shape[1])
-                order = np.minimum(cols + (cols[None, :] >= at[:, None]), idx.shape[1] - 1)
-                dist, idx = np.take_along_axis(dist, order, 1), np.take_along_axis(idx, order, 1)
-                if exact_known is not None:
-                    exact_known = np.take_along_axis(exact_known, order, 1)
-                length = length - found
-                tail = np.arange(idx.shape[1])[None, :] >= length[:, None]
-                dist, idx = np.where(tail, np.inf, dist), np.where(tail, -1, idx)
-        valid = np.arange(idx.shape[1])[None, :] < length[:, None]
-        inner_gap = valid[:, 1:]  # a gap between two real candidates
-        with np.errstate(invalid="ignore"):
-            separated = (np.diff(dist, axis=1) > 2 * self._error_bound(queries, c.unit_roundoff)[:, None]) & inner_gap
-        joined = ~separated & inner_gap
-        run = np.zeros(idx.shape, dtype=np.int64)
-        run[:, 1:] = np.cumsum(separated, axis=1)
-        if relevant_to is not None:
-            query_groups, reference_groups = relevant_to
-            relevant = valid & (reference_groups[np.maximum(idx, 0)] == query_groups[:, None])
-            # Only a run holding both relevant and other references needs ordering.
-            mixed_pair = joined & (relevant[:, 1:] != relevant[:, :-1])
-            r, col = np.nonzero(mixed_pair)
-            mixed_runs = np.unique(r * idx.shape[1] + run[r, col])
-            uncertain = valid & np.isin(rows_all[:, None] * idx.shape[1] + run, mixed_runs)
+        idx = c.idx
+        b, m = idx.shape
+        with np.errstate(invalid="ignore"):  # inf - inf in the padding of merged shards
+            gap = np.diff(c.dist, axis=1) > 2 * self._error_bound(queries, c.unit_roundoff)[:, None]
+        if (c.length < m).any():
+            gap &= np.arange(1, m)[None, :] < c.length[:, None]  # between two real candidates
+            joined = ~gap & (np.arange(1, m)[None, :] < c.length[:, None])
         else:
-            uncertain = np.zeros(idx.shape, dtype=bool)
-            uncertain[:, 1:] |= joined
-            uncertain[:, :-1] |= joined
-        rows, cols = np.nonzero(uncertain)  # row-major: grouped by row, then by run
-        if rows.size:
+            joined = ~gap
+        # The excluded reference stays in place until the end: a run through it only joins
+        # candidates that are then ordered exactly. So rows are ranked one column deeper.
+        last = min(k if exclude is not None else k - 1, m - 1)
+        if relevant_to is not None:
+            # Only a run holding both relevant and other references needs ordering.
+            query_groups, reference_groups = relevant_to
+            relevant = reference_groups[idx] == query_groups[:, None]
+            pair = joined & (relevant[:, 1:] != relevant[:, :-1])
+        else:
+            pair = joined
+        # Runs: maximal stretches of joined candidates, numbered across the block, row by row.
+        starts = np.ones((b, m), dtype=bool)
+        starts[:, 1:] = ~joined
+        run = np.cumsum(starts, dtype=np.int64).reshape(b, m)
+        r, col = np.nonzero(pair)
+        run_of_pair = run[r, col]
+        needed = run_of_pair <= run[r, last]  # runs that begin after column ``last`` cannot matter
+        if needed.any():
+            to_order = np.zeros(int(run[-1, -1]) + 1, dtype=bool)
+            to_order[run_of_pair[needed]] = True
+            rows, cols = np.nonzero(to_order[run])  # row-major: grouped by row, then by run
             members = idx[rows, cols]
-            if exact_known is not None:
-                exact = exact_known[rows, cols]
+            if c.exact is not None:
+                exact = c.exact[rows, cols]
             else:
                 exact = np.empty(rows.size)
-                step = max(1, _EXACT_CHUNK // queries.shape[1])  # bounds the float64 temporaries
+                step = max(1, _EXACT_CHUNK // queries.shape[1])  # small chunks stay in cache
                 for s in range(0, rows.size, step):
                     sl = slice(s, s + step)
                     exact[sl] = exact_distance(queries[rows[sl]], self._reference_rows(members[sl]), self.euclidean)
             # Each run occupies contiguous positions; sorting its members by (distance, index)
             # and writing them back into the same positions orders the run exactly.
-            order = np.lexsort((members, exact, run[rows, cols], rows))
-            idx[rows, cols] = members[order]
-        # Settled: k real candidates, and a gap after the k-th of them (or nothing was left out).
-        complete = np.isinf(c.worst) & (length >= np.minimum(k, self.size))
-        settled = (length >= k) & (complete | separated[:, k - 1 :].any(axis=1))
-        return idx, settled
+            idx[rows, cols] = members[np.lexsort((members, exact, run[rows, cols]))]
+        # Settled: a gap after column ``last`` (nothing left out can come before it), or nothing
+        # was left out at all.
+        settled = np.isinf(c.worst) | gap[:, last:].any(axis=1)
+        if exclude is None:
+            return idx[:, :k], settled
+        head = idx[:, : k + 1]
+        is_self = head == exclude[:, None]
+        at = np.where(is_self.any(axis=1), is_self.argmax(axis=1), k)
+        return np.where(np.arange(k)[None, :] < at[:, None], head[:, :k], head[:, 1:]), settled
 
 
 class ExactIndex(_Ranker):
