@@ -33,6 +33,7 @@ no farther than the nearest of the shards' ``worst`` distances.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import faiss
@@ -276,6 +277,7 @@ class ExactIndex(_Ranker):
         self._index = flat_index(reference, self.euclidean)
         self._reference = reference
         self._dense = None  # float64 copy, made for the first deep search
+        self._dense_lock = threading.Lock()
         self.max_norm = float(np.sqrt(np.einsum("ij,ij->i", reference, reference, dtype=np.float64).max()))
         self.size = reference.shape[0]
 
@@ -284,8 +286,9 @@ class ExactIndex(_Ranker):
             # Ranked this deep (a class holding much of the data), faiss's float32 candidates lie
             # so close together that most would fall within their error bound and be recomputed;
             # float64 BLAS distances to every reference have a 2**29 times smaller bound.
-            if self._dense is None:
-                self._dense = _Float64Distances(self._reference, self.euclidean)
+            with self._dense_lock:  # blocks on several threads may get here at once
+                if self._dense is None:
+                    self._dense = _Float64Distances(self._reference, self.euclidean)
             return self._dense.candidates(queries, n)
         dist, idx, worst = shard_candidates(self._index, queries, n, self.euclidean)
         return Candidates(dist, idx, np.full(len(idx), idx.shape[1]), worst)

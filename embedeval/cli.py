@@ -224,6 +224,7 @@ def _cmd_evaluate(args) -> int:
             metrics=metrics + extra,
             distance=args.distance,
             block_size=args.block_size,
+            n_threads=args.threads,
             progress=progress,
             **kwargs,
         )
@@ -419,6 +420,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--plot", metavar="FILE", help="write a PNG: recall@k for k = 1..20 and per-class MAP@R")
     ev.add_argument("--report", metavar="FILE", help="write a .md or .html report (table, figure, settings, versions)")
     ev.add_argument("--block-size", type=int, default=None, help="queries per block (default: automatic)")
+    ev.add_argument(
+        "--threads", type=int, default=None, help="query blocks run at once (default: faiss's thread count)"
+    )
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     _output_options(ev)
     ev.set_defaults(run=_cmd_evaluate)

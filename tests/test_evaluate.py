@@ -125,6 +125,21 @@ def test_block_size_does_not_change_results(seed):
             np.testing.assert_array_equal(run.per_query[name], runs[0].per_query[name])
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_thread_count_does_not_change_results(seed):
+    """Blocks on 1, 2 or 5 threads (each with one faiss thread), deep and shallow rankings."""
+    rng = np.random.default_rng(200 + seed)
+    x = rng.integers(-2, 3, size=(400, 3)).astype(np.float32)  # ties and duplicates everywhere
+    labels = np.where(rng.random(400) < 0.5, 0, rng.integers(1, 30, size=400))  # a class of half
+    runs = [embedeval.evaluate(x, labels, metrics=ALL_METRICS, block_size=37, n_threads=t) for t in (1, 2, 5)]
+    for run in runs[1:]:
+        for name in ALL_METRICS:
+            np.testing.assert_array_equal(run.per_query[name], runs[0].per_query[name])
+    expected = evaluate_reference(x, labels, ["map@r", "map"])
+    for name in ("map@r", "map"):
+        np.testing.assert_allclose(runs[2].per_query[name], expected[name], rtol=1e-12, atol=0, err_msg=name)
+
+
 # Hand-computed cases. Points on a line; the query is the first embedding only where a
 # separate reference set is given, else leave-one-out over all of them.
 def test_hand_computed_leave_one_out():
@@ -320,6 +335,7 @@ BAD_INPUTS = [
     ),
     (dict(embeddings=np.array([["a", "b"]] * 4)), TypeError, "must hold real numbers"),
     (dict(block_size=0), ValueError, "'block_size' must be an int >= 1; got 0"),
+    (dict(n_threads=0), ValueError, "'n_threads' must be an int >= 1; got 0"),
     (
         dict(embeddings=np.zeros((4, 2)), distance="cosine"),
         ValueError,
