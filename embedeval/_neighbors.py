@@ -33,6 +33,7 @@ no farther than the nearest of the shards' ``worst`` distances.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from dataclasses import dataclass
 
@@ -40,6 +41,7 @@ import faiss
 import numpy as np
 
 _UNIT_ROUNDOFF = 2.0**-24
+GPU_MAX_K = 2048  # the most results one faiss GPU search returns (faiss >= 1.7.3)
 _EXACT_CHUNK = 1 << 17  # float64 elements per recomputation chunk (1 MB: stays in cache)
 
 
@@ -340,6 +342,90 @@ class ShardedIndex(_Ranker):
         rows = np.empty((idx.size, self._reference.shape[1]), dtype=np.float32)
         rows[order] = prepare(np.asarray(self._reference[idx[order]], dtype=np.float32), self._distance)
         return rows
+
+
+class SplitIndex(_Ranker):
+    """Flat search on a device whose searches return at most ``max_k`` results (faiss on a GPU:
+    2048), for rankings of any depth.
+
+    A search for ``n`` candidates with ``n`` above the limit splits the references into
+    shards, each asked for at most ``max_k``, and merges them exactly (:func:`merge`). A query
+    that the merge leaves unsettled is searched again with twice as many candidates, as
+    everywhere; once a shard would have to return more than ``max_k``, the references are
+    split twice as finely. Splits only get finer (the device holds one copy of the
+    references), and a finer split costs no more distance computations, only more calls.
+    Rankings deeper than an eighth of the references use float64 BLAS distances on the CPU,
+    as :class:`ExactIndex` does: that choice is about precision, not about the limit.
+
+    Parameters
+    ----------
+    reference : numpy.ndarray of shape (n_references, d), float32
+    distance : {"euclidean", "cosine", "inner_product"}
+    max_k : int
+        The most results one device search returns.
+    to_device : callable
+        Moves a CPU faiss index to the device (e.g. :func:`gpu_mover`); searches on it are
+        serialised, since faiss's GPU indexes are not safe to search from several threads.
+    """
+
+    def __init__(self, reference: np.ndarray, distance: str, max_k: int, to_device):
+        self.euclidean = distance == "euclidean"
+        self._reference = prepare(reference, distance)
+        self.size = self._reference.shape[0]
+        self.max_norm = float(np.sqrt(np.einsum("ij,ij->i", self._reference, self._reference, dtype=np.float64).max()))
+        self.max_k = max_k
+        self._to_device = to_device
+        self._split: tuple[list[int], list] = ([], [])  # shard offsets, device indexes
+        self._lock = threading.Lock()
+        self._dense = None
+
+    def _shards(self, n_shards: int):
+        """The references in at least ``n_shards`` equal shards on the device (made on demand)."""
+        offsets, indexes = self._split
+        if len(indexes) < n_shards:
+            bounds = np.linspace(0, self.size, n_shards + 1).astype(np.int64)
+            offsets = [int(a) for a in bounds[:-1]]
+            indexes = [
+                self._to_device(flat_index(self._reference[a:b], self.euclidean)) for a, b in itertools.pairwise(bounds)
+            ]
+            self._split = (offsets, indexes)
+        return self._split
+
+    def _gather(self, queries, n):
+        if 8 * n > self.size:
+            with self._lock:
+                if self._dense is None:
+                    self._dense = _Float64Distances(self._reference, self.euclidean)
+            return self._dense.candidates(queries, n)
+        with self._lock:
+            n_shards = max(len(self._split[1]), 1)
+            while -(-n // n_shards) > self.max_k:  # a shard would have to return more than it can
+                n_shards *= 2
+            offsets, indexes = self._shards(n_shards)
+            if len(indexes) == 1:
+                dist, idx, worst = shard_candidates(indexes[0], queries, n, self.euclidean)
+                return Candidates(dist, idx, np.full(len(idx), idx.shape[1]), worst)
+            # Each shard returns a share of n with some to spare, within the limit; the merge
+            # keeps only what is certain, and unsettled queries come back with twice the n.
+            per_shard = min(self.max_k, -(-n // len(indexes)) + max(16, n // (4 * len(indexes))))
+            parts = [shard_candidates(index, queries, per_shard, self.euclidean) for index in indexes]
+        return merge(parts, offsets)
+
+    def _reference_rows(self, idx):
+        return self._reference[idx]
+
+
+def gpu_mover():
+    """A function that moves a CPU faiss index to every visible GPU (replicated, queries split
+    between them), or a ValueError saying why there is no GPU to move to."""
+    n_gpus = faiss.get_num_gpus() if hasattr(faiss, "get_num_gpus") else 0
+    if n_gpus == 0 or not hasattr(faiss, "StandardGpuResources"):
+        raise ValueError(
+            "'device' 'gpu' needs a faiss build with GPU support and a visible GPU; "
+            f"got faiss {faiss.__version__} reporting {n_gpus} GPU(s) (faiss-cpu has none: install a faiss GPU build)"
+        )
+    resources = [faiss.StandardGpuResources() for _ in range(n_gpus)]  # one per GPU, shared by all shards
+    return lambda index: faiss.index_cpu_to_gpu_multiple_py(resources, index)
 
 
 class ApproximateIndex:

@@ -204,6 +204,9 @@ def _cmd_evaluate(args) -> int:
         problems.append("--reference and --reference-labels go together; give both or neither")
     if args.report and Path(args.report).suffix.lower() not in (".md", ".html", ".htm"):
         problems.append(f"--report must end in .md or .html; got {args.report}")
+    for flag, value in (("--block-size", args.block_size), ("--threads", args.threads)):
+        if value is not None and value < 1:
+            problems.append(f"{flag} must be >= 1; got {value}")
     if problems:
         raise UsageError(problems)
     embeddings = _load_array(Path(args.embeddings), "embeddings", args.key)
@@ -225,6 +228,7 @@ def _cmd_evaluate(args) -> int:
             distance=args.distance,
             block_size=args.block_size,
             n_threads=args.threads,
+            device=args.device,
             progress=progress,
             **kwargs,
         )
@@ -422,6 +426,12 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--block-size", type=int, default=None, help="queries per block (default: automatic)")
     ev.add_argument(
         "--threads", type=int, default=None, help="query blocks run at once (default: faiss's thread count)"
+    )
+    ev.add_argument(
+        "--device",
+        choices=["cpu", "gpu"],
+        default="cpu",
+        help="where faiss computes the candidates (gpu: a faiss GPU build; same numbers)",
     )
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     _output_options(ev)

@@ -6,12 +6,14 @@ import json
 import shutil
 import subprocess
 
+import faiss
 import numpy as np
 import pytest
 
 import embedeval
 
 EMBEDEVAL = shutil.which("embedeval")
+HAS_GPU = getattr(faiss, "get_num_gpus", lambda: 0)() > 0
 pytestmark = pytest.mark.skipif(EMBEDEVAL is None, reason="the embedeval command is not installed")
 
 
@@ -140,7 +142,18 @@ ERRORS = [
     ),
     (["evaluate", "emb.npz", "labels.npy"], ["holds arrays ['val', 'other']; choose one with --key"]),
     (["evaluate", "emb.npy", "labels.npy", "--report", "r.pdf"], ["--report must end in .md or .html"]),
+    (
+        ["evaluate", "emb.npy", "labels.npy", "--block-size", "0", "--threads", "0"],
+        ["--block-size must be >= 1; got 0", "--threads must be >= 1; got 0"],
+    ),
 ]
+if not HAS_GPU:  # where there is none, asking for one is an error like any other
+    ERRORS.append(
+        (
+            ["evaluate", "emb.npy", "labels.npy", "--device", "gpu"],
+            ["needs a faiss build with GPU support and a visible GPU"],
+        )
+    )
 
 
 @pytest.mark.parametrize(("args", "messages"), ERRORS)

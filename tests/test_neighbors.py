@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from reference import full_ranking
 
-from embedeval._neighbors import ExactIndex, ShardedIndex, prepare
+from embedeval._neighbors import ExactIndex, ShardedIndex, SplitIndex, prepare
 
 
 def make(seed):
@@ -29,6 +29,8 @@ def indexes(x, distance, tmp_path):
     for size in (1, 7, len(x) // 2 + 1):
         yield f"shards of {size}", ShardedIndex(ref, distance, shard_size=size)
     yield "streamed shards of 9", ShardedIndex(mapped, distance, shard_size=9, in_memory=False)
+    # a device that returns at most 3 results per search (as faiss on a GPU returns 2048)
+    yield "split, at most 3 per search", SplitIndex(ref, distance, max_k=3, to_device=lambda index: index)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -116,3 +118,22 @@ def test_approximate_index_errors(kwargs, message):
     kwargs.setdefault("metrics", ["map@r"])
     with pytest.raises(ValueError, match=message):
         embedeval.evaluate(x, y, **kwargs)
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("distance", ["euclidean", "inner_product"])
+def test_split_searches_above_the_device_limit_are_exact(seed, distance):
+    """k far above the per-search limit but below the float64 depth: shards, merges, re-splits."""
+    rng, _ = make(seed)
+    n = 600
+    x = (
+        rng.integers(-3, 4, size=(n, 3)).astype(np.float32)
+        if seed % 2
+        else rng.standard_normal((n, 3)).astype(np.float32)
+    )
+    k = int(rng.integers(5, 40))
+    queries = x[:60]
+    index = SplitIndex(x, distance, max_k=int(rng.integers(1, 8)), to_device=lambda index: index)
+    expected = np.array([full_ranking(q, x, distance, exclude=i)[:k] for i, q in enumerate(queries)])
+    np.testing.assert_array_equal(index.search(queries, k, np.arange(60)), expected)
+    assert len(index._split[1]) > 1  # the limit was reached: the references were split
