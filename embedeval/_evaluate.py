@@ -88,7 +88,7 @@ def evaluate_block(
 
     Parameters
     ----------
-    index : ExactIndex, ShardedIndex, ApproximateIndex or distributed.DaskShardedIndex
+    index : ExactIndex, ShardedIndex, SplitIndex, ApproximateIndex or distributed.DaskShardedIndex
         Over the reference vectors: anything with ``size`` and ``search``.
     queries : numpy.ndarray of shape (b, d), float32
     query_codes : numpy.ndarray of shape (b,)
@@ -138,6 +138,7 @@ def _blocks(depths: np.ndarray, block_size: int | None, n_workers: int = 1, dim:
     start, n = 0, depths.size
     budget = _BLOCK_ENTRIES // n_workers
     longest = min(_MAX_BLOCK_ROWS, max(-(-_FAISS_BLAS_THRESHOLD // dim), -(-n // (4 * n_workers))))
+    longest = -(-n // -(-n // longest))  # equal blocks: no short remainder below the BLAS threshold
     while start < n:
         if block_size is not None:
             stop = min(start + block_size, n)
@@ -211,7 +212,8 @@ def evaluate(
         ``stream_reference`` or ``client``.
     stream_reference : bool
         Rebuild each shard from ``reference`` (or ``embeddings``) at every search instead of
-        keeping the indexes: memory is bounded by a shard and a query block, not by the file, so
+        keeping the indexes: memory is bounded by a shard and a query block per thread, not by
+        the file, so
         a memory-mapped .npy larger than RAM can be evaluated (at the cost of re-reading it).
     client : distributed.Client, optional
         Run the query blocks on a Dask cluster, with the reference shards scattered over its

@@ -137,3 +137,22 @@ def test_split_searches_above_the_device_limit_are_exact(seed, distance):
     expected = np.array([full_ranking(q, x, distance, exclude=i)[:k] for i, q in enumerate(queries)])
     np.testing.assert_array_equal(index.search(queries, k, np.arange(60)), expected)
     assert len(index._split[1]) > 1  # the limit was reached: the references were split
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_run_ordering_equals_a_three_key_sort(seed):
+    """The fast (run, distance rank) sort, and its fallback when a run holds equal distances."""
+    from embedeval._neighbors import _order_runs
+
+    rng = np.random.default_rng(seed)
+    size = 2000
+    run = np.sort(rng.integers(0, 500, size))
+    starts = np.searchsorted(run, run)  # each entry's offset within its run
+    if seed % 3 == 0:  # equal distances inside runs: the index decides (the fallback)
+        exact = rng.integers(0, 6, size).astype(np.float64)
+    elif seed % 3 == 1:  # all distinct
+        exact = rng.random(size)
+    else:  # every run holds the same distances in a shuffled order: ties only across runs
+        exact = rng.random(size)[rng.permutation(size)[np.arange(size) - starts]]
+    members = rng.permutation(size)
+    np.testing.assert_array_equal(_order_runs(run, exact, members), np.lexsort((members, exact, run)))
