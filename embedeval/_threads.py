@@ -2,8 +2,9 @@
 
 faiss releases the GIL while it searches and numpy while it works on large arrays, so blocks
 on separate threads run in parallel. One faiss (OpenMP and OpenBLAS) thread per block instead
-of every thread on one block measured 5% faster for the search alone, and it also spreads the
-ranking and metric work, which is single-threaded numpy, over the cores.
+of every thread on one block measured 0 to 8% faster for the search alone (bench_core's b2
+against b), and it also spreads the ranking and metric work, which is single-threaded numpy,
+over the cores.
 """
 
 from __future__ import annotations

@@ -141,6 +141,29 @@ def test_thread_count_does_not_change_results(seed):
         np.testing.assert_allclose(runs[2].per_query[name], expected[name], rtol=1e-12, atol=0, err_msg=name)
 
 
+def test_streamed_shards_on_threads_give_the_in_memory_numbers(tmp_path):
+    """A memory-mapped file, re-read shard by shard by three threads at once, with a gallery."""
+    rng = np.random.default_rng(11)
+    x = rng.integers(-2, 3, size=(300, 5)).astype(np.float32)
+    labels = rng.integers(0, 12, size=300)
+    np.save(tmp_path / "ref.npy", x[100:])
+    mapped = np.load(tmp_path / "ref.npy", mmap_mode="r")
+    kwargs = dict(metrics=ALL_METRICS, reference_labels=labels[100:])
+    expected = embedeval.evaluate(x[:100], labels[:100], reference=x[100:], n_threads=1, **kwargs)
+    streamed = embedeval.evaluate(
+        x[:100],
+        labels[:100],
+        reference=mapped,
+        stream_reference=True,
+        shard_size=37,
+        block_size=9,
+        n_threads=3,
+        **kwargs,
+    )
+    for name in ALL_METRICS:
+        np.testing.assert_array_equal(streamed.per_query[name], expected.per_query[name], err_msg=name)
+
+
 # Hand-computed cases. Points on a line; the query is the first embedding only where a
 # separate reference set is given, else leave-one-out over all of them.
 def test_hand_computed_leave_one_out():
