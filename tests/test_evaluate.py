@@ -449,7 +449,8 @@ def test_gpu_path_with_a_stand_in_device_gives_the_cpu_numbers(monkeypatch):
     per search (as a GPU returns 2048), so every ranking needs split, merged searches."""
     from embedeval import _evaluate
 
-    monkeypatch.setattr(_evaluate, "gpu_mover", lambda: lambda index: index)
+    moved = []  # sizes of the shards put on the stand-in device
+    monkeypatch.setattr(_evaluate, "gpu_mover", lambda: lambda index: moved.append(index.ntotal) or index)
     monkeypatch.setattr(_evaluate, "GPU_MAX_K", 4)
     rng = np.random.default_rng(7)
     x = rng.integers(-2, 3, size=(500, 4)).astype(np.float32)
@@ -459,6 +460,7 @@ def test_gpu_path_with_a_stand_in_device_gives_the_cpu_numbers(monkeypatch):
     for name in ALL_METRICS:
         np.testing.assert_array_equal(on_device.per_query[name], on_cpu.per_query[name], err_msg=name)
     assert "(gpu)" in on_device.config["search"]
+    assert len(moved) > 1 and max(moved) < len(x)  # the references were split to serve the depth
 
 
 @pytest.mark.skipif(not HAS_GPU, reason="needs a faiss GPU build and a GPU (CI has none)")
