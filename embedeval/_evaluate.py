@@ -213,8 +213,8 @@ def evaluate(
     stream_reference : bool
         Rebuild each shard from ``reference`` (or ``embeddings``) at every search instead of
         keeping the indexes: memory is bounded by a shard and a query block per thread, not by
-        the file, so
-        a memory-mapped .npy larger than RAM can be evaluated (at the cost of re-reading it).
+        the file, so a memory-mapped .npy larger than RAM can be evaluated (at the cost of
+        re-reading it).
     client : distributed.Client, optional
         Run the query blocks on a Dask cluster, with the reference shards scattered over its
         workers (see :mod:`embedeval.distributed`); the numbers are identical.

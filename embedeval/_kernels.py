@@ -46,10 +46,10 @@ def hits_from_dense(relevant: np.ndarray, n_relevant: np.ndarray) -> Hits:
     """:class:`Hits` from a boolean (n_queries, depth) matrix of ranked relevance."""
     # A stable sort of booleans (a radix sort) moves each row's relevant columns to its
     # front, in order: twice as fast as scattering the nonzero positions.
-    counts = np.count_nonzero(relevant, axis=1)
-    width = max(int(counts.max(initial=0)), 1)
     if relevant.shape[1] == 0:
         return Hits(np.full((relevant.shape[0], 1), np.inf), np.asarray(n_relevant))
+    counts = np.count_nonzero(relevant, axis=1)
+    width = max(int(counts.max(initial=0)), 1)
     ranks = np.argsort(~relevant, axis=1, kind="stable")[:, :width] + 1.0
     ranks[np.arange(width)[None, :] >= counts[:, None]] = np.inf
     return Hits(ranks, np.asarray(n_relevant))

@@ -101,6 +101,11 @@ def exact_distances(queries: np.ndarray, references: np.ndarray, idx: np.ndarray
     return out
 
 
+def max_norm(vectors: np.ndarray) -> float:
+    """The largest L2 norm of the rows (float64), for the float32 error bound."""
+    return float(np.sqrt(np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64).max()))
+
+
 def shard_candidates(index, queries: np.ndarray, n: int, euclidean: bool):
     """One index's ``n`` best candidates as (distance, index, worst): distances ascending (inner
     products negated; negation is exact), and ``worst`` per query, the distance no reference
@@ -124,6 +129,12 @@ class Candidates:
     worst: np.ndarray
     exact: np.ndarray | None = None  # float64 distances, when the gatherer already has them
     unit_roundoff: float = _UNIT_ROUNDOFF  # of ``dist``: float32 from faiss, 2**-53 from float64 BLAS
+
+
+def searched(index, queries: np.ndarray, n: int, euclidean: bool) -> Candidates:
+    """:class:`Candidates` from one index's ``n`` best (every row full, no padding)."""
+    dist, idx, worst = shard_candidates(index, queries, n, euclidean)
+    return Candidates(dist, idx, np.full(len(idx), idx.shape[1]), worst)
 
 
 def merge(parts, offsets) -> Candidates:
@@ -155,19 +166,6 @@ class _Ranker:
 
     def _reference_rows(self, idx: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
-
-    def _deep_candidates(self, queries: np.ndarray, n: int) -> Candidates:
-        """Candidates from float64 BLAS distances to every reference in memory (``_reference``).
-
-        Ranked deeper than an eighth of the references (a class holding much of the data),
-        faiss's float32 candidates lie so close together that most would fall within their
-        error bound and be recomputed; float64 distances have a 2**29 times smaller bound.
-        The float64 copy is made once, by whichever thread gets here first.
-        """
-        with self._dense_lock:
-            if self._dense is None:
-                self._dense = _Float64Distances(self._reference, self.euclidean)
-        return self._dense.candidates(queries, n)
 
     def _error_bound(self, queries: np.ndarray, unit_roundoff: float) -> np.ndarray:
         """E per query: no gathered distance of that query is off by more."""
@@ -292,14 +290,42 @@ def _order_runs(run: np.ndarray, exact: np.ndarray, members: np.ndarray) -> np.n
     by_distance = np.argsort(exact)
     rank = np.empty(exact.size, dtype=np.int64)
     rank[by_distance] = np.arange(exact.size)
-    order = np.argsort(run.astype(np.int64) * exact.size + rank)
+    order = np.argsort(run * exact.size + rank)  # run ids are int64: no overflow
     sorted_run, sorted_exact = run[order], exact[order]
     if ((sorted_run[1:] == sorted_run[:-1]) & (sorted_exact[1:] == sorted_exact[:-1])).any():
         return np.lexsort((members, exact, run))
     return order
 
 
-class ExactIndex(_Ranker):
+class _InMemory(_Ranker):
+    """A ranker over prepared reference vectors held in memory: float64 rows for recomputation
+    come from them, and so do the float64 distances of deep searches."""
+
+    def __init__(self, reference: np.ndarray, distance: str):
+        self.euclidean = distance == "euclidean"
+        self._reference = prepare(reference, distance)
+        self.size = self._reference.shape[0]
+        self.max_norm = max_norm(self._reference)
+        self._dense, self._dense_lock = None, threading.Lock()
+
+    def _deep_candidates(self, queries: np.ndarray, n: int) -> Candidates:
+        """Candidates from float64 BLAS distances to every reference in memory (``_reference``).
+
+        Ranked deeper than an eighth of the references (a class holding much of the data),
+        faiss's float32 candidates lie so close together that most would fall within their
+        error bound and be recomputed; float64 distances have a 2**29 times smaller bound.
+        The float64 copy is made once, by whichever thread gets here first.
+        """
+        with self._dense_lock:
+            if self._dense is None:
+                self._dense = _Float64Distances(self._reference, self.euclidean)
+        return self._dense.candidates(queries, n)
+
+    def _reference_rows(self, idx):
+        return self._reference[idx]
+
+
+class ExactIndex(_InMemory):
     """A flat (brute-force) faiss index over reference vectors in memory, searched exactly.
 
     Parameters
@@ -310,22 +336,13 @@ class ExactIndex(_Ranker):
     """
 
     def __init__(self, reference: np.ndarray, distance: str):
-        self.euclidean = distance == "euclidean"
-        reference = prepare(reference, distance)
-        self._index = flat_index(reference, self.euclidean)
-        self._reference = reference
-        self._dense, self._dense_lock = None, threading.Lock()
-        self.max_norm = float(np.sqrt(np.einsum("ij,ij->i", reference, reference, dtype=np.float64).max()))
-        self.size = reference.shape[0]
+        super().__init__(reference, distance)
+        self._index = flat_index(self._reference, self.euclidean)
 
     def _gather(self, queries, n):
         if 8 * n > self.size:
             return self._deep_candidates(queries, n)
-        dist, idx, worst = shard_candidates(self._index, queries, n, self.euclidean)
-        return Candidates(dist, idx, np.full(len(idx), idx.shape[1]), worst)
-
-    def _reference_rows(self, idx):
-        return self._reference[idx]
+        return searched(self._index, queries, n, self.euclidean)
 
 
 class ShardedIndex(_Ranker):
@@ -350,11 +367,8 @@ class ShardedIndex(_Ranker):
         self.size = reference.shape[0]
         self._bounds = [(s, min(s + shard_size, self.size)) for s in range(0, self.size, shard_size)]
         self._indexes = [flat_index(self._shard(a, b), self.euclidean) for a, b in self._bounds] if in_memory else None
-        squared = []
-        for a, b in self._bounds:  # one read of the references, for the float32 error bound
-            shard = self._shard(a, b)
-            squared.append(np.einsum("ij,ij->i", shard, shard, dtype=np.float64).max())
-        self.max_norm = float(np.sqrt(max(squared)))
+        # one read of the references, for the float32 error bound
+        self.max_norm = max(max_norm(self._shard(a, b)) for a, b in self._bounds)
 
     def _shard(self, a: int, b: int) -> np.ndarray:
         return prepare(np.asarray(self._reference[a:b], dtype=np.float32), self._distance)
@@ -373,7 +387,7 @@ class ShardedIndex(_Ranker):
         return rows
 
 
-class SplitIndex(_Ranker):
+class SplitIndex(_InMemory):
     """Flat search on a device whose searches return at most ``max_k`` results (faiss on a GPU:
     2048), for rankings of any depth.
 
@@ -398,15 +412,11 @@ class SplitIndex(_Ranker):
     """
 
     def __init__(self, reference: np.ndarray, distance: str, max_k: int, to_device):
-        self.euclidean = distance == "euclidean"
-        self._reference = prepare(reference, distance)
-        self.size = self._reference.shape[0]
-        self.max_norm = float(np.sqrt(np.einsum("ij,ij->i", self._reference, self._reference, dtype=np.float64).max()))
+        super().__init__(reference, distance)
         self.max_k = max_k
         self._to_device = to_device
         self._split: tuple[list[int], list] = ([], [])  # shard offsets, device indexes
         self._lock = threading.Lock()  # one search on the device at a time
-        self._dense, self._dense_lock = None, threading.Lock()
 
     def _shards(self, n_shards: int):
         """The references in at least ``n_shards`` equal shards on the device (made on demand)."""
@@ -429,16 +439,12 @@ class SplitIndex(_Ranker):
                 n_shards *= 2
             offsets, indexes = self._shards(n_shards)
             if len(indexes) == 1:
-                dist, idx, worst = shard_candidates(indexes[0], queries, n, self.euclidean)
-                return Candidates(dist, idx, np.full(len(idx), idx.shape[1]), worst)
+                return searched(indexes[0], queries, n, self.euclidean)
             # Each shard returns a share of n with some to spare, within the limit; the merge
             # keeps only what is certain, and unsettled queries come back with twice the n.
             per_shard = min(self.max_k, -(-n // len(indexes)) + max(16, n // (4 * len(indexes))))
             parts = [shard_candidates(index, queries, per_shard, self.euclidean) for index in indexes]
         return merge(parts, offsets)
-
-    def _reference_rows(self, idx):
-        return self._reference[idx]
 
 
 def gpu_mover():

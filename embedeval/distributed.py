@@ -19,7 +19,7 @@ import collections
 
 import numpy as np
 
-from ._neighbors import Candidates, _Ranker, exact_distances, flat_index, merge, prepare, shard_candidates
+from ._neighbors import Candidates, _Ranker, exact_distances, flat_index, max_norm, merge, prepare, shard_candidates
 
 _INDEX_CACHE: collections.OrderedDict = collections.OrderedDict()  # per worker process: shard key -> index
 _CACHE_SHARDS = 8
@@ -62,12 +62,12 @@ class DaskShardedIndex(_Ranker):
         self.euclidean = distance == "euclidean"
         self.size = reference.shape[0]
         self._bounds = [(s, min(s + shard_size, self.size)) for s in range(0, self.size, shard_size)]
-        self._shards, squared = [], []
+        self._shards, norms = [], []
         for a, b in self._bounds:
             shard = prepare(np.asarray(reference[a:b], dtype=np.float32), distance)
-            squared.append(np.einsum("ij,ij->i", shard, shard, dtype=np.float64).max())
+            norms.append(max_norm(shard))
             self._shards.append(client.scatter(shard, hash=False))
-        self.max_norm = float(np.sqrt(max(squared)))
+        self.max_norm = max(norms)
 
     def _gather(self, queries: np.ndarray, n: int) -> Candidates:
         distributed = _require_distributed()
