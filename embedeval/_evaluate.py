@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import faiss
 import numpy as np
 
-from . import _kernels
+from . import _budget, _kernels
 from ._inputs import (
     DISTANCES,
     as_embeddings,
@@ -36,14 +36,6 @@ from ._threads import run_threads
 from .result import EvaluationResult, micro_averages, per_class_averages
 
 TIE_RULE = "references at equal distance are ranked by index, lower first"
-
-# Working memory per block, in ranked entries (an entry costs ~40 bytes across faiss's output,
-# the tie-rule sort and the hits matrix): 2**22 entries is ~170 MB.
-_BLOCK_ENTRIES = 1 << 22
-_MAX_BLOCK_ROWS = 4096
-# faiss searches a call of n queries of dimension d with BLAS only when n * d reaches this
-# (its distance_compute_blas_threshold); below it, a slower pair-by-pair loop (measured 2x).
-_FAISS_BLAS_THRESHOLD = 128_000
 
 
 @dataclass(frozen=True)
@@ -136,8 +128,8 @@ def _blocks(depths: np.ndarray, block_size: int | None, n_workers: int = 1, dim:
     blocks and down to the length at which faiss's search switches to BLAS.
     """
     start, n = 0, depths.size
-    budget = _BLOCK_ENTRIES // n_workers
-    longest = min(_MAX_BLOCK_ROWS, max(-(-_FAISS_BLAS_THRESHOLD // dim), -(-n // (4 * n_workers))))
+    budget = _budget.BLOCK_ENTRIES // n_workers
+    longest = min(_budget.MAX_BLOCK_ROWS, max(-(-_budget.FAISS_BLAS_THRESHOLD // dim), -(-n // (4 * n_workers))))
     longest = -(-n // -(-n // longest))  # equal blocks: no short remainder below the BLAS threshold
     while start < n:
         if block_size is not None:
@@ -346,7 +338,7 @@ def evaluate(
         order = evaluated[np.argsort(depths, kind="stable")]
         depths = np.sort(depths, kind="stable")
         if shard_size is None and (stream_reference or client is not None):
-            shard_size = max(1, (256 << 20) // (4 * references.shape[1]))
+            shard_size = max(1, _budget.DEFAULT_SHARD_BYTES // (4 * references.shape[1]))
         codes_for_blocks = ref_codes
         if approximate:
             searcher = ApproximateIndex(references, distance, index, index_params, seed)

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from . import _budget
+
 DISTANCES = ("euclidean", "cosine", "inner_product")
-_CHUNK_ROWS = 65536
 
 
 def _to_numpy(value, name: str) -> np.ndarray:
@@ -59,8 +60,8 @@ def as_embeddings(value, name: str = "embeddings") -> np.ndarray:
     # Checked in chunks so that a memory-mapped file is streamed, never held whole.
     bad_rows = np.concatenate(
         [
-            start + np.flatnonzero(~np.isfinite(arr[start : start + _CHUNK_ROWS]).all(axis=1))
-            for start in range(0, arr.shape[0], _CHUNK_ROWS)
+            start + np.flatnonzero(~np.isfinite(arr[start : start + _budget.SCAN_ROWS]).all(axis=1))
+            for start in range(0, arr.shape[0], _budget.SCAN_ROWS)
         ]
     )
     if bad_rows.size:

@@ -46,12 +46,13 @@ from dataclasses import dataclass
 import faiss
 import numpy as np
 
+from . import _budget
+
 _UNIT_ROUNDOFF = 2.0**-24
 GPU_MAX_K = 2048  # the most results one faiss GPU search returns (faiss >= 1.7.3)
-_EXACT_CHUNK = 1 << 17  # float64 elements per recomputation chunk (1 MB: stays in cache)
 
 
-def check_directions(vectors: np.ndarray, name: str, chunk: int = 65536) -> None:
+def check_directions(vectors: np.ndarray, name: str, chunk: int = _budget.SCAN_ROWS) -> None:
     """Raise ValueError if a row is all zeros (its cosine is undefined); reads in chunks."""
     zero = np.concatenate(
         [start + np.flatnonzero(~vectors[start : start + chunk].any(axis=1)) for start in range(0, len(vectors), chunk)]
@@ -93,7 +94,7 @@ def exact_distances(queries: np.ndarray, references: np.ndarray, idx: np.ndarray
     """float64 distance of each query to each of its candidates ``references[idx[i]]``, in
     chunks that bound the temporaries; shapes (b, d), (n, d), (b, k) -> (b, k)."""
     out = np.empty(idx.shape)
-    rows = max(1, _EXACT_CHUNK // max(1, idx.shape[1] * queries.shape[1]))
+    rows = max(1, _budget.RECOMPUTE_ELEMENTS // max(1, idx.shape[1] * queries.shape[1]))
     for s in range(0, len(idx), rows):
         block = idx[s : s + rows]
         q = np.repeat(queries[s : s + rows], block.shape[1], axis=0)
@@ -262,7 +263,7 @@ class _Ranker:
                 exact = c.exact[rows, cols]
             else:
                 exact = np.empty(rows.size)
-                step = max(1, _EXACT_CHUNK // queries.shape[1])  # small chunks stay in cache
+                step = max(1, _budget.RECOMPUTE_ELEMENTS // queries.shape[1])  # small chunks stay in cache
                 for s in range(0, rows.size, step):
                     sl = slice(s, s + step)
                     exact[sl] = exact_distance(queries[rows[sl]], self._reference_rows(members[sl]), self.euclidean)
@@ -530,7 +531,7 @@ class _Float64Distances:
         self.size = reference.shape[0]
 
     def candidates(self, queries: np.ndarray, n: int) -> Candidates:
-        rows = max(1, (1 << 22) // self.size)
+        rows = max(1, _budget.DENSE_ELEMENTS // self.size)
         parts = [self._rows(queries[s : s + rows], n) for s in range(0, len(queries), rows)]
         return Candidates(
             *(np.concatenate([getattr(p, f) for p in parts]) for f in ("dist", "idx", "length", "worst")),

@@ -12,13 +12,12 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from . import _kernels
+from . import _budget, _kernels
 from ._inputs import _to_numpy, check_choice
 from ._metrics import RANKINGS, parse_metrics
 from .result import EvaluationResult, micro_averages
 
 DEFAULT_METRICS = ("precision@10", "recall@10", "mrr@10", "ndcg@10", "map")
-_BLOCK_ELEMENTS = 1 << 24  # ranked x judged comparisons per block (16 MB of booleans)
 _TIE_RULE_SCORES = "items with equal scores are ranked by column index, lower first"
 _TIE_RULE_LISTS = (
     "the order given; a TREC run or a {id: score} mapping is sorted by score, ties by id descending (trec_eval)"
@@ -172,7 +171,7 @@ def _ranked_relevance(ranked, judged, grades, threshold) -> _kernels.Hits:
     """
     n, length = ranked.shape
     rank_of = np.full(judged.shape, np.inf)
-    rows_per_block = max(1, _BLOCK_ELEMENTS // length)
+    rows_per_block = max(1, _budget.RANKING_ELEMENTS // length)
     for j in range(judged.shape[1]):
         column = judged[:, j : j + 1]
         for s in range(0, n, rows_per_block):
@@ -403,7 +402,7 @@ def evaluate_scores(
         if None in ks or any(m.family in ("r_precision", "map@r") for m in parsed)
         else min(max(ks), s.shape[1])
     )
-    rows = max(1, _BLOCK_ELEMENTS // s.shape[1])
+    rows = max(1, _budget.RANKING_ELEMENTS // s.shape[1])
     parts = []
     for start in range(0, s.shape[0], rows):
         cols = _top_k(s[start : start + rows], depth)

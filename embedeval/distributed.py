@@ -19,10 +19,10 @@ import collections
 
 import numpy as np
 
+from . import _budget
 from ._neighbors import Candidates, _Ranker, exact_distances, flat_index, max_norm, merge, prepare, shard_candidates
 
 _INDEX_CACHE: collections.OrderedDict = collections.OrderedDict()  # per worker process: shard key -> index
-_CACHE_SHARDS = 8
 
 
 def _require_distributed():
@@ -39,7 +39,7 @@ def _shard_task(shard: np.ndarray, key: str, queries: np.ndarray, n: int, euclid
     if index is None:
         index = flat_index(shard, euclidean)
         _INDEX_CACHE[key] = index
-        while len(_INDEX_CACHE) > _CACHE_SHARDS:
+        while len(_INDEX_CACHE) > _budget.CACHED_SHARDS:
             _INDEX_CACHE.popitem(last=False)
     _INDEX_CACHE.move_to_end(key)
     dist, idx, worst = shard_candidates(index, queries, n, euclidean)

@@ -10,10 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _budget
 from ._inputs import check_choice, check_positive_int, encode_labels
 from .result import EvaluationResult
-
-_CHUNK = 1 << 24  # replicate x item weights held at once
 
 
 def _check_level(confidence: float) -> float:
@@ -30,7 +29,7 @@ def _replicate_means(sums: np.ndarray, counts: np.ndarray, n_resamples: int, rng
     """
     n_units = sums.shape[0]
     out = np.empty((n_resamples, sums.shape[1]))
-    step = max(1, _CHUNK // n_units)
+    step = max(1, _budget.RESAMPLE_ELEMENTS // n_units)
     for start in range(0, n_resamples, step):
         w = rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=min(step, n_resamples - start))
         out[start : start + w.shape[0]] = (w @ sums) / (w @ counts)[:, None]
@@ -135,7 +134,7 @@ def paired_randomization_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int 
         return 1.0
     rng = np.random.default_rng(seed)
     extreme = 0
-    step = max(1, _CHUNK // d.size)
+    step = max(1, _budget.RESAMPLE_ELEMENTS // d.size)
     for start in range(0, n_resamples, step):
         signs = rng.integers(0, 2, size=(min(step, n_resamples - start), d.size), dtype=np.int8) * 2 - 1
         # a tiny tolerance so that ties with the observed value (e.g. all flips equal) count

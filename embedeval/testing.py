@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import _budget
 from ._evaluate import evaluate
 from ._inputs import _to_numpy, as_labels, encode_labels
 from ._metrics import EMBEDDINGS, parse_metrics
@@ -237,8 +238,8 @@ def _effective_rank(x: np.ndarray) -> float:
     """From the eigenvalues of the d x d scatter matrix, accumulated in float64 blocks."""
     mean = x.mean(axis=0, dtype=np.float64)
     scatter = np.zeros((x.shape[1], x.shape[1]))
-    for start in range(0, x.shape[0], 65536):
-        block = x[start : start + 65536].astype(np.float64) - mean
+    for start in range(0, x.shape[0], _budget.SCAN_ROWS):
+        block = x[start : start + _budget.SCAN_ROWS].astype(np.float64) - mean
         scatter += block.T @ block
     singular = np.sqrt(np.clip(np.linalg.eigvalsh(scatter), 0.0, None))
     total = singular.sum()

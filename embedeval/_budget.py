@@ -1,0 +1,35 @@
+"""Every working-memory budget and chunk size of the package, in one place.
+
+Work is done in blocks so that memory stays bounded whatever the input size; these numbers
+decide how big the blocks are. None of them changes a result, only time and memory.
+"""
+
+from __future__ import annotations
+
+# Rows of an input read at once by checks that scan a whole (possibly memory-mapped) array.
+SCAN_ROWS = 65536
+
+# Ranked entries per query block of `evaluate` (an entry costs ~40 bytes across faiss's
+# output, the tie-rule sort and the hits matrix): 2**22 entries is ~170 MB, shared by the
+# blocks in flight.
+BLOCK_ENTRIES = 1 << 22
+# The longest query block.
+MAX_BLOCK_ROWS = 4096
+# faiss searches a call of n queries of dimension d with BLAS only when n * d reaches this
+# (its distance_compute_blas_threshold); below it, a slower pair-by-pair loop (measured 2x).
+FAISS_BLAS_THRESHOLD = 128_000
+
+# float64 elements per recomputation chunk of near-tied candidates (1 MB: stays in cache).
+RECOMPUTE_ELEMENTS = 1 << 17
+# float64 elements of one (queries x references) block of the deep float64 path (32 MB).
+DENSE_ELEMENTS = 1 << 22
+# Bytes of one reference shard when sharding is implied (streaming, Dask) but no size is given.
+DEFAULT_SHARD_BYTES = 256 << 20
+# faiss indexes of reference shards cached per Dask worker process.
+CACHED_SHARDS = 8
+
+# Comparisons (ranked x judged, or items) per block when evaluating rankings and score matrices
+# (16 MB of booleans).
+RANKING_ELEMENTS = 1 << 24
+# Replicate x item weights held at once by the bootstrap and the randomization test.
+RESAMPLE_ELEMENTS = 1 << 24
