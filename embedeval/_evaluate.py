@@ -21,7 +21,7 @@ from ._inputs import (
     check_positive_int,
     encode_labels,
 )
-from ._metrics import EMBEDDINGS, Metric, parse_metrics
+from ._metrics import DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, Metric, parse_metrics
 from ._neighbors import (
     GPU_MAX_K,
     ApproximateIndex,
@@ -150,7 +150,7 @@ def evaluate(
     *,
     reference=None,
     reference_labels=None,
-    metrics=("precision@1", "r_precision", "map@r"),
+    metrics=DEFAULT_EMBEDDING_METRICS,
     distance: str = "euclidean",
     block_size: int | None = None,
     n_threads: int | None = None,

@@ -16,6 +16,12 @@ EMBEDDINGS = "embeddings"
 RANKINGS = "rankings"
 BOTH = (EMBEDDINGS, RANKINGS)
 
+# Default metric lists, each written once: the Python API's defaults per input form, and the
+# Musgrave et al. set that the reality check reports and the `evaluate` command prints.
+DEFAULT_EMBEDDING_METRICS = ("precision@1", "r_precision", "map@r")
+DEFAULT_RANKING_METRICS = ("precision@10", "recall@10", "mrr@10", "ndcg@10", "map")
+MUSGRAVE_METRICS = ("precision@1", "recall@1", "recall@10", "r_precision", "map@r")
+
 
 @dataclass(frozen=True)
 class _Family:

@@ -14,10 +14,9 @@ import numpy as np
 
 from . import _budget, _kernels
 from ._inputs import _to_numpy, check_choice
-from ._metrics import RANKINGS, parse_metrics
+from ._metrics import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
 from .result import EvaluationResult, micro_averages
 
-DEFAULT_METRICS = ("precision@10", "recall@10", "mrr@10", "ndcg@10", "map")
 _TIE_RULE_SCORES = "items with equal scores are ranked by column index, lower first"
 _TIE_RULE_LISTS = (
     "the order given; a TREC run or a {id: score} mapping is sorted by score, ties by id descending (trec_eval)"
@@ -243,7 +242,7 @@ def evaluate_rankings(
     rankings,
     relevance,
     *,
-    metrics=DEFAULT_METRICS,
+    metrics=DEFAULT_RANKING_METRICS,
     threshold: float = 1,
     grades=None,
     pad: int = -1,
@@ -344,7 +343,7 @@ def evaluate_scores(
     scores,
     relevance,
     *,
-    metrics=DEFAULT_METRICS,
+    metrics=DEFAULT_RANKING_METRICS,
     threshold: float = 1,
     empty: str = "skip",
 ) -> EvaluationResult:

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ._inputs import DISTANCES
+from ._metrics import DEFAULT_EMBEDDING_METRICS, DEFAULT_RANKING_METRICS, MUSGRAVE_METRICS
 from ._text import aligned_table, markdown_table
 
 EXAMPLES = """examples:
@@ -409,14 +410,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"embedeval {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub_kw = {"epilog": EXAMPLES, "formatter_class": argparse.RawDescriptionHelpFormatter}
-    emb_metrics = ["precision@1", "recall@1", "recall@10", "r_precision", "map@r"]
 
     ev = sub.add_parser("evaluate", help="evaluate saved embeddings with class labels", **sub_kw)
     ev.add_argument("embeddings", metavar="EMBEDDINGS", help=".npy (memory-mapped), .npz, .parquet, .csv, .tsv, .txt")
     ev.add_argument("labels", metavar="LABELS", help=".npy/.npz/.parquet, or text with one label per line")
     ev.add_argument("--reference", help="a separate gallery to search (default: leave-one-out)")
     ev.add_argument("--reference-labels", help="labels of the gallery")
-    ev.add_argument("--metrics", nargs="+", default=emb_metrics)
+    ev.add_argument("--metrics", nargs="+", default=list(MUSGRAVE_METRICS))
     ev.add_argument("--distance", choices=DISTANCES, default="euclidean")
     ev.add_argument("--key", help="array name in .npz / column in .parquet embedding files")
     ev.add_argument("--label-key", help="array name in .npz / column in .parquet label files")
@@ -441,7 +441,7 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("a", metavar="A", help="embeddings of model A")
     cp.add_argument("b", metavar="B", help="embeddings of model B, same items in the same order")
     cp.add_argument("labels", metavar="LABELS")
-    cp.add_argument("--metrics", nargs="+", default=["precision@1", "r_precision", "map@r"])
+    cp.add_argument("--metrics", nargs="+", default=list(DEFAULT_EMBEDDING_METRICS))
     cp.add_argument("--distance", choices=DISTANCES, default="euclidean")
     cp.add_argument("--key", help="array name in .npz / column in .parquet embedding files")
     cp.add_argument("--label-key", help="array name in .npz / column in .parquet label files")
@@ -461,7 +461,7 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             ir.add_argument("scores", metavar="SCORES", help=".npy/.npz/.csv/.tsv/.txt, higher is better")
             ir.add_argument("relevance", metavar="RELEVANCE", help="grades of the same shape (0 = not relevant)")
-        ir.add_argument("--metrics", nargs="+", default=["precision@10", "recall@10", "mrr@10", "ndcg@10", "map"])
+        ir.add_argument("--metrics", nargs="+", default=list(DEFAULT_RANKING_METRICS))
         ir.add_argument("--threshold", type=float, default=1.0, help="grade at which an item is relevant (default 1)")
         ir.add_argument("--empty", choices=("skip", "zero"), default="skip", help="queries without relevant items")
         ir.add_argument("--report", metavar="FILE", help="write a .md or .html report")

@@ -17,10 +17,11 @@ import numpy as np
 
 from ._evaluate import evaluate
 from ._inputs import check_positive_int
+from ._metrics import MUSGRAVE_METRICS
 from ._text import aligned_table, markdown_table
 from .result import EvaluationResult
 
-METRICS = ("precision@1", "recall@1", "recall@10", "r_precision", "map@r")
+METRICS = MUSGRAVE_METRICS
 CLASS_NAMES = ("A", "B")
 
 # (label, x_low, x_high) for every strip, in order.
