@@ -21,7 +21,16 @@ from ._inputs import (
     check_positive_int,
     encode_labels,
 )
-from ._metrics import DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, Metric, parse_metrics
+from ._metrics import (
+    ALL_HITS,
+    DEFAULT_EMBEDDING_METRICS,
+    EMBEDDINGS,
+    FIRST_HIT,
+    Metric,
+    Needs,
+    parse_metrics,
+    per_query_values,
+)
 from ._neighbors import (
     GPU_MAX_K,
     ApproximateIndex,
@@ -40,30 +49,17 @@ TIE_RULE = "references at equal distance are ranked by index, lower first"
 
 @dataclass(frozen=True)
 class _Plan:
-    """What a query block needs from the ranking, derived once from the metric list."""
+    """The metrics of an evaluation and what they need from each ranking."""
 
     metrics: tuple[Metric, ...]
-    fixed_k: int  # the largest cutoff of any @k metric
-    needs_r: bool  # r_precision or map@r: rank at least R deep
-    needs_first_hit: bool  # mrr over the whole ranking
-    needs_all_hits: bool  # map over the whole ranking
+    needs: Needs
 
     @classmethod
     def from_metrics(cls, metrics: list[Metric]) -> _Plan:
-        return cls(
-            tuple(metrics),
-            max([m.k for m in metrics if m.k is not None], default=0),
-            any(m.family in ("r_precision", "map@r") for m in metrics),
-            any(m.family == "mrr" and m.k is None for m in metrics),
-            any(m.family == "map" and m.k is None for m in metrics),
-        )
+        return cls(tuple(metrics), Needs.of(metrics))
 
     def depth(self, n_relevant: np.ndarray, n_rankable: int) -> np.ndarray:
-        """How deep each query's ranking must go before the whole-ranking conditions."""
-        depth = np.full(n_relevant.shape, max(self.fixed_k, 1), dtype=np.int64)
-        if self.needs_r:
-            depth = np.maximum(depth, n_relevant)
-        return np.minimum(depth, n_rankable)
+        return self.needs.depth(n_relevant, n_rankable)
 
 
 def evaluate_block(
@@ -103,15 +99,15 @@ def evaluate_block(
         sub_exclude = None if exclude is None else exclude[rows]
         ranked = index.search(queries[rows], depth, sub_exclude, query_codes[rows], reference_codes)
         hits = (ranked >= 0) & (reference_codes[ranked] == query_codes[rows, None])  # -1: nothing found
-        for name, v in _kernels.compute(plan.metrics, _kernels.hits_from_dense(hits, n_relevant[rows])).items():
+        for name, v in per_query_values(plan.metrics, _kernels.hits_from_dense(hits, n_relevant[rows])).items():
             values.setdefault(name, np.empty(queries.shape[0]))[rows] = v
         # Whole-ranking metrics need the first (mrr) or every (map) relevant item to be ranked:
         # rank the queries that lack them deeper, doubling, until they have them.
         found = np.count_nonzero(hits, axis=1)
         short = np.zeros(rows.size, dtype=bool)
-        if plan.needs_first_hit:
+        if plan.needs.first_hit:
             short |= found == 0
-        if plan.needs_all_hits:
+        if plan.needs.all_hits:
             short |= found < n_relevant[rows]
         if depth >= n_rankable:
             break
@@ -280,7 +276,7 @@ def evaluate(
     if approximate:
         if not isinstance(index, str):
             raise TypeError(f"'index' must be 'flat' or a faiss index-factory string; got {type(index).__name__}")
-        whole = [m.name for m in parsed if m.family in ("map", "mrr") and m.k is None]
+        whole = [m.name for m in parsed if m.uncut in (FIRST_HIT, ALL_HITS)]
         if whole:
             raise ValueError(
                 f"{whole} rank every reference, which an approximate index cannot; use index='flat' or "

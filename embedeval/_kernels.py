@@ -10,9 +10,12 @@ Every input form (embeddings with labels, ranked id lists, score matrices) is re
 * for graded metrics, ``gain_ranks`` and ``gain_grades`` (the ranks and grades of retrieved items
   with a positive grade) and ``ideal`` (all judged grades of the query in decreasing order).
 
-Each kernel returns a float64 array of shape (n_queries,); kernels that divide by R return NaN
-where R = 0 (the callers decide what such a query means). Row sums are accumulated left to
-right so that the width of the padding can never change a bit of a result.
+Every kernel has the signature ``kernel(hits, cutoff) -> array of shape (n_queries,)``, float64.
+``cutoff`` is None (the whole ranking), an int k (its top k), or an int array of shape
+(n_queries,) (one cutoff per query: R for the ``@r`` metrics). Kernels that divide by R return
+NaN where R = 0 (the callers decide what such a query means). Row sums are accumulated left to
+right so that the width of the padding can never change a bit of a result. Which kernel serves
+which metric name is declared in :mod:`embedeval._metrics`.
 """
 
 from __future__ import annotations
@@ -67,40 +70,47 @@ def _safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
-def _within(ranks: np.ndarray, k) -> np.ndarray:
-    """Relevant retrieved items at rank <= k (k a number or one per query)."""
-    cut = np.asarray(k, dtype=np.float64)
-    return np.count_nonzero(ranks <= (cut[:, None] if cut.ndim else cut), axis=1)
+def _bound(cutoff) -> np.ndarray | float:
+    """The cutoff as a bound on ranks, broadcastable against (n_queries, h): inf for None."""
+    if cutoff is None:
+        return np.inf
+    cut = np.asarray(cutoff, dtype=np.float64)
+    return cut[:, None] if cut.ndim else cut
 
 
-def precision_at(h: Hits, k: int) -> np.ndarray:
+def _within(ranks: np.ndarray, cutoff) -> np.ndarray:
+    """Relevant retrieved items at rank <= cutoff."""
+    return np.count_nonzero(ranks <= _bound(cutoff), axis=1)
+
+
+def precision(h: Hits, cutoff) -> np.ndarray:
     r"""P@k = :math:`\frac{1}{k}\sum_{i \le k} rel_i`; divides by k even if fewer were ranked."""
-    return _within(h.ranks, k) / float(k)
+    return _within(h.ranks, cutoff) / np.asarray(cutoff, dtype=np.float64)
 
 
-def hit_at(h: Hits, k: int) -> np.ndarray:
+def hit_rate(h: Hits, cutoff) -> np.ndarray:
     """Hit rate@k (metric-learning Recall@K): 1 if a relevant item is in the top k, else 0."""
-    return (h.ranks[:, 0] <= k).astype(np.float64)
+    return (h.ranks[:, 0] <= np.asarray(cutoff, dtype=np.float64)).astype(np.float64)
 
 
-def recall_at(h: Hits, k: int) -> np.ndarray:
+def recall(h: Hits, cutoff) -> np.ndarray:
     r"""trec_eval recall@k = :math:`\frac{1}{R}\sum_{i \le k} rel_i`."""
-    return _safe_divide(_within(h.ranks, k), h.n_relevant)
+    return _safe_divide(_within(h.ranks, cutoff), h.n_relevant)
 
 
-def capped_recall_at(h: Hits, k: int) -> np.ndarray:
+def capped_recall(h: Hits, cutoff) -> np.ndarray:
     r"""Capped recall@k = :math:`\frac{1}{\min(k, R)}\sum_{i \le k} rel_i` (BEIR)."""
-    return _safe_divide(_within(h.ranks, k), np.minimum(h.n_relevant, k))
+    return _safe_divide(_within(h.ranks, cutoff), np.minimum(h.n_relevant, cutoff))
 
 
-def f1_at(h: Hits, k: int) -> np.ndarray:
+def f1(h: Hits, cutoff) -> np.ndarray:
     r"""F1@k = :math:`\frac{2PR}{P+R}` of P@k and trec recall@k; 0 when both are 0."""
-    p, r = precision_at(h, k), recall_at(h, k)
+    p, r = precision(h, cutoff), recall(h, cutoff)
     total = p + r
     return np.where(total > 0, 2 * p * r / np.where(total > 0, total, 1.0), 0.0)
 
 
-def r_precision(h: Hits) -> np.ndarray:
+def r_precision(h: Hits, cutoff=None) -> np.ndarray:
     r"""R-precision = :math:`\frac{1}{R}\sum_{i \le R} rel_i`, R the query's own count."""
     return _safe_divide(_within(h.ranks, h.n_relevant), h.n_relevant)
 
@@ -111,11 +121,10 @@ def _precision_at_hits(h: Hits, cutoff) -> np.ndarray:
     p = j / h.ranks  # +inf padding gives 0
     if cutoff is None:
         return p
-    cut = np.asarray(cutoff, dtype=np.float64)
-    return np.where(h.ranks <= (cut[:, None] if cut.ndim else cut), p, 0.0)
+    return np.where(h.ranks <= _bound(cutoff), p, 0.0)
 
 
-def average_precision(h: Hits, cutoff=None) -> np.ndarray:
+def average_precision(h: Hits, cutoff) -> np.ndarray:
     r"""AP@k with trec_eval's denominator, :math:`\frac{1}{R}\sum_{i \le k} P(i)\,rel_i`.
 
     ``cutoff`` None: the whole ranking; an int: its top k; an array: one cutoff per query,
@@ -124,16 +133,16 @@ def average_precision(h: Hits, cutoff=None) -> np.ndarray:
     return _safe_divide(_row_sum(_precision_at_hits(h, cutoff)), h.n_relevant)
 
 
-def average_precision_over_hits(h: Hits, k: int) -> np.ndarray:
+def average_precision_over_hits(h: Hits, cutoff) -> np.ndarray:
     r""":math:`\frac{\sum_{i \le k} P(i)\,rel_i}{\sum_{i \le k} rel_i}`, 0 without a hit (the tutorial's AP@k)."""
-    found = _within(h.ranks, k)
-    return np.where(found > 0, _row_sum(_precision_at_hits(h, k)) / np.maximum(found, 1), 0.0)
+    found = _within(h.ranks, cutoff)
+    return np.where(found > 0, _row_sum(_precision_at_hits(h, cutoff)) / np.maximum(found, 1), 0.0)
 
 
-def reciprocal_rank(h: Hits, k: int | None = None) -> np.ndarray:
+def reciprocal_rank(h: Hits, cutoff) -> np.ndarray:
     """1 / rank of the first relevant item; 0 if there is none (within the top k)."""
     first = h.ranks[:, 0]
-    return np.where(first <= (np.inf if k is None else k), 1.0 / first, 0.0)
+    return np.where(first <= (np.inf if cutoff is None else np.asarray(cutoff, dtype=np.float64)), 1.0 / first, 0.0)
 
 
 def _gain(grades: np.ndarray, exponential: bool) -> np.ndarray:
@@ -141,66 +150,36 @@ def _gain(grades: np.ndarray, exponential: bool) -> np.ndarray:
     return np.exp2(grades) - 1.0 if exponential else grades
 
 
-def dcg(ranks: np.ndarray, grades: np.ndarray, k: int | None = None, exponential: bool = False) -> np.ndarray:
-    r"""DCG@k = :math:`\sum_{i \le k} g(rel_i)/\log_2(i+1)`, g linear (rel) or exponential (2^rel - 1)."""
-    inside = ranks <= (np.inf if k is None else k)
+def _dcg(ranks: np.ndarray, grades: np.ndarray, cutoff, exponential: bool) -> np.ndarray:
+    inside = ranks <= _bound(cutoff)
     return _row_sum(np.where(inside, _gain(grades, exponential) / np.log2(np.where(inside, ranks, 1.0) + 1.0), 0.0))
 
 
-def ideal_dcg(ideal: np.ndarray, k: int | None = None, exponential: bool = False) -> np.ndarray:
+def _ideal_dcg(ideal: np.ndarray, cutoff, exponential: bool) -> np.ndarray:
     ranks = np.broadcast_to(np.arange(1, ideal.shape[1] + 1, dtype=np.float64), ideal.shape)
-    return dcg(ranks, ideal, k, exponential)
+    return _dcg(ranks, ideal, cutoff, exponential)
 
 
-def cg(ranks: np.ndarray, grades: np.ndarray, k: int | None = None) -> np.ndarray:
+def dcg(h: Hits, cutoff) -> np.ndarray:
+    r"""DCG@k = :math:`\sum_{i \le k} rel_i/\log_2(i+1)` (linear gain, trec_eval)."""
+    return _dcg(h.gain_ranks, h.gain_grades, cutoff, exponential=False)
+
+
+def dcg_exp(h: Hits, cutoff) -> np.ndarray:
+    r"""DCG@k = :math:`\sum_{i \le k} (2^{rel_i}-1)/\log_2(i+1)` (exponential gain)."""
+    return _dcg(h.gain_ranks, h.gain_grades, cutoff, exponential=True)
+
+
+def ndcg(h: Hits, cutoff) -> np.ndarray:
+    """DCG@k / ideal DCG@k with linear gain; NaN where the ideal DCG is 0."""
+    return _safe_divide(dcg(h, cutoff), _ideal_dcg(h.ideal, cutoff, exponential=False))
+
+
+def ndcg_exp(h: Hits, cutoff) -> np.ndarray:
+    """DCG@k / ideal DCG@k with exponential gain; NaN where the ideal DCG is 0."""
+    return _safe_divide(dcg_exp(h, cutoff), _ideal_dcg(h.ideal, cutoff, exponential=True))
+
+
+def cg(h: Hits, cutoff) -> np.ndarray:
     r"""CG@k = :math:`\sum_{i \le k} rel_i` (linear gain, no discount)."""
-    return _row_sum(np.where(ranks <= (np.inf if k is None else k), np.maximum(grades, 0.0), 0.0))
-
-
-def compute(metrics, h: Hits) -> dict[str, np.ndarray]:
-    """Per-query values of each metric: the one place every input form meets the kernels.
-
-    Parameters
-    ----------
-    metrics : sequence of Metric
-    h : Hits
-        ``gain_ranks``, ``gain_grades`` and ``ideal`` are needed only by the DCG family.
-
-    Returns
-    -------
-    dict of str to numpy.ndarray of shape (n_queries,)
-    """
-    out = {}
-    for m in metrics:
-        f, k = m.family, m.k
-        if f == "precision":
-            v = precision_at(h, k)
-        elif f == "hit_rate" or (f == "recall" and m.form == "embeddings"):
-            v = hit_at(h, k)
-        elif f == "recall":
-            v = recall_at(h, k)
-        elif f == "capped_recall":
-            v = capped_recall_at(h, k)
-        elif f == "f1":
-            v = f1_at(h, k)
-        elif f == "r_precision":
-            v = r_precision(h)
-        elif f == "map@r":
-            v = average_precision(h, cutoff=h.n_relevant)
-        elif f == "map":
-            v = average_precision(h, cutoff=k)
-        elif f == "map_hits":
-            v = average_precision_over_hits(h, k)
-        elif f == "mrr":
-            v = reciprocal_rank(h, k)
-        elif f in ("ndcg", "ndcg_exp"):
-            exp = f == "ndcg_exp"
-            v = _safe_divide(dcg(h.gain_ranks, h.gain_grades, k, exp), ideal_dcg(h.ideal, k, exp))
-        elif f in ("dcg", "dcg_exp"):
-            v = dcg(h.gain_ranks, h.gain_grades, k, exponential=f == "dcg_exp")
-        elif f == "cg":
-            v = cg(h.gain_ranks, h.gain_grades, k)
-        else:  # pragma: no cover - parse_metrics only lets registered families through
-            raise AssertionError(f)
-        out[m.name] = v
-    return out
+    return _row_sum(np.where(h.gain_ranks <= _bound(cutoff), np.maximum(h.gain_grades, 0.0), 0.0))

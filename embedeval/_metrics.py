@@ -1,16 +1,31 @@
-"""Metric names (``"precision@5"``, ``"map@r"``, ``"ndcg@10"``), their parsing and definitions.
+"""The metric registry: what each metric is, where it applies, its kernel and what it needs.
 
-A metric is a *family* and an optional cutoff ``k``. The registry says, per family, whether a
-cutoff is required, allowed or forbidden, which input forms accept it, and its definition in each
-form: ``recall@k`` is the metric-learning Recall@K for embeddings with class labels and
-trec_eval's recall for ranked lists and score matrices. The definition text is what results
-carry and what the README's conventions table shows.
+A metric name is a *family* and an optional *cutoff*: ``precision@5``, ``map``, ``map@r``,
+``ndcg@10``. A cutoff is an int k >= 1 (the top k of the ranking) or the letter ``r`` (the
+query's own R, the number of its relevant items). Each family is declared once in
+:data:`FAMILIES` with
+
+* the cutoffs it accepts (none, k, r);
+* what it needs from a ranking that has no cutoff: R items (``r_precision``), the first relevant
+  item (``mrr``) or every relevant item (``map``, ``ndcg``, ...);
+* per input form, its definition and its kernel (a function of :mod:`embedeval._kernels`).
+
+The input form decides the meaning where the field disagrees: ``recall@k`` is the metric-learning
+Recall@K for embeddings with class labels and trec_eval's recall for ranked lists and score
+matrices. Everything else reads these declarations: the parser, the kernels' dispatch
+(:func:`per_query_values`), the search depth (:class:`Needs`), the approximate-index check and the
+README's conventions table.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+
+import numpy as np
+
+from . import _kernels as K
 
 EMBEDDINGS = "embeddings"
 RANKINGS = "rankings"
@@ -22,120 +37,245 @@ DEFAULT_EMBEDDING_METRICS = ("precision@1", "r_precision", "map@r")
 DEFAULT_RANKING_METRICS = ("precision@10", "recall@10", "mrr@10", "ndcg@10", "map")
 MUSGRAVE_METRICS = ("precision@1", "recall@1", "recall@10", "r_precision", "map@r")
 
+# What a metric without a cutoff needs from the ranking.
+R_ITEMS, FIRST_HIT, ALL_HITS = "R items", "the first relevant item", "every relevant item"
+
 
 @dataclass(frozen=True)
-class _Family:
-    cutoff: str  # "required", "optional" or "never"
-    definitions: dict[str, str]  # form -> definition; the forms that accept the family
+class Form:
+    """A family's meaning in one input form."""
+
+    definition: str
+    kernel: Callable  # kernel(hits, cutoff) -> array of shape (n_queries,)
 
 
-def _same(text: str, forms=BOTH) -> dict[str, str]:
-    return dict.fromkeys(forms, text)
+@dataclass(frozen=True)
+class Family:
+    """One metric family: accepted cutoffs, what it needs uncut, and its meaning per input form."""
 
+    cutoffs: frozenset  # of "none", "k", "r"
+    uncut: str | None  # R_ITEMS, FIRST_HIT or ALL_HITS when "none" is accepted
+    forms: dict[str, Form]
+    r_definition: str | None = None  # the definition of family@r, where "r" is accepted
+    graded: bool = False  # reads grades, not only the binary relevance
+
+
+def _forms(definition: str, kernel: Callable, forms=BOTH) -> dict[str, Form]:
+    return dict.fromkeys(forms, Form(definition, kernel))
+
+
+_K, _OPT, _NONE = frozenset({"k"}), frozenset({"none", "k"}), frozenset({"none"})
+_DCG = "sum_{i<=k} g(rel_i) / log2(i + 1)"
 
 # R is the number of relevant items of the query: for embeddings, the references sharing the
 # query's label (the query excluded); for rankings, the judged items with grade >= threshold.
-_DCG = "sum_{i<=k} g(rel_i) / log2(i + 1)"
-_FAMILIES: dict[str, _Family] = {
-    "precision": _Family(
-        "required", _same("P@k = (relevant items among the top k) / k; divides by k even if fewer were ranked")
+FAMILIES: dict[str, Family] = {
+    "precision": Family(
+        _K,
+        None,
+        _forms("P@k = (relevant items among the top k) / k; divides by k even if fewer were ranked", K.precision),
     ),
-    "recall": _Family(
-        "required",
+    "recall": Family(
+        _K,
+        None,
         {
-            EMBEDDINGS: "metric-learning Recall@K = 1 if any of the top k shares the query's label, else 0 "
-            "(identical to hit_rate@k)",
-            RANKINGS: "trec_eval recall@k = (relevant items among the top k) / R",
+            EMBEDDINGS: Form(
+                "metric-learning Recall@K = 1 if any of the top k shares the query's label, else 0 "
+                "(identical to hit_rate@k)",
+                K.hit_rate,
+            ),
+            RANKINGS: Form("trec_eval recall@k = (relevant items among the top k) / R", K.recall),
         },
     ),
-    "capped_recall": _Family(
-        "required", _same("capped recall@k = (relevant items among the top k) / min(k, R) (BEIR)", (RANKINGS,))
+    "capped_recall": Family(
+        _K,
+        None,
+        _forms("capped recall@k = (relevant items among the top k) / min(k, R) (BEIR)", K.capped_recall, (RANKINGS,)),
     ),
-    "hit_rate": _Family("required", _same("hit_rate@k = 1 if any of the top k is relevant, else 0")),
-    "f1": _Family(
-        "required", _same("F1@k = 2 P@k recall@k / (P@k + recall@k), 0 when both are 0 (trec recall)", (RANKINGS,))
+    "hit_rate": Family(_K, None, _forms("hit_rate@k = 1 if any of the top k is relevant, else 0", K.hit_rate)),
+    "f1": Family(
+        _K,
+        None,
+        _forms("F1@k = 2 P@k recall@k / (P@k + recall@k), 0 when both are 0 (trec recall)", K.f1, (RANKINGS,)),
     ),
-    "r_precision": _Family("never", _same("R-precision = (relevant items among the top R) / R")),
-    "map@r": _Family(
-        "never",
-        _same("MAP@R = (1/R) * sum_{i<=R} P(i) * rel(i), P(i) = precision at rank i (Musgrave et al. 2020)"),
-    ),
-    "map": _Family(
-        "optional",
-        _same(
+    "r_precision": Family(_NONE, R_ITEMS, _forms("R-precision = (relevant items among the top R) / R", K.r_precision)),
+    "map": Family(
+        frozenset({"none", "k", "r"}),
+        ALL_HITS,
+        _forms(
             "AP = (1/R) * sum_{i<=k} P(i) * rel(i) over the whole ranking, or its top k for map@k "
-            "(trec_eval's denominator: all R relevant items)"
+            "(trec_eval's denominator: all R relevant items)",
+            K.average_precision,
         ),
+        r_definition="MAP@R = (1/R) * sum_{i<=R} P(i) * rel(i), P(i) = precision at rank i (Musgrave et al. 2020)",
     ),
-    "map_hits": _Family(
-        "required",
-        _same(
+    "map_hits": Family(
+        _K,
+        None,
+        _forms(
             "AP over hits@k = sum_{i<=k} P(i) * rel(i) / (relevant items among the top k), 0 without a hit "
             "(the tutorial's convention, not trec_eval's)",
+            K.average_precision_over_hits,
             (RANKINGS,),
         ),
     ),
-    "mrr": _Family(
-        "optional",
-        _same("RR = 1 / rank of the first relevant item in the whole ranking, or 0 if none is in the top k for mrr@k"),
+    "mrr": Family(
+        _OPT,
+        FIRST_HIT,
+        _forms(
+            "RR = 1 / rank of the first relevant item in the whole ranking, or 0 if none is in the top k for mrr@k",
+            K.reciprocal_rank,
+        ),
     ),
-    "ndcg": _Family(
-        "optional",
-        _same(
+    "ndcg": Family(
+        _OPT,
+        ALL_HITS,
+        _forms(
             f"nDCG@k = DCG@k / ideal DCG@k, DCG@k = {_DCG}, linear gain g(rel) = rel (trec_eval); ideal from "
             "all judged items sorted by grade, cut at k",
+            K.ndcg,
             (RANKINGS,),
         ),
+        graded=True,
     ),
-    "ndcg_exp": _Family(
-        "optional",
-        _same(
+    "ndcg_exp": Family(
+        _OPT,
+        ALL_HITS,
+        _forms(
             f"nDCG@k with exponential gain g(rel) = 2^rel - 1: DCG@k = {_DCG}; ideal from all judged items "
             "sorted by grade, cut at k",
+            K.ndcg_exp,
             (RANKINGS,),
         ),
+        graded=True,
     ),
-    "dcg": _Family("optional", _same(f"DCG@k = {_DCG}, linear gain g(rel) = rel", (RANKINGS,))),
-    "dcg_exp": _Family("optional", _same(f"DCG@k = {_DCG}, exponential gain g(rel) = 2^rel - 1", (RANKINGS,))),
-    "cg": _Family("optional", _same("CG@k = sum_{i<=k} rel_i (graded, no discount)", (RANKINGS,))),
+    "dcg": Family(_OPT, ALL_HITS, _forms(f"DCG@k = {_DCG}, linear gain g(rel) = rel", K.dcg, (RANKINGS,)), graded=True),
+    "dcg_exp": Family(
+        _OPT,
+        ALL_HITS,
+        _forms(f"DCG@k = {_DCG}, exponential gain g(rel) = 2^rel - 1", K.dcg_exp, (RANKINGS,)),
+        graded=True,
+    ),
+    "cg": Family(
+        _OPT, ALL_HITS, _forms("CG@k = sum_{i<=k} rel_i (graded, no discount)", K.cg, (RANKINGS,)), graded=True
+    ),
 }
-
-_NAME = re.compile(r"^(?P<family>[a-z_0-9]+?)(?:@(?P<k>[^@]*))?$")
 
 
 @dataclass(frozen=True)
 class Metric:
-    """A parsed metric name: a family, a cutoff and the input form that gives it its meaning."""
+    """A parsed metric name: a family, its cutoff (an int ``k``, or ``at_r``: the query's R, or
+    neither) and the input form that gives it its meaning."""
 
     family: str
     k: int | None = None
     form: str = EMBEDDINGS
+    at_r: bool = False
 
     @property
     def name(self) -> str:
-        if self.family == "map@r":
-            return "map@r"
+        """The canonical name, under which results report the metric."""
+        if self.at_r:
+            return f"{self.family}@r"
         return self.family if self.k is None else f"{self.family}@{self.k}"
 
     @property
+    def spec(self) -> Family:
+        return FAMILIES[self.family]
+
+    @property
     def definition(self) -> str:
-        return _FAMILIES[self.family].definitions[self.form]
+        return self.spec.r_definition if self.at_r else self.spec.forms[self.form].definition
+
+    @property
+    def uncut(self) -> str | None:
+        """What the metric needs from the whole ranking: None when it has a cutoff."""
+        return None if self.k is not None or self.at_r else self.spec.uncut
+
+    @property
+    def needs_r(self) -> bool:
+        """Whether the ranking must be at least R deep."""
+        return self.at_r or self.uncut == R_ITEMS
+
+    def cutoff(self, n_relevant: np.ndarray):
+        """The kernel's cutoff: the int k, the per-query R, or None for the whole ranking."""
+        return n_relevant if self.at_r else self.k
+
+    def values(self, hits: K.Hits) -> np.ndarray:
+        """Per-query values, array of shape (n_queries,)."""
+        return self.spec.forms[self.form].kernel(hits, self.cutoff(hits.n_relevant))
+
+
+def per_query_values(metrics, hits: K.Hits) -> dict[str, np.ndarray]:
+    """Each metric's per-query values: the one place every input form meets the kernels."""
+    return {m.name: m.values(hits) for m in metrics}
+
+
+@dataclass(frozen=True)
+class Needs:
+    """What a list of metrics needs from each query's ranking, read off their declarations."""
+
+    k: int  # the largest int cutoff (0 if none)
+    r: bool  # rank at least R deep
+    first_hit: bool  # rank until the first relevant item is found
+    all_hits: bool  # rank until every relevant item is found
+
+    @classmethod
+    def of(cls, metrics) -> Needs:
+        return cls(
+            max([m.k for m in metrics if m.k is not None], default=0),
+            any(m.needs_r for m in metrics),
+            any(m.uncut == FIRST_HIT for m in metrics),
+            any(m.uncut == ALL_HITS for m in metrics),
+        )
+
+    @property
+    def whole_ranking(self) -> bool:
+        """Whether some metric may need the ranking to its very end."""
+        return self.first_hit or self.all_hits
+
+    def depth(self, n_relevant: np.ndarray, n_rankable: int) -> np.ndarray:
+        """How deep each query must be ranked, before the whole-ranking conditions."""
+        depth = np.full(n_relevant.shape, max(self.k, 1), dtype=np.int64)
+        if self.r:
+            depth = np.maximum(depth, n_relevant)
+        return np.minimum(depth, n_rankable)
 
 
 def valid_names(form: str) -> list[str]:
+    """The name patterns a form accepts, in registry order."""
     names = []
-    for family, spec in _FAMILIES.items():
-        if form not in spec.definitions:
-            continue
-        if family == "map@r":
-            names.append("map@r")
-        elif spec.cutoff == "required":
-            names.append(f"{family}@k")
-        elif spec.cutoff == "optional":
-            names += [family, f"{family}@k"]
-        else:
-            names.append(family)
+    for family, spec in FAMILIES.items():
+        if form in spec.forms:
+            names += [
+                f"{family}{suffix}" for cut, suffix in (("none", ""), ("k", "@k"), ("r", "@r")) if cut in spec.cutoffs
+            ]
     return names
+
+
+_NAME = re.compile(r"^(?P<family>[a-z_0-9]+?)(?:@(?P<cut>[^@]*))?$")
+
+
+def parse_metric(raw, form: str) -> Metric:
+    """Parse one metric name (case and surrounding spaces ignored); ValueError if unknown."""
+    if not isinstance(raw, str):
+        raise TypeError(f"'metrics' entries must be strings; got {raw!r}")
+    match = _NAME.match(raw.strip().lower())
+    family, cut = (match["family"], match["cut"]) if match else (None, None)
+    spec = FAMILIES.get(family)
+    if spec is None or form not in spec.forms:
+        raise ValueError(f"unknown metric {raw!r} for {form}; valid metrics are: {', '.join(valid_names(form))}")
+    if cut is None:
+        if "none" not in spec.cutoffs:
+            raise ValueError(f"metric {raw!r} needs a cutoff, as in '{family}@10'")
+        return Metric(family, None, form)
+    if spec.cutoffs == _NONE:
+        raise ValueError(f"metric {raw!r} takes no cutoff; write '{family}'")
+    if cut == "r" and "r" in spec.cutoffs:
+        return Metric(family, None, form, at_r=True)
+    if not cut.isdigit() or int(cut) < 1:
+        raise ValueError(f"'k' in metric {raw!r} must be an int >= 1; got {cut!r}")
+    return Metric(family, int(cut), form)
 
 
 def parse_metrics(metrics, form: str) -> list[Metric]:
@@ -145,9 +285,14 @@ def parse_metrics(metrics, form: str) -> list[Metric]:
     ----------
     metrics : str or sequence of str
         Names such as ``"precision@1"``, ``"recall@10"``, ``"r_precision"``, ``"map@r"``.
-        Case and surrounding spaces are ignored.
+        Case and surrounding spaces are ignored; ``"recall@010"`` is ``"recall@10"``.
     form : {"embeddings", "rankings"}
         The input form, which decides what ``recall@k`` means and which metrics apply.
+
+    Returns
+    -------
+    list of Metric
+        In the given order, one per canonical name.
     """
     if isinstance(metrics, str):
         metrics = [metrics]
@@ -159,29 +304,8 @@ def parse_metrics(metrics, form: str) -> list[Metric]:
         ) from None
     if not items:
         raise ValueError("'metrics' must name at least one metric; got an empty sequence")
-    valid = ", ".join(valid_names(form))
     parsed: dict[str, Metric] = {}
     for raw in items:
-        if not isinstance(raw, str):
-            raise TypeError(f"'metrics' entries must be strings; got {raw!r}")
-        text = raw.strip().lower()
-        match = _NAME.match(text)
-        family = match["family"] if match else None
-        k_text = match["k"] if match else None
-        if text == "map@r":
-            family, k_text = "map@r", None
-        spec = _FAMILIES.get(family)
-        if spec is None or form not in spec.definitions:
-            raise ValueError(f"unknown metric {raw!r} for {form}; valid metrics are: {valid}")
-        if k_text is None and spec.cutoff == "required":
-            raise ValueError(f"metric {raw!r} needs a cutoff, as in '{family}@10'")
-        if k_text is not None and spec.cutoff == "never":
-            raise ValueError(f"metric {raw!r} takes no cutoff; write '{family}'")
-        k = None
-        if k_text is not None:
-            k = int(k_text) if k_text.isdigit() else None
-            if k is None or k < 1:
-                raise ValueError(f"'k' in metric {raw!r} must be an int >= 1; got {k_text!r}")
-        metric = Metric(family, k, form)
+        metric = parse_metric(raw, form)
         parsed.setdefault(metric.name, metric)
     return list(parsed.values())

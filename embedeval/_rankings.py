@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _budget, _kernels
 from ._inputs import _to_numpy, check_choice
-from ._metrics import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
+from ._metrics import DEFAULT_RANKING_METRICS, RANKINGS, Needs, parse_metrics, per_query_values
 from .result import EvaluationResult, micro_averages
 
 _TIE_RULE_SCORES = "items with equal scores are ranked by column index, lower first"
@@ -199,7 +199,7 @@ def _hits(rows, ranks, grade, n, threshold, judged_grades) -> _kernels.Hits:
 
 
 def _finish(parsed, hits, empty, conventions, config, query_ids=None):
-    values = _kernels.compute(parsed, hits)
+    values = per_query_values(parsed, hits)
     no_relevant = hits.n_relevant == 0
     skipped = {}
     if empty == "skip":
@@ -395,12 +395,8 @@ def evaluate_scores(
         )
     if not np.isfinite(g).all():
         raise ValueError("'relevance' must be finite")
-    ks = [m.k for m in parsed]
-    depth = (
-        s.shape[1]
-        if None in ks or any(m.family in ("r_precision", "map@r") for m in parsed)
-        else min(max(ks), s.shape[1])
-    )
+    needs = Needs.of(parsed)
+    depth = s.shape[1] if needs.r or needs.whole_ranking else min(needs.k, s.shape[1])
     rows = max(1, _budget.RANKING_ELEMENTS // s.shape[1])
     parts = []
     for start in range(0, s.shape[0], rows):
