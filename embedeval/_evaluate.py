@@ -42,7 +42,7 @@ from ._neighbors import (
     prepare,
 )
 from ._threads import run_threads
-from .result import EvaluationResult, micro_averages, per_class_averages
+from .result import EvaluationResult
 
 TIE_RULE = "references at equal distance are ranked by index, lower first"
 
@@ -398,7 +398,6 @@ def evaluate(
         )
         approximation.update(index=index, index_params=index_params)
 
-    n_skipped = queries.shape[0] - evaluated.size
     if not evaluated.size:
         warnings.warn(
             "no query was evaluated: every query's label has no other member in the reference "
@@ -411,17 +410,13 @@ def evaluate(
         if leave_one_out
         else "no reference shares the query's label (R = 0)"
     )
-    summary, _ = micro_averages(per_query)
-    return EvaluationResult(
-        summary=summary,
-        per_query=per_query,
-        definitions={m.name: m.definition for m in parsed},
-        conventions=_conventions(distance, leave_one_out),
-        n_queries=queries.shape[0],
-        n_evaluated=int(evaluated.size),
-        skipped={skip_reason: int(n_skipped)},
-        per_class=per_class_averages(per_query, query_codes, classes),
+    return EvaluationResult.from_per_query(
+        per_query,
+        {m.name: m.definition for m in parsed},
+        _conventions(distance, leave_one_out),
+        skip_reasons=(skip_reason,),
         query_labels=query_labels,
+        label_codes=(classes, query_codes),
         approximation=approximation,
         config={
             "distance": distance,

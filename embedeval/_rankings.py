@@ -15,7 +15,7 @@ import numpy as np
 from . import _budget, _kernels
 from ._inputs import _to_numpy, check_choice
 from ._metrics import DEFAULT_RANKING_METRICS, RANKINGS, Needs, parse_metrics, per_query_values
-from .result import EvaluationResult, micro_averages
+from .result import EvaluationResult
 
 _TIE_RULE_SCORES = "items with equal scores are ranked by column index, lower first"
 _TIE_RULE_LISTS = (
@@ -201,26 +201,18 @@ def _hits(rows, ranks, grade, n, threshold, judged_grades) -> _kernels.Hits:
 def _finish(parsed, hits, empty, conventions, config, query_ids=None):
     values = per_query_values(parsed, hits)
     no_relevant = hits.n_relevant == 0
-    skipped = {}
+    reasons = ()
     if empty == "skip":
         for v in values.values():
             v[no_relevant] = np.nan
-        skipped = {"no judged item reaches the relevance threshold (R = 0)": int(no_relevant.sum())}
+        reasons = ("no judged item reaches the relevance threshold (R = 0)",)
     else:
         for v in values.values():
             v[no_relevant & np.isnan(v)] = 0.0
-    summary, evaluated = micro_averages(values)
     if query_ids is not None:
         config = {**config, "query_ids": list(query_ids)}
-    return EvaluationResult(
-        summary=summary,
-        per_query=values,
-        definitions={m.name: m.definition for m in parsed},
-        conventions=conventions,
-        n_queries=int(no_relevant.shape[0]),
-        n_evaluated=int(evaluated.sum()),
-        skipped=skipped,
-        config=config,
+    return EvaluationResult.from_per_query(
+        values, {m.name: m.definition for m in parsed}, conventions, skip_reasons=reasons, config=config
     )
 
 

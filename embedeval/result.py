@@ -97,6 +97,8 @@ class EvaluationResult:
         For an approximate index: the index, its neighbour recall against exact search on a
         seeded sample of queries, and the metric values on that sample computed both ways.
         None when the search was exact.
+    skip_codes : numpy.ndarray of shape (n_queries,) or None
+        Per query, the position in ``skipped`` of the reason it was skipped, -1 if evaluated.
     """
 
     summary: dict[str, float]
@@ -110,39 +112,90 @@ class EvaluationResult:
     config: dict = field(default_factory=dict)
     query_labels: np.ndarray | None = None
     approximation: dict | None = None
+    skip_codes: np.ndarray | None = None
 
     @property
     def n_skipped(self) -> int:
         return self.n_queries - self.n_evaluated
 
+    @classmethod
+    def from_per_query(
+        cls,
+        per_query: dict[str, np.ndarray],
+        definitions: dict[str, str],
+        conventions: dict[str, str],
+        *,
+        skip_codes: np.ndarray | None = None,
+        skip_reasons: tuple[str, ...] = (),
+        query_labels: np.ndarray | None = None,
+        label_codes: tuple[np.ndarray, np.ndarray] | None = None,
+        config: dict | None = None,
+        approximation: dict | None = None,
+    ) -> EvaluationResult:
+        """The one way a result is built: from per-query arrays, everything else derived.
+
+        Parameters
+        ----------
+        per_query : dict of str to numpy.ndarray of shape (n_queries,)
+            NaN for skipped queries (in every metric alike).
+        definitions, conventions : dict of str to str
+        skip_codes : numpy.ndarray of shape (n_queries,), optional
+            Per query, the index in ``skip_reasons`` of why it was skipped, -1 if evaluated.
+            Default: every NaN query is skipped for ``skip_reasons[0]`` ("skipped" if none is given).
+        skip_reasons : tuple of str
+        query_labels : numpy.ndarray of shape (n_queries,), optional
+            Class labels: per-class averages are computed when given.
+        label_codes : (classes, codes), optional
+            ``query_labels`` already coded (:func:`embedeval._inputs.encode_labels`), to save the work.
+        config, approximation : dict, optional
+        """
+        summary, evaluated = micro_averages(per_query)
+        n_queries = int(evaluated.size)
+        reasons = tuple(skip_reasons) or (() if evaluated.all() else ("skipped",))
+        if skip_codes is None:
+            skip_codes = np.where(evaluated, -1, 0).astype(np.int8)
+        counts = np.bincount(skip_codes[skip_codes >= 0], minlength=len(reasons))
+        per_class = None
+        if query_labels is not None:
+            if label_codes is None:
+                from ._inputs import encode_labels
+
+                classes, (codes,) = encode_labels(query_labels)
+            else:
+                classes, codes = label_codes
+            per_class = per_class_averages(per_query, codes, classes)
+        return cls(
+            summary=summary,
+            per_query=per_query,
+            definitions=definitions,
+            conventions=conventions,
+            n_queries=n_queries,
+            n_evaluated=int(evaluated.sum()),
+            skipped={reason: int(c) for reason, c in zip(reasons, counts, strict=True)},
+            per_class=per_class,
+            config=dict(config or {}),
+            query_labels=query_labels,
+            approximation=approximation,
+            skip_codes=skip_codes,
+        )
+
     def take(self, indices) -> EvaluationResult:
         """The result restricted to (and reordered as) the queries ``indices``.
 
-        Summary, per-class averages and counts are recomputed from the per-query values, so
-        ``result.take(perm)`` re-aligns an evaluation made on permuted queries.
+        Summary, per-class averages and counts (every skip reason) are recomputed from the
+        per-query values, so ``result.take(perm)`` re-aligns an evaluation made on permuted queries.
         """
-        from ._inputs import encode_labels
-
         idx = np.asarray(indices)
-        per_query = {name: v[idx] for name, v in self.per_query.items()}
-        summary, evaluated = micro_averages(per_query)
-        labels = None if self.query_labels is None else self.query_labels[idx]
-        per_class = None
-        if labels is not None:
-            classes, (codes,) = encode_labels(labels)
-            per_class = per_class_averages(per_query, codes, classes)
-        reason = next(iter(self.skipped), "skipped")
-        return EvaluationResult(
-            summary=summary,
-            per_query=per_query,
-            definitions=self.definitions,
-            conventions=self.conventions,
-            n_queries=int(idx.size),
-            n_evaluated=int(evaluated.sum()),
-            skipped={reason: int((~evaluated).sum())},
-            per_class=per_class,
+        codes = None if self.skip_codes is None else self.skip_codes[idx]
+        return EvaluationResult.from_per_query(
+            {name: v[idx] for name, v in self.per_query.items()},
+            self.definitions,
+            self.conventions,
+            skip_codes=codes,
+            skip_reasons=tuple(self.skipped),
+            query_labels=None if self.query_labels is None else self.query_labels[idx],
             config={**self.config, "subset": f"{idx.size} of {self.n_queries} queries"},
-            query_labels=labels,
+            approximation=self.approximation,
         )
 
     def to_dict(self, prefix: str = "") -> dict[str, float]:
