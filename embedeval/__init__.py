@@ -3,7 +3,8 @@
 from importlib.metadata import PackageNotFoundError, version
 
 from ._evaluate import evaluate
-from ._rankings import evaluate_rankings, evaluate_scores
+from ._rankings import evaluate_rankings
+from ._scores import evaluate_scores
 from .result import EvaluationResult, PerClass
 
 try:

@@ -1,8 +1,8 @@
-"""Evaluation of ranked result lists and of score matrices, through the same kernels.
+"""Evaluation of ranked result lists (the IR and tutorial form), through the same kernels.
 
-Every input form is first normalised to padded arrays (ranked ids per query; judged ids and
-grades per query), then turned block by block into the shared representation of
-:mod:`embedeval._kernels`: hits, grades, the number of relevant items and the ideal grades.
+Every input form (sequences, mappings, 2-D id arrays) is first normalised to padded arrays
+(ranked ids per query; judged ids and grades per query), then turned into the (query, rank,
+grade) triples of :mod:`embedeval._graded`, which builds the hits and the result.
 """
 
 from __future__ import annotations
@@ -13,20 +13,12 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from . import _budget, _kernels
+from ._graded import check_threshold, conventions, finish, judged_hits
 from ._inputs import _to_numpy, check_choice
-from ._metrics import DEFAULT_RANKING_METRICS, RANKINGS, Needs, parse_metrics, per_query_values
+from ._metrics import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
 from .result import EvaluationResult
 
-_TIE_RULE_SCORES = "items with equal scores are ranked by column index, lower first"
-_TIE_RULE_LISTS = (
-    "the order given; a TREC run or a {id: score} mapping is sorted by score, ties by id descending (trec_eval)"
-)
-
-
-def _check_threshold(threshold) -> float:
-    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not threshold > 0:
-        raise ValueError(f"'threshold' must be a number > 0 (grade 0 is never relevant); got {threshold!r}")
-    return float(threshold)
+TIE_RULE = "the order given; a TREC run or a {id: score} mapping is sorted by score, ties by id descending (trec_eval)"
 
 
 def _order_by_score(scored: Mapping) -> list:
@@ -181,53 +173,9 @@ def _ranked_relevance(ranked, judged, grades, threshold) -> _kernels.Hits:
     order = np.argsort(rank_of, axis=1, kind="stable")
     rank_sorted = np.take_along_axis(rank_of, order, 1)
     rows, cols = np.nonzero(np.isfinite(rank_sorted))  # by query, then by rank
-    return _hits(rows, rank_sorted[rows, cols], np.take_along_axis(grades, order, 1)[rows, cols], n, threshold, grades)
-
-
-def _hits(rows, ranks, grade, n, threshold, judged_grades) -> _kernels.Hits:
-    """Hits from every retrieved judged item (row, rank, grade), rows ascending and ranks ascending
-    within a row; ``judged_grades`` holds each query's judged grades (zero-padded)."""
-    relevant = grade >= threshold
-    positive = grade > 0
-    return _kernels.Hits(
-        ranks=_kernels.pack(rows[relevant], ranks[relevant], n),
-        n_relevant=np.count_nonzero(judged_grades >= threshold, axis=1),
-        gain_ranks=_kernels.pack(rows[positive], ranks[positive], n),
-        gain_grades=_kernels.pack(rows[positive], grade[positive], n, fill=0.0),
-        ideal=-np.sort(-np.maximum(judged_grades, 0.0), axis=1),
+    return judged_hits(
+        rows, rank_sorted[rows, cols], np.take_along_axis(grades, order, 1)[rows, cols], n, threshold, grades
     )
-
-
-def _finish(parsed, hits, empty, conventions, config, query_ids=None):
-    values = per_query_values(parsed, hits)
-    no_relevant = hits.n_relevant == 0
-    reasons = ()
-    if empty == "skip":
-        for v in values.values():
-            v[no_relevant] = np.nan
-        reasons = ("no judged item reaches the relevance threshold (R = 0)",)
-    else:
-        for v in values.values():
-            v[no_relevant & np.isnan(v)] = 0.0
-    if query_ids is not None:
-        config = {**config, "query_ids": list(query_ids)}
-    return EvaluationResult.from_per_query(
-        values, {m.name: m.definition for m in parsed}, conventions, skip_reasons=reasons, config=config
-    )
-
-
-def _conventions(threshold: float, empty: str, ties: str) -> dict[str, str]:
-    return {
-        "recall": "trec_eval recall: relevant items in the top k / all relevant items (hit_rate@k is the "
-        "metric-learning Recall@K; capped_recall@k divides by min(k, R))",
-        "relevance": f"an item is relevant when its grade >= {threshold:g}; unjudged items are not relevant; "
-        "graded metrics use the grades, negative grades count as 0",
-        "ties": ties,
-        "queries without relevant items": "skipped: NaN, counted in 'skipped', not averaged"
-        if empty == "skip"
-        else "scored 0 and averaged in (trec_eval's convention)",
-        "average": "summary = mean over evaluated queries",
-    }
 
 
 def evaluate_rankings(
@@ -290,7 +238,7 @@ def evaluate_rankings(
     {'precision@2': 0.5, 'recall@2': 0.5, 'mrr': 0.5}
     """
     parsed = parse_metrics(metrics, RANKINGS)
-    threshold = _check_threshold(threshold)
+    threshold = check_threshold(threshold)
     check_choice(empty, "empty", ("skip", "zero"))
     query_ids = None
     is_array = lambda x: not isinstance(x, (Mapping, list, tuple)) and hasattr(x, "__array__")  # noqa: E731
@@ -306,100 +254,11 @@ def evaluate_rankings(
         query_ids, ranked, judged, grade_arr = _from_python(rankings, relevance)
     if ranked.shape[0] == 0:
         raise ValueError("'rankings' must hold at least one query; got none")
-    return _finish(
+    return finish(
         parsed,
         _ranked_relevance(ranked, judged, grade_arr, threshold),
         empty,
-        _conventions(threshold, empty, _TIE_RULE_LISTS),
+        conventions(threshold, empty, TIE_RULE),
         {"input": "rankings", "threshold": threshold, "max_length": int(ranked.shape[1])},
         query_ids,
-    )
-
-
-def _top_k(scores: np.ndarray, depth: int) -> np.ndarray:
-    """Column indices of each row's ``depth`` highest scores, best first, ties by lower index."""
-    n_items = scores.shape[1]
-    if depth >= n_items:
-        return np.argsort(-scores, axis=1, kind="stable")
-    kth = -np.partition(-scores, depth - 1, axis=1)[:, depth - 1 : depth]  # the depth-th best score
-    above = scores > kth
-    tied = scores == kth
-    # Take every item above the k-th score, then the lowest-indexed tied items to fill.
-    take = above | (tied & (np.cumsum(tied, axis=1) <= depth - np.count_nonzero(above, axis=1)[:, None]))
-    cols = np.nonzero(take)[1].reshape(scores.shape[0], depth)
-    order = np.lexsort((cols, -np.take_along_axis(scores, cols, 1)), axis=1)
-    return np.take_along_axis(cols, order, 1)
-
-
-def evaluate_scores(
-    scores,
-    relevance,
-    *,
-    metrics=DEFAULT_RANKING_METRICS,
-    threshold: float = 1,
-    empty: str = "skip",
-) -> EvaluationResult:
-    r"""Evaluate a queries x items score matrix against a relevance matrix (the recommender form).
-
-    Parameters
-    ----------
-    scores : array-like of shape (n_queries, n_items)
-        Higher is better; NaN is rejected, infinities are allowed.
-    relevance : array-like of shape (n_queries, n_items)
-        Grades (0 = not relevant); a boolean or 0/1 matrix for binary relevance.
-    metrics, threshold, empty
-        As in :func:`evaluate_rankings`.
-
-    Returns
-    -------
-    EvaluationResult
-
-    Notes
-    -----
-    Each row is ranked by decreasing score, equal scores by increasing column index. With only
-    cutoff metrics the top k is found by partial sorting; a metric without a cutoff ranks all items.
-
-    Examples
-    --------
-    >>> import numpy as np, embedeval
-    >>> s = np.array([[4.0, 3.0, 2.0, 1.0, 0.0]])
-    >>> g = np.array([[1, 1, 0, 0, 1]])
-    >>> embedeval.evaluate_scores(s, g, metrics=["recall@2", "capped_recall@2"]).summary
-    {'recall@2': 0.6666666666666666, 'capped_recall@2': 1.0}
-    """
-    parsed = parse_metrics(metrics, RANKINGS)
-    threshold = _check_threshold(threshold)
-    check_choice(empty, "empty", ("skip", "zero"))
-    s = _to_numpy(scores, "scores")
-    g = _to_numpy(relevance, "relevance")
-    if s.ndim != 2 or s.dtype.kind not in "biuf" or s.size == 0:
-        raise ValueError(
-            f"'scores' must be a non-empty 2-D array of numbers (n_queries, n_items); got {s.dtype} {s.shape}"
-        )
-    if g.shape != s.shape or g.dtype.kind not in "biuf":
-        raise ValueError(f"'relevance' must be numbers of the shape of 'scores' {s.shape}; got {g.dtype} {g.shape}")
-    s = s.astype(np.float64)
-    g = g.astype(np.float64)
-    if np.isnan(s).any():
-        raise ValueError(
-            f"'scores' must not contain NaN; got {int(np.isnan(s).sum())}, first in row "
-            f"{int(np.flatnonzero(np.isnan(s).any(axis=1))[0])}"
-        )
-    if not np.isfinite(g).all():
-        raise ValueError("'relevance' must be finite")
-    needs = Needs.of(parsed)
-    depth = s.shape[1] if needs.r or needs.whole_ranking else min(needs.k, s.shape[1])
-    rows = max(1, _budget.RANKING_ELEMENTS // s.shape[1])
-    parts = []
-    for start in range(0, s.shape[0], rows):
-        cols = _top_k(s[start : start + rows], depth)
-        parts.append(np.take_along_axis(g[start : start + rows], cols, 1))
-    grade_at = np.concatenate(parts)
-    q, pos = np.nonzero(grade_at)  # only judged items (non-zero grade) can count
-    return _finish(
-        parsed,
-        _hits(q, pos + 1.0, grade_at[q, pos], s.shape[0], threshold, g),
-        empty,
-        _conventions(threshold, empty, _TIE_RULE_SCORES),
-        {"input": "scores", "threshold": threshold, "n_items": int(s.shape[1]), "depth": int(depth)},
     )

@@ -337,7 +337,7 @@ def _cmd_rankings(args) -> int:
 
 
 def _cmd_scores(args) -> int:
-    from ._rankings import evaluate_scores
+    from ._scores import evaluate_scores
 
     problems = _argument_problems({"SCORES": args.scores, "RELEVANCE": args.relevance}, args.metrics, "rankings")
     if problems:
