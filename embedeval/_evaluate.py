@@ -1,7 +1,9 @@
-"""Evaluation of an embedding space with class labels: the one way through the data.
+"""Evaluation of an embedding space with class labels: one short pipeline.
 
-inputs checked once -> labels coded -> per-query R and ranking depth -> query blocks
-(each: exact kNN -> hits -> per-query metric arrays) -> summary, per-class averages.
+options checked -> inputs read and coded (:mod:`embedeval._relevance`) -> a searcher
+(:mod:`embedeval._neighbors`) -> query blocks planned (:mod:`embedeval._blocks`) -> blocks run on
+an executor (:mod:`embedeval._executors`, :mod:`embedeval.distributed`), each one search -> hits
+-> kernels -> per-query arrays -> the result (:meth:`EvaluationResult.from_per_query`).
 """
 
 from __future__ import annotations
@@ -12,25 +14,12 @@ from dataclasses import dataclass
 import faiss
 import numpy as np
 
-from . import _budget, _kernels
-from ._inputs import (
-    DISTANCES,
-    as_embeddings,
-    as_labels,
-    check_choice,
-    check_positive_int,
-    encode_labels,
-)
-from ._metrics import (
-    ALL_HITS,
-    DEFAULT_EMBEDDING_METRICS,
-    EMBEDDINGS,
-    FIRST_HIT,
-    Metric,
-    Needs,
-    parse_metrics,
-    per_query_values,
-)
+from . import _budget
+from ._approximation import check_approximation
+from ._blocks import block_jobs, evaluate_block
+from ._executors import Sequential, Threads
+from ._inputs import DISTANCES, as_embeddings, as_labels, check_choice, check_positive_int
+from ._metrics import ALL_HITS, DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, FIRST_HIT, parse_metrics
 from ._neighbors import (
     GPU_MAX_K,
     ApproximateIndex,
@@ -39,105 +28,11 @@ from ._neighbors import (
     SplitIndex,
     check_directions,
     gpu_mover,
-    prepare,
 )
-from ._threads import run_threads
+from ._relevance import LabelSets
 from .result import EvaluationResult
 
 TIE_RULE = "references at equal distance are ranked by index, lower first"
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """The metrics of an evaluation and what they need from each ranking."""
-
-    metrics: tuple[Metric, ...]
-    needs: Needs
-
-    @classmethod
-    def from_metrics(cls, metrics: list[Metric]) -> _Plan:
-        return cls(tuple(metrics), Needs.of(metrics))
-
-    def depth(self, n_relevant: np.ndarray, n_rankable: int) -> np.ndarray:
-        return self.needs.depth(n_relevant, n_rankable)
-
-
-def evaluate_block(
-    index,
-    queries: np.ndarray,
-    query_codes: np.ndarray,
-    reference_codes: np.ndarray,
-    n_relevant: np.ndarray,
-    depth: int,
-    plan: _Plan,
-    exclude: np.ndarray | None = None,
-) -> dict[str, np.ndarray]:
-    """Evaluate one block of queries: a self-contained unit, arrays in, per-query arrays out.
-
-    Parameters
-    ----------
-    index : ExactIndex, ShardedIndex, SplitIndex, ApproximateIndex or distributed.DaskShardedIndex
-        Over the reference vectors: anything with ``size`` and ``search``.
-    queries : numpy.ndarray of shape (b, d), float32
-    query_codes : numpy.ndarray of shape (b,)
-    reference_codes : numpy.ndarray of shape (n_references,)
-    n_relevant : numpy.ndarray of shape (b,)
-        R of each query (>= 1).
-    depth : int
-        Rank every query this deep (at least the plan's depth for each of them).
-    exclude : numpy.ndarray of shape (b,), optional
-        Each query's own reference index, in leave-one-out evaluation.
-
-    Returns
-    -------
-    dict of str to numpy.ndarray of shape (b,)
-    """
-    n_rankable = index.size - (exclude is not None)
-    rows = np.arange(queries.shape[0])
-    values: dict[str, np.ndarray] = {}
-    while rows.size:
-        sub_exclude = None if exclude is None else exclude[rows]
-        ranked = index.search(queries[rows], depth, sub_exclude, query_codes[rows], reference_codes)
-        hits = (ranked >= 0) & (reference_codes[ranked] == query_codes[rows, None])  # -1: nothing found
-        for name, v in per_query_values(plan.metrics, _kernels.hits_from_dense(hits, n_relevant[rows])).items():
-            values.setdefault(name, np.empty(queries.shape[0]))[rows] = v
-        # Whole-ranking metrics need the first (mrr) or every (map) relevant item to be ranked:
-        # rank the queries that lack them deeper, doubling, until they have them.
-        found = np.count_nonzero(hits, axis=1)
-        short = np.zeros(rows.size, dtype=bool)
-        if plan.needs.first_hit:
-            short |= found == 0
-        if plan.needs.all_hits:
-            short |= found < n_relevant[rows]
-        if depth >= n_rankable:
-            break
-        rows = rows[short]
-        depth = min(2 * depth, n_rankable)
-    return values
-
-
-def _blocks(depths: np.ndarray, block_size: int | None, n_workers: int = 1, dim: int = 1):
-    """Consecutive (start, stop) slices of queries sorted by depth.
-
-    Without ``block_size``, each block is as long as the memory budget (shared by the
-    ``n_workers`` blocks in flight) allows, up to a length that gives every worker several
-    blocks and down to the length at which faiss's search switches to BLAS.
-    """
-    start, n = 0, depths.size
-    budget = _budget.BLOCK_ENTRIES // n_workers
-    longest = min(_budget.MAX_BLOCK_ROWS, max(-(-_budget.FAISS_BLAS_THRESHOLD // dim), -(-n // (4 * n_workers))))
-    longest = -(-n // -(-n // longest))  # equal blocks: no short remainder below the BLAS threshold
-    while start < n:
-        if block_size is not None:
-            stop = min(start + block_size, n)
-        else:
-            # Depths ascend, so a block's widest row is its last and the cost of a block,
-            # rows x last depth, grows with its end: take the longest block under the budget.
-            ends = np.arange(start + 1, min(n, start + longest) + 1)
-            fits = (ends - start) * depths[ends - 1] <= budget
-            stop = int(ends[fits][-1]) if fits[0] else start + 1
-        yield start, stop
-        start = stop
 
 
 def evaluate(
@@ -258,33 +153,136 @@ def evaluate(
     {'precision@1': 1.0, 'map@r': 1.0}
     """
     parsed = parse_metrics(metrics, EMBEDDINGS)
-    distance = check_choice(distance, "distance", DISTANCES)
-    if block_size is not None:
-        block_size = check_positive_int(block_size, "block_size")
-    if n_threads is not None:
-        n_threads = check_positive_int(n_threads, "n_threads")
-    if shard_size is not None:
-        shard_size = check_positive_int(shard_size, "shard_size")
-    device = check_choice(device, "device", ("cpu", "gpu"))
-    if device == "gpu" and (index != "flat" or client is not None or shard_size is not None or stream_reference):
-        raise ValueError(
-            "'device' 'gpu' searches exactly with the references on the GPU; drop index, client, shard_size "
-            "and stream_reference"
-        )
-    to_gpu = gpu_mover() if device == "gpu" else None  # fails here, before any work, without a GPU
-    approximate = index != "flat"
-    if approximate:
-        if not isinstance(index, str):
-            raise TypeError(f"'index' must be 'flat' or a faiss index-factory string; got {type(index).__name__}")
-        whole = [m.name for m in parsed if m.uncut in (FIRST_HIT, ALL_HITS)]
-        if whole:
-            raise ValueError(
-                f"{whole} rank every reference, which an approximate index cannot; use index='flat' or "
-                "a cutoff (map@k, mrr@k)"
-            )
-        if client is not None or shard_size is not None or stream_reference:
-            raise ValueError("an approximate 'index' runs in one process; drop client, shard_size and stream_reference")
+    options = _Options.check(
+        parsed, distance, block_size, n_threads, shard_size, stream_reference, client, index, index_params, device
+    )
+    if options.approximate:
         check_sample = check_positive_int(check_sample, "check_sample")
+    queries, references, query_labels, sets = _read_inputs(embeddings, labels, reference, reference_labels, distance)
+    _warn_if_k_exceeds(parsed, sets.n_rankable)
+    per_query = {m.name: np.full(queries.shape[0], np.nan) for m in parsed}
+    evaluated = np.flatnonzero(sets.n_relevant > 0)
+    approximation = None
+    if evaluated.size:
+        searcher = options.searcher(references, seed)
+        executor = options.executor()
+        jobs = block_jobs(queries, sets, evaluated, parsed, distance, options.block_size, executor.n_workers)
+        done = 0
+        for rows, values in executor.run(evaluate_block, searcher, sets.reference_codes, jobs):
+            for name, v in values.items():
+                per_query[name][rows] = v
+            done += rows.size
+            if progress is not None:
+                progress(done, evaluated.size)
+        if options.approximate:
+            exact = ExactIndex(references, distance)
+            approximation = check_approximation(
+                searcher, exact, queries, sets, evaluated, parsed, distance, check_sample, seed, per_query
+            )
+            approximation.update(index=index, index_params=index_params)
+    else:
+        warnings.warn(
+            "no query was evaluated: every query's label has no other member in the reference "
+            "set (R = 0), so every summary value is NaN",
+            UserWarning,
+            stacklevel=2,
+        )
+    return EvaluationResult.from_per_query(
+        per_query,
+        {m.name: m.definition for m in parsed},
+        _conventions(distance, sets.leave_one_out),
+        skip_reasons=(sets.skip_reason,),
+        query_labels=query_labels,
+        label_codes=(sets.classes, sets.query_codes),
+        approximation=approximation,
+        config=_config(options, sets, references.shape, queries.shape[1]),
+    )
+
+
+@dataclass(frozen=True)
+class _Options:
+    """The checked options of an evaluation: which searcher and which executor it runs."""
+
+    distance: str
+    block_size: int | None
+    n_threads: int | None
+    shard_size: int | None
+    stream: bool
+    client: object
+    index: str
+    index_params: str | None
+    device: str
+    to_device: object  # moves a faiss index to the GPU (device "gpu")
+
+    @property
+    def approximate(self) -> bool:
+        return self.index != "flat"
+
+    @classmethod
+    def check(cls, metrics, distance, block_size, n_threads, shard_size, stream, client, index, index_params, device):
+        """Every option checked, and every conflict refused, before any work."""
+        distance = check_choice(distance, "distance", DISTANCES)
+        if block_size is not None:
+            block_size = check_positive_int(block_size, "block_size")
+        if n_threads is not None:
+            n_threads = check_positive_int(n_threads, "n_threads")
+        if shard_size is not None:
+            shard_size = check_positive_int(shard_size, "shard_size")
+        device = check_choice(device, "device", ("cpu", "gpu"))
+        if device == "gpu" and (index != "flat" or client is not None or shard_size is not None or stream):
+            raise ValueError(
+                "'device' 'gpu' searches exactly with the references on the GPU; drop index, client, shard_size "
+                "and stream_reference"
+            )
+        to_device = gpu_mover() if device == "gpu" else None  # fails here, before any work, without a GPU
+        if index != "flat":
+            if not isinstance(index, str):
+                raise TypeError(f"'index' must be 'flat' or a faiss index-factory string; got {type(index).__name__}")
+            whole = [m.name for m in metrics if m.uncut in (FIRST_HIT, ALL_HITS)]
+            if whole:
+                raise ValueError(
+                    f"{whole} rank every reference, which an approximate index cannot; use index='flat' or "
+                    "a cutoff (map@k, mrr@k)"
+                )
+            if client is not None or shard_size is not None or stream:
+                raise ValueError(
+                    "an approximate 'index' runs in one process; drop client, shard_size and stream_reference"
+                )
+        return cls(distance, block_size, n_threads, shard_size, stream, client, index, index_params, device, to_device)
+
+    def searcher(self, references, seed: int):
+        """The searcher over the references that these options ask for."""
+        shard_size = self.shard_size
+        if shard_size is None and (self.stream or self.client is not None):
+            shard_size = max(1, _budget.DEFAULT_SHARD_BYTES // (4 * references.shape[1]))
+        if self.approximate:
+            return ApproximateIndex(references, self.distance, self.index, self.index_params, seed)
+        if self.client is not None:
+            from .distributed import DaskShardedIndex
+
+            return DaskShardedIndex(self.client, references, self.distance, shard_size)
+        if self.device == "gpu":
+            return SplitIndex(np.asarray(references), self.distance, GPU_MAX_K, self.to_device)
+        if shard_size is not None:
+            return ShardedIndex(references, self.distance, shard_size, in_memory=not self.stream)
+        return ExactIndex(references, self.distance)
+
+    def executor(self):
+        """Where the blocks run: a Dask cluster, local threads, or one after another."""
+        if self.client is not None:
+            from .distributed import DaskExecutor
+
+            return DaskExecutor(self.client)
+        n_workers = 1 if self.approximate else self.n_threads or max(1, faiss.omp_get_max_threads())
+        return Threads(n_workers) if n_workers > 1 else Sequential()
+
+
+def _read_inputs(embeddings, labels, reference, reference_labels, distance: str):
+    """(queries, references, query labels, LabelSets), every input checked before any work.
+
+    Queries are not normalised here: they are read (and normalised) block by block, so that
+    memory-mapped queries are streamed from disk; each searcher prepares the references itself.
+    """
     queries = as_embeddings(embeddings, "embeddings")
     query_labels = as_labels(labels, queries.shape[0], "labels", "embeddings")
     if (reference is None) != (reference_labels is None):
@@ -292,9 +290,8 @@ def evaluate(
             ("reference", "reference_labels") if reference is not None else ("reference_labels", "reference")
         )
         raise ValueError(f"'{missing}' is required when '{given}' is given; got None")
-    leave_one_out = reference is None
-    if leave_one_out:
-        references, ref_labels = queries, query_labels
+    if reference is None:
+        references, ref_labels = queries, None
     else:
         references = as_embeddings(reference, "reference")
         ref_labels = as_labels(reference_labels, references.shape[0], "reference_labels", "reference")
@@ -304,152 +301,35 @@ def evaluate(
             )
     if distance == "cosine":
         check_directions(queries, "embeddings")
-        if not leave_one_out:
+        if reference is not None:
             check_directions(references, "reference")
-    # Queries are read (and normalised) block by block, so memory-mapped queries are streamed
-    # from disk; the index prepares the references itself.
+    return queries, references, query_labels, LabelSets.from_labels(query_labels, ref_labels)
 
-    if leave_one_out:
-        classes, (query_codes,) = encode_labels(query_labels)
-        ref_codes = query_codes
-    else:
-        classes, (query_codes, ref_codes) = encode_labels(query_labels, ref_labels)
-    ref_counts = np.bincount(ref_codes, minlength=classes.size)
-    n_relevant = ref_counts[query_codes] - int(leave_one_out)
-    n_rankable = references.shape[0] - int(leave_one_out)
 
-    beyond = [m.name for m in parsed if m.k is not None and m.k > n_rankable]
+def _warn_if_k_exceeds(metrics, n_rankable: int) -> None:
+    beyond = [m.name for m in metrics if m.k is not None and m.k > n_rankable]
     if beyond:
         warnings.warn(
             f"{beyond}: k exceeds the {n_rankable} rankable references; the whole reference set is ranked "
             "and precision@k still divides by k",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
-    plan = _Plan.from_metrics(parsed)
-    per_query = {m.name: np.full(queries.shape[0], np.nan) for m in parsed}
-    evaluated = np.flatnonzero(n_relevant > 0)
-    if evaluated.size:
-        depths = plan.depth(n_relevant[evaluated], n_rankable)
-        order = evaluated[np.argsort(depths, kind="stable")]
-        depths = np.sort(depths, kind="stable")
-        if shard_size is None and (stream_reference or client is not None):
-            shard_size = max(1, _budget.DEFAULT_SHARD_BYTES // (4 * references.shape[1]))
-        codes_for_blocks = ref_codes
-        if approximate:
-            searcher = ApproximateIndex(references, distance, index, index_params, seed)
-        elif client is not None:
-            from .distributed import DaskShardedIndex, run_blocks
-
-            searcher = DaskShardedIndex(client, references, distance, shard_size)
-            codes_for_blocks = client.scatter(ref_codes, broadcast=True, hash=False)
-        elif device == "gpu":
-            searcher = SplitIndex(np.asarray(references), distance, GPU_MAX_K, to_gpu)
-        elif shard_size is not None:
-            searcher = ShardedIndex(references, distance, shard_size, in_memory=not stream_reference)
-        else:
-            searcher = ExactIndex(references, distance)
-
-        def job_for(rows, depth):
-            """The inputs of evaluate_block for these query rows."""
-            return {
-                "queries": prepare(np.asarray(queries[rows]), distance),
-                "query_codes": query_codes[rows],
-                "reference_codes": codes_for_blocks,
-                "n_relevant": n_relevant[rows],
-                "depth": depth,
-                "plan": plan,
-                "exclude": rows if leave_one_out else None,
-            }
-
-        n_workers = 1 if client is not None or approximate else n_threads or max(1, faiss.omp_get_max_threads())
-
-        def jobs():
-            for start, stop in _blocks(depths, block_size, n_workers, queries.shape[1]):
-                rows = order[start:stop]
-                yield rows, job_for(rows, int(depths[stop - 1]))
-
-        if client is not None:
-            finished = run_blocks(client, searcher, jobs(), evaluate_block)
-        elif n_workers > 1:
-            finished = run_threads(jobs(), lambda job: evaluate_block(searcher, **job), n_workers)
-        else:
-            finished = ((rows, evaluate_block(searcher, **job)) for rows, job in jobs())
-        done = 0
-        for rows, values in finished:
-            for name, v in values.items():
-                per_query[name][rows] = v
-            done += rows.size
-            if progress is not None:
-                progress(done, evaluated.size)
-
-    approximation = None
-    if approximate and evaluated.size:
-        approximation = _check_approximation(
-            searcher,
-            ExactIndex(references, distance),
-            job_for,
-            evaluated,
-            plan,
-            n_rankable,
-            check_sample,
-            seed,
-            per_query,
-        )
-        approximation.update(index=index, index_params=index_params)
-
-    if not evaluated.size:
-        warnings.warn(
-            "no query was evaluated: every query's label has no other member in the reference "
-            "set (R = 0), so every summary value is NaN",
-            UserWarning,
-            stacklevel=2,
-        )
-    skip_reason = (
-        "no other embedding shares the query's label (R = 0)"
-        if leave_one_out
-        else "no reference shares the query's label (R = 0)"
-    )
-    return EvaluationResult.from_per_query(
-        per_query,
-        {m.name: m.definition for m in parsed},
-        _conventions(distance, leave_one_out),
-        skip_reasons=(skip_reason,),
-        query_labels=query_labels,
-        label_codes=(classes, query_codes),
-        approximation=approximation,
-        config={
-            "distance": distance,
-            "mode": "leave-one-out" if leave_one_out else "separate reference set",
-            "n_references": int(references.shape[0]),
-            "dim": int(queries.shape[1]),
-            "n_classes": int(classes.size),
-            "search": f"approximate: faiss {index!r} {index_params or ''}".strip()
-            if approximate
-            else f"exact: faiss flat candidates ({device}), ranked by float64 distance",
-            "tie_rule": TIE_RULE,
-        },
-    )
 
 
-def _check_approximation(approx, exact, job_for, evaluated, plan, n_rankable, size, seed, per_query) -> dict:
-    """Neighbour recall of an approximate index, and the metrics of a seeded sample of queries
-    computed with exact search next to their approximate values."""
-    rng = np.random.default_rng(seed)
-    sample = np.sort(rng.choice(evaluated, size=min(size, evaluated.size), replace=False))
-    job = job_for(sample, 0)
-    depths = plan.depth(job["n_relevant"], n_rankable)
-    job["depth"] = int(depths.max())
-    found = approx.search(job["queries"], job["depth"], job["exclude"])
-    truth = exact.search(job["queries"], job["depth"], job["exclude"])
-    recall = np.mean([np.intersect1d(found[i, :d], truth[i, :d]).size / d for i, d in enumerate(depths)])
-    exact_values = evaluate_block(exact, **job)
+def _config(options: _Options, sets: LabelSets, reference_shape, dim: int) -> dict:
+    if options.approximate:
+        search = f"approximate: faiss {options.index!r} {options.index_params or ''}".strip()
+    else:
+        search = f"exact: faiss flat candidates ({options.device}), ranked by float64 distance"
     return {
-        "sample": int(sample.size),
-        "seed": seed,
-        "neighbour_recall": float(recall),
-        "exact_on_sample": {m: float(v.mean()) for m, v in exact_values.items()},
-        "approximate_on_sample": {m: float(per_query[m][sample].mean()) for m in exact_values},
+        "distance": options.distance,
+        "mode": "leave-one-out" if sets.leave_one_out else "separate reference set",
+        "n_references": int(reference_shape[0]),
+        "dim": int(dim),
+        "n_classes": int(sets.classes.size),
+        "search": search,
+        "tie_rule": TIE_RULE,
     }
 
 

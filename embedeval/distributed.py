@@ -1,7 +1,7 @@
 """Evaluation on a Dask cluster: query blocks run on the workers, references sharded across them.
 
 ``embedeval.evaluate(..., client=client)`` ships each query block (the self-contained unit of
-:func:`embedeval._evaluate.evaluate_block`) to a worker. The reference set is cut into shards of
+:func:`embedeval._blocks.evaluate_block`) to a worker. The reference set is cut into shards of
 ``shard_size`` rows scattered over the workers; a block's worker asks every shard for its
 candidates (each shard task builds, and caches, a faiss flat index of its rows and returns
 float32 distances, indices and float64 distances), merges them exactly and computes the metrics.
@@ -99,20 +99,32 @@ class _Plain:
         return False
 
 
-def run_blocks(client, index, jobs, evaluate_block, in_flight: int | None = None):
-    """Submit ``evaluate_block(index, **job)`` for each (rows, job) of ``jobs`` and yield
-    (rows, per-query values) as they finish, with a bounded number of blocks in flight."""
-    distributed = _require_distributed()
-    if in_flight is None:
-        in_flight = 2 * max(1, len(client.scheduler_info().get("workers", {})))
-    pending = distributed.as_completed()
-    rows_of = {}
-    for rows, job in jobs:
-        future = client.submit(evaluate_block, index, pure=False, **job)
-        rows_of[future.key] = rows
-        pending.add(future)
-        if pending.count() >= in_flight:
-            done = next(pending)
+class DaskExecutor:
+    """Query blocks on the workers of a Dask cluster (the executor signature of
+    :mod:`embedeval._executors`), with a bounded number of blocks in flight.
+
+    ``shared`` (the reference codes) is scattered to every worker once; each block is one task.
+    """
+
+    n_workers = 1  # the local memory budget is not split: blocks run on the workers' memory
+
+    def __init__(self, client, in_flight: int | None = None):
+        self.client = client
+        self.in_flight = in_flight
+
+    def run(self, block_fn, searcher, shared, jobs):
+        distributed = _require_distributed()
+        client = self.client
+        in_flight = self.in_flight or 2 * max(1, len(client.scheduler_info().get("workers", {})))
+        shared = client.scatter(shared, broadcast=True, hash=False)
+        pending = distributed.as_completed()
+        rows_of = {}
+        for rows, job in jobs:
+            future = client.submit(block_fn, searcher, shared, job, pure=False)
+            rows_of[future.key] = rows
+            pending.add(future)
+            if pending.count() >= in_flight:
+                done = next(pending)
+                yield rows_of.pop(done.key), done.result()
+        for done in pending:
             yield rows_of.pop(done.key), done.result()
-    for done in pending:
-        yield rows_of.pop(done.key), done.result()

@@ -1,6 +1,12 @@
-"""Query blocks on local threads: one block per thread, each searching with one faiss thread.
+"""Executors: where query blocks run. One signature for all of them:
+``executor.run(block_fn, searcher, shared, jobs)`` yields ``(rows, block_fn(searcher, shared, job))``
+for each ``(rows, job)`` of ``jobs``, in any order, with a bounded number of blocks in flight.
 
-faiss releases the GIL while it searches and numpy while it works on large arrays, so blocks
+* :class:`Sequential`: one block after another in this thread (faiss uses its own threads);
+* :class:`Threads`: blocks on local threads, each searching with one faiss thread;
+* :class:`embedeval.distributed.DaskExecutor`: blocks on the workers of a Dask cluster.
+
+On threads: faiss releases the GIL while it searches and numpy while it works on large arrays, so blocks
 on separate threads run in parallel. One faiss (OpenMP and OpenBLAS) thread per block instead
 of every thread on one block measured 0 to 8% faster for the search alone (bench_core's b2
 against b), and it also spreads the ranking and metric work, which is single-threaded numpy,
@@ -32,3 +38,23 @@ def run_threads(jobs: Iterable[tuple], work: Callable, n_threads: int) -> Iterat
                     yield running.pop(future), future.result()
         for future in list(running):
             yield running.pop(future), future.result()
+
+
+class Sequential:
+    """Blocks one after another in this thread."""
+
+    n_workers = 1
+
+    def run(self, block_fn: Callable, searcher, shared, jobs: Iterable[tuple]) -> Iterator[tuple]:
+        for rows, job in jobs:
+            yield rows, block_fn(searcher, shared, job)
+
+
+class Threads:
+    """Blocks on ``n_workers`` local threads (see :func:`run_threads`)."""
+
+    def __init__(self, n_workers: int):
+        self.n_workers = n_workers
+
+    def run(self, block_fn: Callable, searcher, shared, jobs: Iterable[tuple]) -> Iterator[tuple]:
+        yield from run_threads(jobs, lambda job: block_fn(searcher, shared, job), self.n_workers)
