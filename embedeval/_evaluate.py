@@ -18,20 +18,13 @@ from ._inputs import (
     as_embeddings,
     as_labels,
     check_choice,
+    check_directions,
     check_positive_int,
     encode_labels,
-)
-from ._metrics import DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, Metric, parse_metrics
-from ._neighbors import (
-    GPU_MAX_K,
-    ApproximateIndex,
-    ExactIndex,
-    ShardedIndex,
-    SplitIndex,
-    check_directions,
-    gpu_mover,
     prepare,
 )
+from ._metrics import DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, Metric, parse_metrics
+from ._search import Device, FlatSearcher, gpu_device, make_searcher
 from ._threads import run_threads
 from .result import EvaluationResult, micro_averages, per_class_averages
 
@@ -80,8 +73,8 @@ def evaluate_block(
 
     Parameters
     ----------
-    index : ExactIndex, ShardedIndex, SplitIndex, ApproximateIndex or distributed.DaskShardedIndex
-        Over the reference vectors: anything with ``size`` and ``search``.
+    index : embedeval._search.ExactSearcher or ApproximateSearcher
+        Over the reference vectors: anything with ``size``, ``exact`` and ``search``.
     queries : numpy.ndarray of shape (b, d), float32
     query_codes : numpy.ndarray of shape (b,)
     reference_codes : numpy.ndarray of shape (n_references,)
@@ -101,7 +94,10 @@ def evaluate_block(
     values: dict[str, np.ndarray] = {}
     while rows.size:
         sub_exclude = None if exclude is None else exclude[rows]
-        ranked = index.search(queries[rows], depth, sub_exclude, query_codes[rows], reference_codes)
+        if index.exact:  # only the relevance sequence must be exact: fewer near-ties to recompute
+            ranked = index.search(queries[rows], depth, sub_exclude, query_codes[rows], reference_codes)
+        else:
+            ranked = index.search(queries[rows], depth, sub_exclude)
         hits = (ranked >= 0) & (reference_codes[ranked] == query_codes[rows, None])  # -1: nothing found
         for name, v in _kernels.compute(plan.metrics, _kernels.hits_from_dense(hits, n_relevant[rows])).items():
             values.setdefault(name, np.empty(queries.shape[0]))[rows] = v
@@ -160,7 +156,7 @@ def evaluate(
     client=None,
     index: str = "flat",
     index_params: str | None = None,
-    device: str = "cpu",
+    device: str | Device = "cpu",
     check_sample: int = 1000,
     seed: int = 0,
 ) -> EvaluationResult:
@@ -217,12 +213,14 @@ def evaluate(
         and ``approximation``: the index's neighbour recall against exact search on
         ``check_sample`` queries drawn with ``seed``, and the metric values on them both ways.
 
-    device : {"cpu", "gpu"}
+    device : {"cpu", "gpu"} or embedeval._search.Device
         ``"gpu"`` computes the candidates with a faiss GPU build on every visible GPU (the
         references copied to each); k above faiss's GPU limit of 2048 is served by splitting
         the references into shards that each stay within it, merged exactly. Rankings deeper
         than an eighth of the references use float64 distances on the CPU either way. The
-        numbers are identical to ``"cpu"``.
+        numbers are identical to ``"cpu"``. A ``Device(max_k, move)`` is a stand-in device
+        searched the same way (e.g. in tests: ``move=lambda index: index`` keeps the CPU index
+        and ``max_k`` sets the limit per search).
 
     Returns
     -------
@@ -269,13 +267,15 @@ def evaluate(
         n_threads = check_positive_int(n_threads, "n_threads")
     if shard_size is not None:
         shard_size = check_positive_int(shard_size, "shard_size")
-    device = check_choice(device, "device", ("cpu", "gpu"))
-    if device == "gpu" and (index != "flat" or client is not None or shard_size is not None or stream_reference):
+    if not isinstance(device, Device):
+        device = check_choice(device, "device", ("cpu", "gpu"))
+    if device != "cpu" and (index != "flat" or client is not None or shard_size is not None or stream_reference):
         raise ValueError(
             "'device' 'gpu' searches exactly with the references on the GPU; drop index, client, shard_size "
             "and stream_reference"
         )
-    to_gpu = gpu_mover() if device == "gpu" else None  # fails here, before any work, without a GPU
+    if device == "gpu":
+        device = gpu_device()  # fails here, before any work, without a GPU
     approximate = index != "flat"
     if approximate:
         if not isinstance(index, str):
@@ -337,22 +337,22 @@ def evaluate(
         depths = plan.depth(n_relevant[evaluated], n_rankable)
         order = evaluated[np.argsort(depths, kind="stable")]
         depths = np.sort(depths, kind="stable")
-        if shard_size is None and (stream_reference or client is not None):
-            shard_size = max(1, _budget.DEFAULT_SHARD_BYTES // (4 * references.shape[1]))
+        searcher = make_searcher(
+            references,
+            distance,
+            index=index,
+            index_params=index_params,
+            shard_size=shard_size,
+            stream=stream_reference,
+            device=device,
+            client=client,
+            seed=seed,
+        )
         codes_for_blocks = ref_codes
-        if approximate:
-            searcher = ApproximateIndex(references, distance, index, index_params, seed)
-        elif client is not None:
-            from .distributed import DaskShardedIndex, run_blocks
+        if client is not None:
+            from .distributed import run_blocks
 
-            searcher = DaskShardedIndex(client, references, distance, shard_size)
             codes_for_blocks = client.scatter(ref_codes, broadcast=True, hash=False)
-        elif device == "gpu":
-            searcher = SplitIndex(np.asarray(references), distance, GPU_MAX_K, to_gpu)
-        elif shard_size is not None:
-            searcher = ShardedIndex(references, distance, shard_size, in_memory=not stream_reference)
-        else:
-            searcher = ExactIndex(references, distance)
 
         def job_for(rows, depth):
             """The inputs of evaluate_block for these query rows."""
@@ -391,7 +391,7 @@ def evaluate(
     if approximate and evaluated.size:
         approximation = _check_approximation(
             searcher,
-            ExactIndex(references, distance),
+            FlatSearcher(references, distance),
             job_for,
             evaluated,
             plan,
@@ -435,7 +435,7 @@ def evaluate(
             "n_classes": int(classes.size),
             "search": f"approximate: faiss {index!r} {index_params or ''}".strip()
             if approximate
-            else f"exact: faiss flat candidates ({device}), ranked by float64 distance",
+            else f"exact: faiss flat candidates ({getattr(device, 'name', device)}), ranked by float64 distance",
             "tie_rule": TIE_RULE,
         },
     )
