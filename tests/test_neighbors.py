@@ -158,3 +158,25 @@ def test_run_ordering_equals_a_three_key_sort(seed):
     members = rng.permutation(size)
     np.testing.assert_array_equal(_order_runs(run, exact, members), np.lexsort((members, exact, run)))
 
+
+@pytest.mark.parametrize(
+    ("options", "kind"),
+    [
+        ({}, "FlatSearcher"),
+        (dict(shard_size=7), "ShardedSearcher"),
+        (dict(stream=True), "ShardedSearcher"),
+        (dict(device="stand-in"), "DeviceSearcher"),
+        (dict(index="HNSW32"), "ApproximateSearcher"),
+    ],
+)
+def test_make_searcher_chooses_by_the_options(options, kind):
+    """The options pick the searcher (a wrong pick would give the same numbers, so check the kind)."""
+    from embedeval._search import make_searcher
+
+    x = np.random.default_rng(0).standard_normal((50, 3)).astype(np.float32)
+    if options.get("device") == "stand-in":
+        options["device"] = Device(max_k=3, move=lambda index: index)
+    searcher = make_searcher(x, "euclidean", **options)
+    assert type(searcher).__name__ == kind
+    if options.get("stream"):  # streamed: no index kept, shards of the default 256 MB
+        assert searcher._indexes is None and searcher._bounds == [(0, 50)]
