@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _budget
+from ._inputs import prepare
 from ._kernels import hits_from_dense
 from ._metrics import Metric, Needs, per_query_values
-from ._neighbors import prepare
 from ._relevance import LabelSets
 
 
@@ -66,7 +66,10 @@ def evaluate_block(searcher, reference_codes: np.ndarray, job: Job) -> dict[str,
     values: dict[str, np.ndarray] = {}
     while rows.size:
         exclude = None if job.exclude is None else job.exclude[rows]
-        ranked = searcher.search(queries[rows], depth, exclude, query_codes[rows], reference_codes)
+        if searcher.exact:  # only the relevance sequence must be exact: fewer near-ties to recompute
+            ranked = searcher.search(queries[rows], depth, exclude, query_codes[rows], reference_codes)
+        else:
+            ranked = searcher.search(queries[rows], depth, exclude)
         hits = (ranked >= 0) & (reference_codes[ranked] == query_codes[rows, None])  # -1: nothing found
         for name, v in per_query_values(job.metrics, hits_from_dense(hits, n_relevant[rows])).items():
             values.setdefault(name, np.empty(queries.shape[0]))[rows] = v

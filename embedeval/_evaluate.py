@@ -1,7 +1,7 @@
 """Evaluation of an embedding space with class labels: one short pipeline.
 
 options checked -> inputs read and coded (:mod:`embedeval._relevance`) -> a searcher
-(:mod:`embedeval._neighbors`) -> query blocks planned (:mod:`embedeval._blocks`) -> blocks run on
+(:mod:`embedeval._search`) -> query blocks planned (:mod:`embedeval._blocks`) -> blocks run on
 an executor (:mod:`embedeval._executors`, :mod:`embedeval.distributed`), each one search -> hits
 -> kernels -> per-query arrays -> the result (:meth:`EvaluationResult.from_per_query`).
 """
@@ -14,22 +14,13 @@ from dataclasses import dataclass
 import faiss
 import numpy as np
 
-from . import _budget
 from ._approximation import check_approximation
 from ._blocks import block_jobs, evaluate_block
 from ._executors import Sequential, Threads
-from ._inputs import DISTANCES, as_embeddings, as_labels, check_choice, check_positive_int
+from ._inputs import DISTANCES, as_embeddings, as_labels, check_choice, check_directions, check_positive_int
 from ._metrics import ALL_HITS, DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, FIRST_HIT, parse_metrics
-from ._neighbors import (
-    GPU_MAX_K,
-    ApproximateIndex,
-    ExactIndex,
-    ShardedIndex,
-    SplitIndex,
-    check_directions,
-    gpu_mover,
-)
 from ._relevance import LabelSets
+from ._search import Device, FlatSearcher, gpu_device, make_searcher
 from .result import EvaluationResult
 
 TIE_RULE = "references at equal distance are ranked by index, lower first"
@@ -51,7 +42,7 @@ def evaluate(
     client=None,
     index: str = "flat",
     index_params: str | None = None,
-    device: str = "cpu",
+    device: str | Device = "cpu",
     check_sample: int = 1000,
     seed: int = 0,
 ) -> EvaluationResult:
@@ -108,12 +99,14 @@ def evaluate(
         and ``approximation``: the index's neighbour recall against exact search on
         ``check_sample`` queries drawn with ``seed``, and the metric values on them both ways.
 
-    device : {"cpu", "gpu"}
+    device : {"cpu", "gpu"} or embedeval._search.Device
         ``"gpu"`` computes the candidates with a faiss GPU build on every visible GPU (the
         references copied to each); k above faiss's GPU limit of 2048 is served by splitting
         the references into shards that each stay within it, merged exactly. Rankings deeper
         than an eighth of the references use float64 distances on the CPU either way. The
-        numbers are identical to ``"cpu"``.
+        numbers are identical to ``"cpu"``. A ``Device(max_k, move)`` is a stand-in device
+        searched the same way (e.g. in tests: ``move=lambda index: index`` keeps the CPU index
+        and ``max_k`` sets the limit per search).
 
     Returns
     -------
@@ -175,7 +168,7 @@ def evaluate(
             if progress is not None:
                 progress(done, evaluated.size)
         if options.approximate:
-            exact = ExactIndex(references, distance)
+            exact = FlatSearcher(references, distance)
             approximation = check_approximation(
                 searcher, exact, queries, sets, evaluated, parsed, distance, check_sample, seed, per_query
             )
@@ -211,8 +204,7 @@ class _Options:
     client: object
     index: str
     index_params: str | None
-    device: str
-    to_device: object  # moves a faiss index to the GPU (device "gpu")
+    device: str | Device  # "cpu" or a Device ("gpu" is checked into one)
 
     @property
     def approximate(self) -> bool:
@@ -228,13 +220,15 @@ class _Options:
             n_threads = check_positive_int(n_threads, "n_threads")
         if shard_size is not None:
             shard_size = check_positive_int(shard_size, "shard_size")
-        device = check_choice(device, "device", ("cpu", "gpu"))
-        if device == "gpu" and (index != "flat" or client is not None or shard_size is not None or stream):
+        if not isinstance(device, Device):
+            device = check_choice(device, "device", ("cpu", "gpu"))
+        if device != "cpu" and (index != "flat" or client is not None or shard_size is not None or stream):
             raise ValueError(
                 "'device' 'gpu' searches exactly with the references on the GPU; drop index, client, shard_size "
                 "and stream_reference"
             )
-        to_device = gpu_mover() if device == "gpu" else None  # fails here, before any work, without a GPU
+        if device == "gpu":
+            device = gpu_device()  # fails here, before any work, without a GPU
         if index != "flat":
             if not isinstance(index, str):
                 raise TypeError(f"'index' must be 'flat' or a faiss index-factory string; got {type(index).__name__}")
@@ -248,24 +242,21 @@ class _Options:
                 raise ValueError(
                     "an approximate 'index' runs in one process; drop client, shard_size and stream_reference"
                 )
-        return cls(distance, block_size, n_threads, shard_size, stream, client, index, index_params, device, to_device)
+        return cls(distance, block_size, n_threads, shard_size, stream, client, index, index_params, device)
 
     def searcher(self, references, seed: int):
         """The searcher over the references that these options ask for."""
-        shard_size = self.shard_size
-        if shard_size is None and (self.stream or self.client is not None):
-            shard_size = max(1, _budget.DEFAULT_SHARD_BYTES // (4 * references.shape[1]))
-        if self.approximate:
-            return ApproximateIndex(references, self.distance, self.index, self.index_params, seed)
-        if self.client is not None:
-            from .distributed import DaskShardedIndex
-
-            return DaskShardedIndex(self.client, references, self.distance, shard_size)
-        if self.device == "gpu":
-            return SplitIndex(np.asarray(references), self.distance, GPU_MAX_K, self.to_device)
-        if shard_size is not None:
-            return ShardedIndex(references, self.distance, shard_size, in_memory=not self.stream)
-        return ExactIndex(references, self.distance)
+        return make_searcher(
+            references,
+            self.distance,
+            index=self.index,
+            index_params=self.index_params,
+            shard_size=self.shard_size,
+            stream=self.stream,
+            device=self.device,
+            client=self.client,
+            seed=seed,
+        )
 
     def executor(self):
         """Where the blocks run: a Dask cluster, local threads, or one after another."""
@@ -321,7 +312,8 @@ def _config(options: _Options, sets: LabelSets, reference_shape, dim: int) -> di
     if options.approximate:
         search = f"approximate: faiss {options.index!r} {options.index_params or ''}".strip()
     else:
-        search = f"exact: faiss flat candidates ({options.device}), ranked by float64 distance"
+        device = getattr(options.device, "name", options.device)
+        search = f"exact: faiss flat candidates ({device}), ranked by float64 distance"
     return {
         "distance": options.distance,
         "mode": "leave-one-out" if sets.leave_one_out else "separate reference set",

@@ -146,3 +146,38 @@ def check_positive_int(value, name: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
         raise ValueError(f"'{name}' must be an int >= {minimum}; got {value!r}")
     return int(value)
+
+
+def check_directions(vectors: np.ndarray, name: str, chunk: int = _budget.SCAN_ROWS) -> None:
+    """Raise ValueError if a row of ``vectors`` (n, d) is all zeros (its cosine is undefined).
+
+    Reads in chunks of ``chunk`` rows, so a memory-mapped array is streamed.
+    """
+    zero = np.concatenate(
+        [start + np.flatnonzero(~vectors[start : start + chunk].any(axis=1)) for start in range(0, len(vectors), chunk)]
+    )
+    if zero.size:
+        raise ValueError(
+            f"cosine distance is undefined for zero vectors; got {zero.size} all-zero row(s) in '{name}', "
+            f"first at row {zero[0]}"
+        )
+
+
+def prepare(vectors: np.ndarray, distance: str) -> np.ndarray:
+    """Vectors as searched: L2-normalised (in float32) for cosine, unchanged otherwise.
+
+    Parameters
+    ----------
+    vectors : numpy.ndarray of shape (n, d)
+        Under cosine, no row may be all zeros (see :func:`check_directions`).
+    distance : {"euclidean", "cosine", "inner_product"}
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, d)
+        float32 (C-contiguous) for cosine; ``vectors`` itself otherwise.
+    """
+    if distance != "cosine":
+        return vectors
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.ascontiguousarray(vectors / norms, dtype=np.float32)

@@ -4,7 +4,7 @@
 :func:`embedeval._blocks.evaluate_block`) to a worker. The reference set is cut into shards of
 ``shard_size`` rows scattered over the workers; a block's worker asks every shard for its
 candidates (each shard task builds, and caches, a faiss flat index of its rows and returns
-float32 distances, indices and float64 distances), merges them exactly and computes the metrics.
+its candidates with their float64 distances), merges them exactly and computes the metrics.
 Only per-query metric arrays travel back to the client, and the ranking rule is the one of a
 single process, so the numbers are identical.
 
@@ -16,11 +16,15 @@ Point ``client`` at any cluster: ``Client("tcp://scheduler:8786")`` for a runnin
 from __future__ import annotations
 
 import collections
+import contextlib
 
 import numpy as np
 
 from . import _budget
-from ._neighbors import Candidates, _Ranker, exact_distances, flat_index, max_norm, merge, prepare, shard_candidates
+from ._search.candidates import Candidates, flat_index, from_index, merge
+from ._search.float64 import max_norm, pair_distances
+from ._search.ranking import ExactSearcher
+from ._search.sharded import read_shard, shard_bounds
 
 _INDEX_CACHE: collections.OrderedDict = collections.OrderedDict()  # per worker process: shard key -> index
 
@@ -33,8 +37,8 @@ def _require_distributed():
     return distributed
 
 
-def _shard_task(shard: np.ndarray, key: str, queries: np.ndarray, n: int, euclidean: bool):
-    """On a worker: the shard's ``n`` best candidates with their float64 distances."""
+def _shard_task(shard: np.ndarray, key: str, queries: np.ndarray, n: int, euclidean: bool) -> Candidates:
+    """On a worker: the shard's ``n`` best candidates of ``queries`` (b, d), with their float64 distances."""
     index = _INDEX_CACHE.get(key)
     if index is None:
         index = flat_index(shard, euclidean)
@@ -42,18 +46,21 @@ def _shard_task(shard: np.ndarray, key: str, queries: np.ndarray, n: int, euclid
         while len(_INDEX_CACHE) > _budget.CACHED_SHARDS:
             _INDEX_CACHE.popitem(last=False)
     _INDEX_CACHE.move_to_end(key)
-    dist, idx, worst = shard_candidates(index, queries, n, euclidean)
-    return dist, idx, worst, exact_distances(queries, shard, idx, euclidean)
+    found = from_index(index, queries, n, euclidean)
+    b, m = found.idx.shape
+    rows = np.repeat(np.arange(b), m)
+    found.exact = pair_distances(queries, rows, found.idx.ravel(), shard.__getitem__, euclidean).reshape(b, m)
+    return found
 
 
-class DaskShardedIndex(_Ranker):
+class DaskSearcher(ExactSearcher):
     """Exact search over reference shards held by Dask workers (see the module docstring).
 
     Parameters
     ----------
     client : distributed.Client
     reference : array-like of shape (n_references, d)
-        Read shard by shard (a memory map is fine) and scattered to the workers.
+        Read shard by shard (a memory map is fine), prepared and scattered to the workers.
     distance : {"euclidean", "cosine", "inner_product"}
     shard_size : int
     """
@@ -61,10 +68,10 @@ class DaskShardedIndex(_Ranker):
     def __init__(self, client, reference, distance: str, shard_size: int):
         self.euclidean = distance == "euclidean"
         self.size = reference.shape[0]
-        self._bounds = [(s, min(s + shard_size, self.size)) for s in range(0, self.size, shard_size)]
+        self._bounds = shard_bounds(self.size, shard_size)
         self._shards, norms = [], []
         for a, b in self._bounds:
-            shard = prepare(np.asarray(reference[a:b], dtype=np.float32), distance)
+            shard = read_shard(reference, a, b, distance)
             norms.append(max_norm(shard))
             self._shards.append(client.scatter(shard, hash=False))
         self.max_norm = max(norms)
@@ -75,7 +82,7 @@ class DaskShardedIndex(_Ranker):
             distributed.get_worker()
             context = distributed.worker_client()  # inside a task: secede while shards work
         except ValueError:
-            context = _Plain(distributed.get_client())
+            context = contextlib.nullcontext(distributed.get_client())
         with context as client:
             futures = [
                 client.submit(_shard_task, shard, shard.key, queries, n, self.euclidean, pure=False)
@@ -86,17 +93,6 @@ class DaskShardedIndex(_Ranker):
 
     def _reference_rows(self, idx):  # pragma: no cover - float64 distances come with the candidates
         raise AssertionError("shard tasks return float64 distances for every candidate")
-
-
-class _Plain:
-    def __init__(self, client):
-        self.client = client
-
-    def __enter__(self):
-        return self.client
-
-    def __exit__(self, *exc):
-        return False
 
 
 class DaskExecutor:

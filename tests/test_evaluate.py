@@ -444,19 +444,18 @@ def test_gpu_without_a_gpu_says_why_before_any_work():
         embedeval.evaluate(np.zeros((3, 2)), [0, 0, 1], device="gpu")
 
 
-def test_gpu_path_with_a_stand_in_device_gives_the_cpu_numbers(monkeypatch):
+def test_gpu_path_with_a_stand_in_device_gives_the_cpu_numbers():
     """The device path end to end on the CPU: a stand-in 'device' returning at most 4 results
     per search (as a GPU returns 2048), so every ranking needs split, merged searches."""
-    from embedeval import _evaluate
+    from embedeval._search import Device
 
     moved = []  # sizes of the shards put on the stand-in device
-    monkeypatch.setattr(_evaluate, "gpu_mover", lambda: lambda index: moved.append(index.ntotal) or index)
-    monkeypatch.setattr(_evaluate, "GPU_MAX_K", 4)
+    stand_in = Device(max_k=4, move=lambda index: moved.append(index.ntotal) or index)
     rng = np.random.default_rng(7)
     x = rng.integers(-2, 3, size=(500, 4)).astype(np.float32)
     labels = rng.integers(0, 40, size=500)
     on_cpu = embedeval.evaluate(x, labels, metrics=ALL_METRICS)
-    on_device = embedeval.evaluate(x, labels, metrics=ALL_METRICS, device="gpu")
+    on_device = embedeval.evaluate(x, labels, metrics=ALL_METRICS, device=stand_in)
     for name in ALL_METRICS:
         np.testing.assert_array_equal(on_device.per_query[name], on_cpu.per_query[name], err_msg=name)
     assert "(gpu)" in on_device.config["search"]

@@ -1,4 +1,4 @@
-"""The exact search itself: every index kind against a full stable sort of float64 distances."""
+"""The exact search itself: every searcher against a full stable sort of float64 distances."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from reference import full_ranking
 
-from embedeval._neighbors import ExactIndex, ShardedIndex, SplitIndex, prepare
+from embedeval._inputs import prepare
+from embedeval._search import Device, DeviceSearcher, FlatSearcher, ShardedSearcher
 
 
 def make(seed):
@@ -21,16 +22,16 @@ def make(seed):
     return rng, x
 
 
-def indexes(x, distance, tmp_path):
+def searchers(x, distance, tmp_path):
     ref = x
     np.save(tmp_path / "ref.npy", ref)
     mapped = np.load(tmp_path / "ref.npy", mmap_mode="r")
-    yield "flat", ExactIndex(ref, distance)
+    yield "flat", FlatSearcher(ref, distance)
     for size in (1, 7, len(x) // 2 + 1):
-        yield f"shards of {size}", ShardedIndex(ref, distance, shard_size=size)
-    yield "streamed shards of 9", ShardedIndex(mapped, distance, shard_size=9, in_memory=False)
+        yield f"shards of {size}", ShardedSearcher(ref, distance, shard_size=size)
+    yield "streamed shards of 9", ShardedSearcher(mapped, distance, shard_size=9, stream=True)
     # a device that returns at most 3 results per search (as faiss on a GPU returns 2048)
-    yield "split, at most 3 per search", SplitIndex(ref, distance, max_k=3, to_device=lambda index: index)
+    yield "split, at most 3 per search", DeviceSearcher(ref, distance, Device(max_k=3, move=lambda index: index))
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -46,7 +47,7 @@ def test_search_equals_a_full_stable_sort(seed, distance, tmp_path):
     exclude = np.arange(n // 2)
     expected = np.array([full_ranking(q, x, distance, exclude=i)[:k] for i, q in enumerate(queries)])
     expected_all = np.array([full_ranking(q, x, distance)[:k] for q in queries])
-    for name, index in indexes(x, distance, tmp_path):
+    for name, index in searchers(x, distance, tmp_path):
         np.testing.assert_array_equal(index.search(queries, k, exclude), expected, err_msg=name)
         np.testing.assert_array_equal(index.search(queries, k), expected_all, err_msg=name)
 
@@ -58,13 +59,13 @@ def test_with_groups_the_relevance_sequence_is_exact(seed, tmp_path):
     labels = rng.integers(0, 3, len(x))
     k = len(x) - 1
     expected = np.array([labels[full_ranking(q, x, "euclidean", exclude=i)[:k]] for i, q in enumerate(x)])
-    for name, index in indexes(x, "euclidean", tmp_path):
+    for name, index in searchers(x, "euclidean", tmp_path):
         got = index.search(x, k, np.arange(len(x)), labels, labels)
         np.testing.assert_array_equal(labels[got] == labels[:, None], expected == labels[:, None], err_msg=name)
 
 
 def test_k_out_of_range():
-    index = ExactIndex(np.eye(3, dtype=np.float32), "euclidean")
+    index = FlatSearcher(np.eye(3, dtype=np.float32), "euclidean")
     with pytest.raises(ValueError, match=r"k must be in \[1, 2\]; got 3"):
         index.search(np.eye(3, dtype=np.float32), 3, np.arange(3))
 
@@ -133,7 +134,7 @@ def test_split_searches_above_the_device_limit_are_exact(seed, distance):
     )
     k = int(rng.integers(5, 40))
     queries = x[:60]
-    index = SplitIndex(x, distance, max_k=int(rng.integers(1, 8)), to_device=lambda index: index)
+    index = DeviceSearcher(x, distance, Device(max_k=int(rng.integers(1, 8)), move=lambda index: index))
     expected = np.array([full_ranking(q, x, distance, exclude=i)[:k] for i, q in enumerate(queries)])
     np.testing.assert_array_equal(index.search(queries, k, np.arange(60)), expected)
     assert len(index._split[1]) > 1  # the limit was reached: the references were split
@@ -142,7 +143,7 @@ def test_split_searches_above_the_device_limit_are_exact(seed, distance):
 @pytest.mark.parametrize("seed", range(6))
 def test_run_ordering_equals_a_three_key_sort(seed):
     """The fast (run, distance rank) sort, and its fallback when a run holds equal distances."""
-    from embedeval._neighbors import _order_runs
+    from embedeval._search.ranking import _order_runs
 
     rng = np.random.default_rng(seed)
     size = 2000
@@ -156,3 +157,26 @@ def test_run_ordering_equals_a_three_key_sort(seed):
         exact = rng.random(size)[rng.permutation(size)[np.arange(size) - starts]]
     members = rng.permutation(size)
     np.testing.assert_array_equal(_order_runs(run, exact, members), np.lexsort((members, exact, run)))
+
+
+@pytest.mark.parametrize(
+    ("options", "kind"),
+    [
+        ({}, "FlatSearcher"),
+        (dict(shard_size=7), "ShardedSearcher"),
+        (dict(stream=True), "ShardedSearcher"),
+        (dict(device="stand-in"), "DeviceSearcher"),
+        (dict(index="HNSW32"), "ApproximateSearcher"),
+    ],
+)
+def test_make_searcher_chooses_by_the_options(options, kind):
+    """The options pick the searcher (a wrong pick would give the same numbers, so check the kind)."""
+    from embedeval._search import make_searcher
+
+    x = np.random.default_rng(0).standard_normal((50, 3)).astype(np.float32)
+    if options.get("device") == "stand-in":
+        options["device"] = Device(max_k=3, move=lambda index: index)
+    searcher = make_searcher(x, "euclidean", **options)
+    assert type(searcher).__name__ == kind
+    if options.get("stream"):  # streamed: no index kept, shards of the default 256 MB
+        assert searcher._indexes is None and searcher._bounds == [(0, 50)]

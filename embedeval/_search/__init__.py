@@ -1,0 +1,147 @@
+"""Exact k-nearest-neighbour search: faiss proposes, float64 decides, ties go to the lower index.
+
+Every searcher here answers ``search(queries, k, exclude=None)`` with each query's ``k``
+nearest references. All but :class:`ApproximateSearcher` are *exact*: the ranking they return
+is the one a full stable sort of float64 distances would give, references ordered by their
+distance to the query computed in float64 from the (float32) input vectors, and references at
+equal distance by index, lower first. It never depends on how queries are blocked, on thread
+counts, on the BLAS kernel faiss happens to use, or on how the references are split into shards.
+
+How exactness is reached
+------------------------
+faiss's flat search computes distances in float32 through BLAS, whose rounding depends on the
+shape of each call, and among references tied at the k-th distance it keeps an arbitrary subset.
+So each search gathers more candidates than needed (:class:`Candidates`), together with a
+distance ``worst`` that no left-out reference beats, and uses a rigorous bound E on the error of
+each gathered distance (|fl(d) - d| <= E for every reference):
+
+* candidates whose gathered distances differ by more than 2E are in their true order;
+* runs of candidates closer than that are recomputed in float64 and sorted by (distance, index);
+* a query's top k is settled once such a gap lies after its k-th candidate (nothing left out can
+  then come before it); a query that is not settled is searched again with twice as many.
+
+The bound and its preconditions
+-------------------------------
+For a sum of d products computed in floating point with unit roundoff u, in any order, with or
+without FMA, Higham's gamma_d bound gives |fl(q.r) - q.r| <= gamma_d ||q|| ||r||, gamma_d =
+d u / (1 - d u). faiss's euclidean distance ||q||^2 + ||r||^2 - 2 q.r adds two roundings, so
+with 1% slack
+
+    E = 1.01 (d + 4) u (||q|| + max ||r||)^2   (squared euclidean),
+    E = 1.01 (d + 3) u ||q|| max ||r||          (inner product; cosine after normalisation),
+
+with u = 2**-24 for faiss's float32 and u = 2**-53 for the float64 BLAS distances of deep
+searches. The bound holds only under these preconditions, which the inputs must meet:
+
+* no underflow: no nonzero product q_j r_j (or square) of float32 components is smaller in
+  magnitude than 2**-126, float32's smallest normal number, where a rounding error is no
+  longer relative (components of magnitude 1e-19 or more, or exactly 0, are safe; additions
+  that land there are exact, and float64 cannot underflow from float32 inputs);
+* no overflow: (||q|| + max ||r||)^2 stays below float32's largest number, about 3.4e38;
+* (d + 4) u <= 0.0099, so that the 1% slack covers gamma_d's 1 / (1 - d u) factor and the
+  rounding of E itself: d up to about 166,000 in float32;
+* the device computes in genuine float32: faiss's GPU search through cuBLAS with
+  reduced-precision reductions disallowed, never TF32 or float16, whose u is far larger.
+
+Where the candidates come from
+------------------------------
+* :class:`FlatSearcher` (``flat.py``): one faiss flat index over the references in memory.
+* float64 BLAS distances to every reference (``dense.py``), which every in-memory searcher uses
+  for searches deeper than an eighth of the references, with their much smaller bound.
+* :class:`ShardedSearcher` (``sharded.py``): shards of the references merged exactly, each kept
+  as an index or, with ``stream=True``, rebuilt from a memory-mapped file at every search so
+  the references never sit in memory.
+* :class:`DeviceSearcher` (``device.py``): a :class:`Device` whose searches return a limited
+  number of results (faiss on a GPU: 2048), split as finely as a ranking's depth needs.
+* :class:`embedeval.distributed.DaskSearcher`: shards held by Dask workers.
+
+Merging (:func:`merge`, ``candidates.py``) keeps, per query, the candidates of every shard that
+are no farther than the nearest of the shards' ``worst`` distances. The ranking itself (the
+bound, the runs and their ordering) is :class:`ExactSearcher` in ``ranking.py``; float64
+recomputation is ``float64.py``. :func:`make_searcher` chooses among the searchers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .approximate import ApproximateSearcher
+from .candidates import Candidates, flat_index, from_index, merge
+from .device import Device, DeviceSearcher, gpu_device
+from .flat import FlatSearcher
+from .ranking import ExactSearcher
+from .sharded import ShardedSearcher, default_shard_size
+
+__all__ = [
+    "ApproximateSearcher",
+    "Candidates",
+    "Device",
+    "DeviceSearcher",
+    "ExactSearcher",
+    "FlatSearcher",
+    "ShardedSearcher",
+    "flat_index",
+    "from_index",
+    "gpu_device",
+    "make_searcher",
+    "merge",
+]
+
+
+def make_searcher(
+    references,
+    distance: str,
+    *,
+    index: str = "flat",
+    index_params: str | None = None,
+    shard_size: int | None = None,
+    stream: bool = False,
+    device: str | Device = "cpu",
+    client=None,
+    seed: int = 0,
+):
+    """The searcher for a set of options (checked already: they must not conflict).
+
+    In order of precedence: a faiss index-factory string other than ``"flat"`` gives an
+    :class:`ApproximateSearcher`; a Dask ``client`` a
+    :class:`~embedeval.distributed.DaskSearcher`; a device other than ``"cpu"`` a
+    :class:`DeviceSearcher`; a ``shard_size`` or ``stream`` a :class:`ShardedSearcher`;
+    otherwise a :class:`FlatSearcher`.
+
+    Parameters
+    ----------
+    references : array-like of shape (n_references, d)
+        float32 rows, not prepared (each searcher prepares them); a memory map is read shard by
+        shard when sharded.
+    distance : {"euclidean", "cosine", "inner_product"}
+    index, index_params : str
+        See :class:`ApproximateSearcher` (``factory``, ``params``).
+    shard_size : int, optional
+        References per shard. Default with ``stream`` or ``client``: shards of
+        ``_budget.DEFAULT_SHARD_BYTES`` (256 MB).
+    stream : bool
+        Rebuild each shard at every search (see :class:`ShardedSearcher`).
+    device : "cpu", "gpu" or Device
+        ``"gpu"`` is :func:`gpu_device` (which raises without a GPU); a :class:`Device` is used
+        as given (a stand-in device, e.g. in tests).
+    client : distributed.Client, optional
+    seed : int
+        Seeds the training sample of an approximate index.
+
+    Returns
+    -------
+    ExactSearcher or ApproximateSearcher
+    """
+    if index != "flat":
+        return ApproximateSearcher(references, distance, index, index_params, seed)
+    if shard_size is None and (stream or client is not None):
+        shard_size = default_shard_size(references.shape[1])
+    if client is not None:
+        from ..distributed import DaskSearcher
+
+        return DaskSearcher(client, references, distance, shard_size)
+    if device != "cpu":  # "gpu" or a Device
+        return DeviceSearcher(np.asarray(references), distance, gpu_device() if device == "gpu" else device)
+    if shard_size is not None:
+        return ShardedSearcher(references, distance, shard_size, stream=stream)
+    return FlatSearcher(references, distance)

@@ -1,0 +1,27 @@
+"""The in-memory flat searcher: one faiss flat index over all the references."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .candidates import flat_index, from_index
+from .dense import InMemorySearcher
+
+
+class FlatSearcher(InMemorySearcher):
+    """A flat (brute-force) faiss index over reference vectors in memory, searched exactly.
+
+    Parameters
+    ----------
+    reference : numpy.ndarray of shape (n_references, d), float32
+    distance : {"euclidean", "cosine", "inner_product"}
+        Cosine normalises the references (:func:`embedeval._inputs.prepare`) and ranks by
+        inner product.
+    """
+
+    def __init__(self, reference: np.ndarray, distance: str):
+        super().__init__(reference, distance)
+        self._index = flat_index(self._reference, self.euclidean)
+
+    def _shallow(self, queries, n):
+        return from_index(self._index, queries, n, self.euclidean)
