@@ -57,7 +57,9 @@ def evaluate_command(args) -> int:
             problems.append(f"{flag} must be >= 1; got {value}")
     if problems:
         raise UsageError(problems)
-    shown = [m.strip().lower() for m in args.metrics]
+    # Canonical names ("recall@010" -> "recall@10"): the result is keyed by them, and the extra
+    # metrics the figure needs are dropped by them.
+    shown = [m.name for m in parse_metrics(args.metrics, EMBEDDINGS)]
     embeddings = load_array(Path(args.embeddings), "embeddings", args.key)
     gallery = {}
     if args.reference is not None:
