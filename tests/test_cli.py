@@ -164,6 +164,14 @@ ERRORS = [
     (["evaluate", "emb.npz", "labels.npy"], ["holds arrays ['val', 'other']; choose one with --key"]),
     (["evaluate", "emb.npy", "labels.npy", "--report", "r.pdf"], ["--report must end in .md or .html"]),
     (
+        ["rankings", "run.txt", "qrels.txt", "--metrics", "bar", "--report", "r.pdf"],
+        ["unknown metric 'bar' for rankings", "--report must end in .md or .html; got r.pdf"],
+    ),
+    (
+        ["compare", "emb.npy", "emb.npy", "labels.npy", "--metrics", "foo", "--resamples", "0"],
+        ["unknown metric 'foo' for embeddings", "--resamples must be >= 1; got 0"],
+    ),
+    (
         ["evaluate", "emb.npy", "labels.npy", "--block-size", "0", "--threads", "0"],
         ["--block-size must be >= 1; got 0", "--threads must be >= 1; got 0"],
     ),
@@ -185,6 +193,8 @@ def test_errors_are_one_line_each_exit_2_no_traceback(files, args, messages):
     bad[4, 2] = np.nan
     np.save(d / "nan.npy", bad)
     (d / "short.txt").write_text("1\n2\n3\n4\n5\n")
+    (d / "run.txt").write_text("q1 Q0 a 1 3 t\n")
+    (d / "qrels.txt").write_text("q1 0 a 1\n")
     out = run(*args, cwd=d)
     assert out.returncode == 2
     assert "Traceback" not in out.stderr

@@ -37,6 +37,12 @@ def _argument_problems(paths: dict[str, str | None], metrics: list[str], form: s
     return problems
 
 
+def _report_problems(report: str | None) -> list[str]:
+    if report and Path(report).suffix.lower() not in (".md", ".html", ".htm"):
+        return [f"--report must end in .md or .html; got {report}"]
+    return []
+
+
 def evaluate_command(args) -> int:
     """``embedeval evaluate``: embeddings with class labels, leave-one-out or against a gallery."""
     from .._evaluate import evaluate
@@ -50,8 +56,7 @@ def evaluate_command(args) -> int:
     problems = _argument_problems(paths, args.metrics, EMBEDDINGS)
     if (args.reference is None) != (args.reference_labels is None):
         problems.append("--reference and --reference-labels go together; give both or neither")
-    if args.report and Path(args.report).suffix.lower() not in (".md", ".html", ".htm"):
-        problems.append(f"--report must end in .md or .html; got {args.report}")
+    problems += _report_problems(args.report)
     for flag, value in (("--block-size", args.block_size), ("--threads", args.threads)):
         if value is not None and value < 1:
             problems.append(f"{flag} must be >= 1; got {value}")
@@ -103,6 +108,8 @@ def compare_command(args) -> int:
     from ..stats import compare
 
     problems = _argument_problems({"A": args.a, "B": args.b, "LABELS": args.labels}, args.metrics, EMBEDDINGS)
+    if args.resamples < 1:
+        problems.append(f"--resamples must be >= 1; got {args.resamples}")
     if problems:
         raise UsageError(problems)
     labels = load_labels(Path(args.labels), args.label_key)
@@ -120,6 +127,7 @@ def rankings_command(args) -> int:
     from ..io import common_queries, read_qrels, read_run
 
     problems = _argument_problems({"RUN": args.run_file, "QRELS": args.qrels}, args.metrics, RANKINGS)
+    problems += _report_problems(args.report)
     if problems:
         raise UsageError(problems)
     run, qrels = read_run(args.run_file), read_qrels(args.qrels)
@@ -142,6 +150,7 @@ def scores_command(args) -> int:
     from .._rankings import evaluate_scores
 
     problems = _argument_problems({"SCORES": args.scores, "RELEVANCE": args.relevance}, args.metrics, RANKINGS)
+    problems += _report_problems(args.report)
     if problems:
         raise UsageError(problems)
     result = evaluate_scores(
