@@ -46,7 +46,10 @@ class Progress:
 def only(result, names: list[str]):
     """The result with only the metrics ``names``, which must be canonical (``Metric.name``):
     extra metrics computed for the figure are dropped this way."""
-    pick = lambda d: {k: v for k, v in d.items() if k in names}  # noqa: E731
+
+    def pick(values: dict) -> dict:
+        return {k: v for k, v in values.items() if k in names}
+
     per_class = result.per_class
     if per_class is not None:
         per_class = dataclasses.replace(per_class, values=pick(per_class.values), macro=pick(per_class.macro))
