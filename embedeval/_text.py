@@ -1,6 +1,87 @@
-"""Plain-text and Markdown tables for command output and reports."""
+"""Every table embedeval prints or writes: aligned text, Markdown, HTML and CSV, and the rows of a result.
+
+The renderers take a head (list of str) and rows (lists of str of the same length) and know
+nothing of metrics; :func:`metric_table` is the one place that turns an evaluation into rows,
+so ``print(result)``, the reports and the command's formats show the same cells.
+"""
 
 from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .result import EvaluationResult
+
+_RULE_MAX = 100  # a "line" rule stops here: a free last column can be very long
+
+
+def format_value(value: float) -> str:
+    """A metric value as shown in tables: four decimals (``"0.4265"``, ``"nan"``)."""
+    return f"{value:.4f}"
+
+
+def metric_table(
+    result: EvaluationResult, intervals: dict | None = None, *, macro: bool = True
+) -> tuple[list[str], list[list[str]]]:
+    """The head and one row per metric of a result: metric, value, macro, definition.
+
+    Parameters
+    ----------
+    result : EvaluationResult
+    intervals : dict of str to Interval, optional
+        When given, the value column is ``value [low, high]`` (the interval's ``str``) and its
+        head says so.
+    macro : bool
+        Include the macro average (mean of class means) when the result has per-class
+        averages; a result without them never has the column.
+
+    Returns
+    -------
+    head : list of str
+    rows : list of list of str
+        In the order of ``result.summary``.
+    """
+    has_macro = macro and result.per_class is not None
+    head = ["metric", "value [interval]" if intervals else "value", *(["macro"] if has_macro else []), "definition"]
+    rows = []
+    for name, value in result.summary.items():
+        row = [name, str(intervals[name]) if intervals else format_value(value)]
+        if has_macro:
+            row.append(format_value(result.per_class.macro[name]))
+        rows.append([*row, result.definitions[name]])
+    return head, rows
+
+
+def aligned_table(head: list[str], rows: list[list[str]], *, rule: str | None = None, free_last: bool = False) -> str:
+    """Columns padded to their widest cell, two spaces apart, no trailing spaces.
+
+    Parameters
+    ----------
+    head : list of str
+    rows : list of list of str
+        Each as long as ``head``.
+    rule : {None, "columns", "line"}
+        A dash rule under the head: None for none, ``"columns"`` for a run of dashes under each
+        column as wide as the column, ``"line"`` for one unbroken line as long as the head line
+        (at most 100 characters).
+    free_last : bool
+        Leave the last column unpadded and out of the widths, so that one long cell (a
+        definition) does not widen the others.
+    """
+    lines = [head, *rows]
+    padded = len(head) - 1 if free_last else len(head)
+    widths = [max(len(r[i]) for r in lines) for i in range(padded)]
+    text = [
+        "  ".join([*(c.ljust(w) for c, w in zip(r[:padded], widths, strict=True)), *r[padded:]]).rstrip() for r in lines
+    ]
+    if rule == "columns":
+        text.insert(1, "  ".join("-" * w for w in widths))
+    elif rule == "line":
+        text.insert(1, "-" * min(_RULE_MAX, len(text[0])))
+    elif rule is not None:
+        raise ValueError(f"'rule' must be None, 'columns' or 'line'; got {rule!r}")
+    return "\n".join(text)
 
 
 def markdown_table(head: list[str], rows: list[list[str]]) -> str:
@@ -9,7 +90,14 @@ def markdown_table(head: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
 
 
-def aligned_table(head: list[str], rows: list[list[str]]) -> str:
-    """Columns padded to their widest cell, two spaces apart, no trailing spaces."""
-    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [head, *rows])
+def html_table(head: list[str], rows: list[list[str]]) -> str:
+    """An HTML ``<table>`` on one line, every cell escaped."""
+    esc = html.escape
+    cells = "<tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr>"
+    cells += "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table>{cells}</table>"
+
+
+def csv_table(head: list[str], rows: list[list[str]]) -> str:
+    """Comma-separated lines, no quoting (cells are names and numbers), no final newline."""
+    return "\n".join(",".join(r) for r in [head, *rows])

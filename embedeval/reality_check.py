@@ -18,7 +18,7 @@ import numpy as np
 from ._evaluate import evaluate
 from ._inputs import check_positive_int
 from ._metrics import MUSGRAVE_METRICS
-from ._text import aligned_table, markdown_table
+from ._text import aligned_table, format_value, markdown_table
 from .result import EvaluationResult
 
 METRICS = MUSGRAVE_METRICS
@@ -83,7 +83,7 @@ def evaluate_examples(n: int = 2000, seed: int = 0) -> dict[int, tuple[np.ndarra
 def table(results: dict[int, tuple[np.ndarray, np.ndarray, EvaluationResult]], markdown: bool = False) -> str:
     """The metric values of each example, one row per example."""
     head = ["example", *METRICS]
-    rows = [[f"{k}: {TITLES[k]}", *(f"{r.summary[m]:.4f}" for m in METRICS)] for k, (_, _, r) in results.items()]
+    rows = [[f"{k}: {TITLES[k]}", *(format_value(r.summary[m]) for m in METRICS)] for k, (_, _, r) in results.items()]
     return markdown_table(head, rows) if markdown else aligned_table(head, rows)
 
 

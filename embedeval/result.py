@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._text import aligned_table, metric_table
+
 
 @dataclass(frozen=True, repr=False)
 class PerClass:
@@ -213,23 +215,9 @@ class EvaluationResult:
 
     def table(self, intervals: dict | None = None) -> str:
         """A plain-text table: metric, micro average (with its interval, if given as a dict of
-        :class:`~embedeval.stats.Interval`), macro average, definition."""
-        has_macro = self.per_class is not None
-        head = (
-            ["metric", "value [interval]" if intervals else "value"] + (["macro"] if has_macro else []) + ["definition"]
-        )
-        rows = []
-        for name, value in self.summary.items():
-            row = [name, str(intervals[name]) if intervals else f"{value:.4f}"]
-            if has_macro:
-                row.append(f"{self.per_class.macro[name]:.4f}")
-            rows.append([*row, self.definitions[name]])
-        widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head) - 1)]
-        lines = [
-            "  ".join(c.ljust(w) for c, w in zip(r[:-1], widths, strict=True)) + "  " + r[-1] for r in [head, *rows]
-        ]
-        lines.insert(1, "-" * min(100, len(lines[0])))
-        lines.append("")
+        :class:`~embedeval.stats.Interval`), macro average, definition; then the query counts and
+        the conventions."""
+        lines = [aligned_table(*metric_table(self, intervals), rule="line", free_last=True), ""]
         lines.append(f"queries: {self.n_queries} given, {self.n_evaluated} evaluated, {self.n_skipped} skipped")
         lines += [f"  skipped {count}: {reason}" for reason, count in self.skipped.items() if count]
         lines += [f"{key}: {text}" for key, text in self.conventions.items()]

@@ -19,16 +19,10 @@ from . import _budget
 from ._evaluate import evaluate
 from ._inputs import _to_numpy, as_labels, encode_labels
 from ._metrics import EMBEDDINGS, parse_metrics
+from ._text import aligned_table, format_value
 from .result import EvaluationResult
 
 UPDATE_ENV = "EMBEDEVAL_UPDATE_BASELINE"
-
-
-def _table(rows: list[list[str]], head: list[str]) -> str:
-    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [head, *rows]]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
 
 
 def _evaluate_or_fail(embeddings, labels, metrics, **kwargs) -> EvaluationResult:
@@ -83,13 +77,13 @@ def assert_retrieval_quality(
         value = values[parse_metrics([name], EMBEDDINGS)[0].name]
         ok = not math.isnan(value) and value >= threshold
         failed += not ok
-        rows.append([name, f"{value:.4f}", f">= {threshold:g}", "pass" if ok else "FAIL"])
+        rows.append([name, format_value(value), f">= {threshold:g}", "pass" if ok else "FAIL"])
     if failed:
         kind = "macro average" if macro else "micro average"
         raise AssertionError(
             f"retrieval quality below threshold for {failed} of {len(rows)} metric(s) ({kind}, "
             f"{result.n_evaluated} of {result.n_queries} queries evaluated):\n"
-            + _table(rows, ["metric", "value", "threshold", "result"])
+            + aligned_table(["metric", "value", "threshold", "result"], rows, rule="columns")
         )
     return result
 
@@ -161,18 +155,17 @@ def assert_no_regression(
     for name, value in result.summary.items():
         allowed = tolerance.get(name, 0.0) if isinstance(tolerance, dict) else float(tolerance)
         if name not in stored:
-            rows.append([name, "-", f"{value:.4f}", "-", f"{allowed:g}", "new (not in baseline)"])
+            rows.append([name, "-", format_value(value), "-", f"{allowed:g}", "new (not in baseline)"])
             continue
         change = value - stored[name]
         ok = not math.isnan(value) and change >= -allowed
         failed += not ok
-        rows.append(
-            [name, f"{stored[name]:.4f}", f"{value:.4f}", f"{change:+.4f}", f"{allowed:g}", "pass" if ok else "FAIL"]
-        )
+        verdict = "pass" if ok else "FAIL"
+        rows.append([name, format_value(stored[name]), format_value(value), f"{change:+.4f}", f"{allowed:g}", verdict])
     if failed:
         raise AssertionError(
             f"{failed} metric(s) dropped below the baseline {path} by more than allowed:\n"
-            + _table(rows, ["metric", "baseline", "current", "change", "allowed drop", "result"])
+            + aligned_table(["metric", "baseline", "current", "change", "allowed drop", "result"], rows, rule="columns")
             + f"\n(if the drop is intended, update the baseline: update=True or {UPDATE_ENV}=1)"
         )
     return result
@@ -229,7 +222,7 @@ class EmbeddingReport:
         ]
         if self.n_classes is not None:
             rows.append(["classes (of one member)", f"{self.n_classes} ({self.singleton_classes})"])
-        text = _table(rows, ["check", "value"])
+        text = aligned_table(["check", "value"], rows, rule="columns")
         text += "".join(f"\nPROBLEM: {p}" for p in self.problems) + "".join(f"\nnote: {n}" for n in self.notes)
         return text
 

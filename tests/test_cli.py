@@ -114,6 +114,27 @@ def test_compare_finds_the_worse_model(files):
     assert all(r["difference"] < 0 and r["high"] < 0 and r["p_holm"] < 0.01 for r in rows)
 
 
+@pytest.mark.parametrize("extra", [[], ["--plot", "e.png"]], ids=["plain", "with-figure-metrics"])
+def test_metrics_come_out_under_their_canonical_names(files, tmp_path, extra):
+    """`recall@010` is evaluated as recall@10 and shown as recall@10, not dropped from the output."""
+    d, x, labels = files
+    args = ["evaluate", d / "emb.npy", d / "labels.npy", "--metrics", "recall@010", "MAP@R", "--format", "json"]
+    out = run(*args, *extra, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    expected = embedeval.evaluate(x, labels, metrics=["recall@10", "map@r"])
+    payload = json.loads(out.stdout)
+    assert list(payload["summary"]) == ["recall@10", "map@r"]  # and none of the figure's extra metrics
+    assert payload["summary"] == expected.summary
+
+
+def test_a_lone_metric_with_a_non_canonical_name_is_not_an_empty_table(files):
+    d, x, labels = files
+    out = run("evaluate", d / "emb.npy", d / "labels.npy", "--metrics", "recall@010")
+    assert out.returncode == 0, out.stderr
+    value = embedeval.evaluate(x, labels, metrics=["recall@10"]).summary["recall@10"]
+    assert out.stdout.splitlines()[2].startswith(f"recall@10  {value:.4f}  ")
+
+
 def test_rankings_and_scores_commands(tmp_path):
     (tmp_path / "run.txt").write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq2 Q0 c 1 1 t\n")
     (tmp_path / "qrels.txt").write_text("q1 0 b 1\nq2 0 c 2\n")
@@ -143,6 +164,14 @@ ERRORS = [
     (["evaluate", "emb.npz", "labels.npy"], ["holds arrays ['val', 'other']; choose one with --key"]),
     (["evaluate", "emb.npy", "labels.npy", "--report", "r.pdf"], ["--report must end in .md or .html"]),
     (
+        ["rankings", "run.txt", "qrels.txt", "--metrics", "bar", "--report", "r.pdf"],
+        ["unknown metric 'bar' for rankings", "--report must end in .md or .html; got r.pdf"],
+    ),
+    (
+        ["compare", "emb.npy", "emb.npy", "labels.npy", "--metrics", "foo", "--resamples", "0"],
+        ["unknown metric 'foo' for embeddings", "--resamples must be >= 1; got 0"],
+    ),
+    (
         ["evaluate", "emb.npy", "labels.npy", "--block-size", "0", "--threads", "0"],
         ["--block-size must be >= 1; got 0", "--threads must be >= 1; got 0"],
     ),
@@ -164,6 +193,8 @@ def test_errors_are_one_line_each_exit_2_no_traceback(files, args, messages):
     bad[4, 2] = np.nan
     np.save(d / "nan.npy", bad)
     (d / "short.txt").write_text("1\n2\n3\n4\n5\n")
+    (d / "run.txt").write_text("q1 Q0 a 1 3 t\n")
+    (d / "qrels.txt").write_text("q1 0 a 1\n")
     out = run(*args, cwd=d)
     assert out.returncode == 2
     assert "Traceback" not in out.stderr

@@ -1,0 +1,197 @@
+"""One function per command: check the arguments, load the files, evaluate, emit.
+
+Each takes the parsed ``argparse.Namespace`` and returns the exit status. Problems visible
+before any file is read are collected and raised together as :class:`UsageError`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from .._metrics import EMBEDDINGS, RANKINGS, parse_metrics
+from ._loaders import load_array, load_labels
+from ._output import Progress, emit, format_comparison, only
+
+_PLOT_METRICS = [f"recall@{k}" for k in range(1, 21)] + ["map@r"]  # what --plot draws
+
+
+class UsageError(Exception):
+    """Problems with the command line, one message each."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+def _argument_problems(paths: dict[str, str | None], metrics: list[str], form: str) -> list[str]:
+    """Every problem visible before loading anything: missing files and bad metric names."""
+    problems = [f"{name}: no such file: {p}" for name, p in paths.items() if p is not None and not Path(p).is_file()]
+    for name in metrics:
+        try:
+            parse_metrics([name], form)
+        except ValueError as exc:
+            problems.append(f"--metrics: {exc}")
+    return problems
+
+
+def _report_problems(report: str | None) -> list[str]:
+    if report and Path(report).suffix.lower() not in (".md", ".html", ".htm"):
+        return [f"--report must end in .md or .html; got {report}"]
+    return []
+
+
+def evaluate_command(args) -> int:
+    """``embedeval evaluate``: embeddings with class labels, leave-one-out or against a gallery."""
+    from .._evaluate import evaluate
+
+    paths = {
+        "EMBEDDINGS": args.embeddings,
+        "LABELS": args.labels,
+        "--reference": args.reference,
+        "--reference-labels": args.reference_labels,
+    }
+    problems = _argument_problems(paths, args.metrics, EMBEDDINGS)
+    if (args.reference is None) != (args.reference_labels is None):
+        problems.append("--reference and --reference-labels go together; give both or neither")
+    problems += _report_problems(args.report)
+    for flag, value in (("--block-size", args.block_size), ("--threads", args.threads)):
+        if value is not None and value < 1:
+            problems.append(f"{flag} must be >= 1; got {value}")
+    if problems:
+        raise UsageError(problems)
+    # Canonical names ("recall@010" -> "recall@10"): the result is keyed by them, and the extra
+    # metrics the figure needs are dropped by them.
+    shown = [m.name for m in parse_metrics(args.metrics, EMBEDDINGS)]
+    embeddings = load_array(Path(args.embeddings), "embeddings", args.key)
+    gallery = {}
+    if args.reference is not None:
+        gallery = {
+            "reference": load_array(Path(args.reference), "reference", args.key),
+            "reference_labels": load_labels(Path(args.reference_labels), args.label_key),
+        }
+    drawing = bool(args.plot or args.report)
+    progress = Progress(not args.quiet)
+    try:
+        full = evaluate(
+            embeddings,
+            load_labels(Path(args.labels), args.label_key),
+            metrics=shown + (_PLOT_METRICS if drawing else []),
+            distance=args.distance,
+            block_size=args.block_size,
+            n_threads=args.threads,
+            device=args.device,
+            progress=progress,
+            **gallery,
+        )
+    finally:
+        progress.close()
+    figure = None
+    if drawing:
+        from ..plotting import plot_evaluation
+
+        figure = Path(args.plot) if args.plot else Path(args.report).with_suffix(".png")
+        plot_evaluation(only(full, _PLOT_METRICS), figure, title=Path(args.embeddings).name)
+        print(f"wrote {figure}", file=sys.stderr)
+    inputs = {"embeddings": f"{args.embeddings} {tuple(np.shape(embeddings))}", "labels": args.labels}
+    if args.reference:
+        inputs.update(reference=args.reference, reference_labels=args.reference_labels)
+    emit(only(full, shown), args, inputs, figure)
+    return 0
+
+
+def compare_command(args) -> int:
+    """``embedeval compare``: two embedding sets of the same items, paired per query."""
+    from .._evaluate import evaluate
+    from ..stats import compare
+
+    problems = _argument_problems({"A": args.a, "B": args.b, "LABELS": args.labels}, args.metrics, EMBEDDINGS)
+    if args.resamples < 1:
+        problems.append(f"--resamples must be >= 1; got {args.resamples}")
+    if problems:
+        raise UsageError(problems)
+    labels = load_labels(Path(args.labels), args.label_key)
+    a = evaluate(load_array(Path(args.a), "A", args.key), labels, metrics=args.metrics, distance=args.distance)
+    b = evaluate(load_array(Path(args.b), "B", args.key), labels, metrics=args.metrics, distance=args.distance)
+    level = args.ci or 0.95
+    rows = compare(a, b, confidence=level, n_resamples=args.resamples, seed=args.seed)
+    print(format_comparison(rows, args.format, level, args.resamples))
+    return 0
+
+
+def rankings_command(args) -> int:
+    """``embedeval rankings``: a TREC run file against a TREC qrels file."""
+    from .._rankings import evaluate_rankings
+    from ..io import common_queries, read_qrels, read_run
+
+    problems = _argument_problems({"RUN": args.run_file, "QRELS": args.qrels}, args.metrics, RANKINGS)
+    problems += _report_problems(args.report)
+    if problems:
+        raise UsageError(problems)
+    run, qrels = read_run(args.run_file), read_qrels(args.qrels)
+    run_common, qrels_common = common_queries(run, qrels)
+    dropped = len(run) - len(run_common)
+    if dropped:
+        what = "query has no judgements and is" if dropped == 1 else "queries have no judgements and are"
+        print(f"embedeval rankings: note: {dropped} ranked {what} left out, as in trec_eval", file=sys.stderr)
+    if not run_common:
+        raise UsageError(["no query of RUN appears in QRELS"])
+    result = evaluate_rankings(
+        run_common, qrels_common, metrics=args.metrics, threshold=args.threshold, empty=args.empty
+    )
+    emit(result, args, {"run": args.run_file, "qrels": args.qrels})
+    return 0
+
+
+def scores_command(args) -> int:
+    """``embedeval scores``: a queries x items score matrix against a relevance matrix."""
+    from .._scores import evaluate_scores
+
+    problems = _argument_problems({"SCORES": args.scores, "RELEVANCE": args.relevance}, args.metrics, RANKINGS)
+    problems += _report_problems(args.report)
+    if problems:
+        raise UsageError(problems)
+    result = evaluate_scores(
+        load_array(Path(args.scores), "scores"),
+        load_array(Path(args.relevance), "relevance"),
+        metrics=args.metrics,
+        threshold=args.threshold,
+        empty=args.empty,
+    )
+    emit(result, args, {"scores": args.scores, "relevance": args.relevance})
+    return 0
+
+
+def reality_check_command(args) -> int:
+    """``embedeval reality-check``: the toy examples' table on stdout and their figures."""
+    from ..plotting import plot_reality_check
+    from ..reality_check import evaluate_examples, table
+
+    if args.n < 4:
+        raise UsageError([f"--n must be an int >= 4 (one point per strip); got {args.n}"])
+    results = evaluate_examples(n=args.n, seed=args.seed)
+    print(table(results, markdown=args.markdown))
+    paths = plot_reality_check(results, args.out)
+    paths += _confidence_figures(args.n, args.seed, Path(args.out))
+    for path in paths:
+        print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+def _confidence_figures(n: int, seed: int, out: Path) -> list[Path]:
+    """The seed's confidence experiment on example 2, and its error-vs-reject curves."""
+    from ..confidence import error_reject_curves
+    from ..plotting import plot_confidence_experiment, plot_error_reject
+    from ..reality_check import confidence_experiment
+
+    exp = confidence_experiment(n=n, seed=seed)
+    level = 0.2
+    confidence = np.where(exp["is_error"], level, exp["base_confidence"])
+    curves = error_reject_curves(exp["result"], confidence)
+    title = f"Example 2, {exp['is_error'].sum()} injected label errors at confidence {level}"
+    return [
+        plot_confidence_experiment(exp, out / "confidence_experiment.png"),
+        plot_error_reject(curves, out / "error_reject.png", title=title),
+    ]

@@ -1,0 +1,120 @@
+"""The command line's grammar: commands, their arguments, defaults and help."""
+
+from __future__ import annotations
+
+import argparse
+
+from .._inputs import DISTANCES
+from .._metrics import DEFAULT_EMBEDDING_METRICS, DEFAULT_RANKING_METRICS, MUSGRAVE_METRICS
+from ._commands import compare_command, evaluate_command, rankings_command, reality_check_command, scores_command
+from ._output import FORMATS
+
+EXAMPLES = """examples:
+  embedeval evaluate emb.npy labels.txt --metrics precision@1 recall@10 map@r --ci 0.95
+  embedeval evaluate q.npy q_labels.npy --reference g.npy --reference-labels g_labels.npy --format json
+  embedeval evaluate emb.npz labels.txt --key val_embeddings --plot eval.png --report eval.html
+  embedeval compare model_a.npy model_b.npy labels.txt --metrics precision@1 map@r
+  embedeval rankings run.txt qrels.txt --metrics ndcg@10 map recall@100
+  embedeval scores scores.npy relevance.npy --metrics ndcg@10 recall@20
+  embedeval reality-check --out plots/ --n 2000 --seed 0
+"""
+_KEY_HELP = "array name in .npz / column in .parquet embedding files"
+_LABEL_KEY_HELP = "array name in .npz / column in .parquet label files"
+
+
+def _confidence_level(text: str) -> float:
+    value = float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), e.g. 0.95; got {text}")
+    return value
+
+
+def _output_options(p, ci_help="add percentile bootstrap intervals at this level, e.g. 0.95"):
+    p.add_argument("--format", choices=FORMATS, default="table", help="output on stdout (default: table)")
+    p.add_argument("--ci", type=_confidence_level, metavar="LEVEL", help=ci_help)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``embedeval`` parser; each command's namespace carries its function as ``run``."""
+    from .. import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="embedeval",
+        description="Exact retrieval metrics for embedding spaces.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"embedeval {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub_kw = {"epilog": EXAMPLES, "formatter_class": argparse.RawDescriptionHelpFormatter}
+    _add_evaluate(sub.add_parser("evaluate", help="evaluate saved embeddings with class labels", **sub_kw))
+    _add_compare(sub.add_parser("compare", help="compare two embedding sets of the same items (paired test)", **sub_kw))
+    for name, helptext, run in (
+        ("rankings", "evaluate a TREC run file against a TREC qrels file", rankings_command),
+        ("scores", "evaluate a queries x items score matrix against a relevance matrix", scores_command),
+    ):
+        _add_ranked(sub.add_parser(name, help=helptext, **sub_kw), name, run)
+    rc = sub.add_parser("reality-check", help="regenerate the toy examples of Musgrave et al. 2020", **sub_kw)
+    rc.add_argument("--out", default="plots", help="folder for the PNGs (default: plots)")
+    rc.add_argument("--n", type=int, default=2000, help="points per example (default: 2000)")
+    rc.add_argument("--seed", type=int, default=0)
+    rc.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    rc.set_defaults(run=reality_check_command)
+    return parser
+
+
+def _add_evaluate(ev: argparse.ArgumentParser) -> None:
+    ev.add_argument("embeddings", metavar="EMBEDDINGS", help=".npy (memory-mapped), .npz, .parquet, .csv, .tsv, .txt")
+    ev.add_argument("labels", metavar="LABELS", help=".npy/.npz/.parquet, or text with one label per line")
+    ev.add_argument("--reference", help="a separate gallery to search (default: leave-one-out)")
+    ev.add_argument("--reference-labels", help="labels of the gallery")
+    ev.add_argument("--metrics", nargs="+", default=list(MUSGRAVE_METRICS))
+    ev.add_argument("--distance", choices=DISTANCES, default="euclidean")
+    ev.add_argument("--key", help=_KEY_HELP)
+    ev.add_argument("--label-key", help=_LABEL_KEY_HELP)
+    ev.add_argument("--per-class", metavar="FILE", help="write per-class averages as CSV")
+    ev.add_argument("--plot", metavar="FILE", help="write a PNG: recall@k for k = 1..20 and per-class MAP@R")
+    ev.add_argument("--report", metavar="FILE", help="write a .md or .html report (table, figure, settings, versions)")
+    ev.add_argument("--block-size", type=int, default=None, help="queries per block (default: automatic)")
+    ev.add_argument(
+        "--threads", type=int, default=None, help="query blocks run at once (default: faiss's thread count)"
+    )
+    ev.add_argument(
+        "--device",
+        choices=["cpu", "gpu"],
+        default="cpu",
+        help="where faiss computes the candidates (gpu: a faiss GPU build; same numbers)",
+    )
+    ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    _output_options(ev)
+    ev.set_defaults(run=evaluate_command)
+
+
+def _add_compare(cp: argparse.ArgumentParser) -> None:
+    cp.add_argument("a", metavar="A", help="embeddings of model A")
+    cp.add_argument("b", metavar="B", help="embeddings of model B, same items in the same order")
+    cp.add_argument("labels", metavar="LABELS")
+    cp.add_argument("--metrics", nargs="+", default=list(DEFAULT_EMBEDDING_METRICS))
+    cp.add_argument("--distance", choices=DISTANCES, default="euclidean")
+    cp.add_argument("--key", help=_KEY_HELP)
+    cp.add_argument("--label-key", help=_LABEL_KEY_HELP)
+    cp.add_argument("--resamples", type=int, default=10000, help="sign flips and bootstrap replicates")
+    cp.add_argument("--seed", type=int, default=0)
+    _output_options(cp, ci_help="level of the interval of the difference (default 0.95)")
+    cp.set_defaults(run=compare_command)
+
+
+def _add_ranked(ir: argparse.ArgumentParser, name: str, run) -> None:
+    """``rankings`` and ``scores``: the same options, different inputs."""
+    if name == "rankings":
+        ir.add_argument("run_file", metavar="RUN", help="TREC run: qid Q0 docid rank score tag")
+        ir.add_argument("qrels", metavar="QRELS", help="TREC qrels: qid iteration docid grade")
+    else:
+        ir.add_argument("scores", metavar="SCORES", help=".npy/.npz/.csv/.tsv/.txt, higher is better")
+        ir.add_argument("relevance", metavar="RELEVANCE", help="grades of the same shape (0 = not relevant)")
+    ir.add_argument("--metrics", nargs="+", default=list(DEFAULT_RANKING_METRICS))
+    ir.add_argument("--threshold", type=float, default=1.0, help="grade at which an item is relevant (default 1)")
+    ir.add_argument("--empty", choices=("skip", "zero"), default="skip", help="queries without relevant items")
+    ir.add_argument("--report", metavar="FILE", help="write a .md or .html report")
+    _output_options(ir)
+    ir.set_defaults(run=run)
