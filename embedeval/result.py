@@ -200,6 +200,19 @@ class EvaluationResult:
             approximation=self.approximation,
         )
 
+    def select(self, names) -> EvaluationResult:
+        """The result with only the metrics ``names`` (canonical names, in the given order)."""
+        return EvaluationResult.from_per_query(
+            {name: self.per_query[name] for name in names},
+            {name: self.definitions[name] for name in names},
+            self.conventions,
+            skip_codes=self.skip_codes,
+            skip_reasons=tuple(self.skipped),
+            query_labels=self.query_labels,
+            config=self.config,
+            approximation=self.approximation,
+        )
+
     def to_dict(self, prefix: str = "") -> dict[str, float]:
         """A flat ``{name: float}`` with stable keys for loggers, e.g. ``prefix="val/"``.
 

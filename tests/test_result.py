@@ -37,3 +37,13 @@ def test_take_of_an_evaluation_reorders_queries_and_recomputes_averages():
     np.testing.assert_array_equal(part.per_query["precision@1"], result.per_query["precision@1"][[4, 0, 2]])
     assert sum(part.skipped.values()) == 1 and part.n_evaluated == 2
     assert part.per_class.labels.tolist() == ["a", "b"]
+
+
+def test_select_keeps_the_named_metrics_in_order_with_their_averages():
+    x = np.array([[0.0], [0.1], [1.0], [1.2], [5.0]], dtype=np.float32)
+    result = embedeval.evaluate(x, ["a", "a", "b", "b", "z"], metrics=["precision@1", "map@r", "recall@2"])
+    part = result.select(["recall@2", "precision@1"])
+    assert list(part.summary) == ["recall@2", "precision@1"]
+    assert part.summary["precision@1"] == result.summary["precision@1"]
+    assert list(part.per_class.macro) == ["recall@2", "precision@1"]
+    assert part.skipped == result.skipped and part.n_evaluated == result.n_evaluated

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._metrics import EMBEDDINGS, RANKINGS, parse_metrics
 from ._loaders import load_array, load_labels
-from ._output import Progress, emit, format_comparison, only
+from ._output import Progress, emit, format_comparison
 
 _PLOT_METRICS = [f"recall@{k}" for k in range(1, 21)] + ["map@r"]  # what --plot draws
 
@@ -93,12 +93,12 @@ def evaluate_command(args) -> int:
         from ..plotting import plot_evaluation
 
         figure = Path(args.plot) if args.plot else Path(args.report).with_suffix(".png")
-        plot_evaluation(only(full, _PLOT_METRICS), figure, title=Path(args.embeddings).name)
+        plot_evaluation(full.select(_PLOT_METRICS), figure, title=Path(args.embeddings).name)
         print(f"wrote {figure}", file=sys.stderr)
     inputs = {"embeddings": f"{args.embeddings} {tuple(np.shape(embeddings))}", "labels": args.labels}
     if args.reference:
         inputs.update(reference=args.reference, reference_labels=args.reference_labels)
-    emit(only(full, shown), args, inputs, figure)
+    emit(full.select(shown), args, inputs, figure)
     return 0
 
 

@@ -5,7 +5,6 @@ Tables go to stdout; notes ("wrote FILE") and the progress bar to stderr, so std
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 import time
@@ -41,25 +40,6 @@ class Progress:
     def close(self) -> None:
         if self.drawn:
             sys.stderr.write("\n")
-
-
-def only(result, names: list[str]):
-    """The result with only the metrics ``names``, which must be canonical (``Metric.name``):
-    extra metrics computed for the figure are dropped this way."""
-
-    def pick(values: dict) -> dict:
-        return {k: v for k, v in values.items() if k in names}
-
-    per_class = result.per_class
-    if per_class is not None:
-        per_class = dataclasses.replace(per_class, values=pick(per_class.values), macro=pick(per_class.macro))
-    return dataclasses.replace(
-        result,
-        summary=pick(result.summary),
-        per_query=pick(result.per_query),
-        definitions=pick(result.definitions),
-        per_class=per_class,
-    )
 
 
 def format_result(result, fmt: str, intervals=None) -> str:
