@@ -255,6 +255,21 @@ def valid_names(form: str) -> list[str]:
 
 _NAME = re.compile(r"^(?P<family>[a-z_0-9]+?)(?:@(?P<cut>[^@]*))?$")
 
+# Other tools' metric names, each mapped to embedeval names: (pattern on the stripped name,
+# function of the match giving one or more canonical names, form or None for every form). A
+# name is looked up here first; results always report the canonical names.
+ALIASES: list[tuple[re.Pattern, Callable[[re.Match], list[str]], str | None]] = []
+
+
+def expand_aliases(raw: str, form: str) -> list[str]:
+    """The embedeval names that ``raw`` stands for: itself unless another tool's name matches."""
+    text = raw.strip()
+    for pattern, names, alias_form in ALIASES:
+        match = pattern.fullmatch(text)
+        if match and alias_form in (None, form):
+            return names(match)
+    return [raw]
+
 
 def parse_metric(raw, form: str) -> Metric:
     """Parse one metric name (case and surrounding spaces ignored); ValueError if unknown."""
@@ -306,6 +321,9 @@ def parse_metrics(metrics, form: str) -> list[Metric]:
         raise ValueError("'metrics' must name at least one metric; got an empty sequence")
     parsed: dict[str, Metric] = {}
     for raw in items:
-        metric = parse_metric(raw, form)
-        parsed.setdefault(metric.name, metric)
+        if not isinstance(raw, str):
+            raise TypeError(f"'metrics' entries must be strings; got {raw!r}")
+        for name in expand_aliases(raw, form):
+            metric = parse_metric(name, form)
+            parsed.setdefault(metric.name, metric)
     return list(parsed.values())
