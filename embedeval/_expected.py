@@ -11,10 +11,10 @@ others (hit rate, RR, AP, AP over hits) are derived in their docstrings.
 
 Kernels mirror :mod:`embedeval._kernels`: float64 arrays of shape (n_queries,), NaN where they
 divide by R = 0, the same cutoff conventions; without ties they return the ordinary values
-bit for bit except F1 (the same formula) — ``tests/test_ties.py`` checks every kernel against
-the mean over all permutations of every tie group. Work is O(groups) except RR (the first
-relevant group's positions), DCG (the positions of groups with gain inside the cutoff) and
-AP over hits (the possible hit counts of the one group straddling k).
+bit for bit (``tests/test_ties.py`` checks that, and every kernel against the mean over all
+permutations of every tie group). Work is O(groups), except RR (over the positions of the first
+relevant group when it holds several relevant items), DCG (over the positions of groups with
+gain inside the cutoff) and AP over hits (over the possible hit counts of the group straddling k).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._harmonic import partial_harmonic
-from ._kernels import _row_sum, _safe_divide, ideal_dcg
+from ._kernels import _safe_divide, ideal_dcg
 from ._metrics import EMBEDDINGS
 from ._ties import TiedHits
 
@@ -53,24 +53,22 @@ def _segment_cumprod(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return out
 
 
+def _per_query(t: TiedHits, values: np.ndarray) -> np.ndarray:
+    """Sum per query, added left to right in rank order as the ordinary kernels do (same bits)."""
+    return np.bincount(t.query, weights=values, minlength=t.n_queries)
+
+
 def _inside(t: TiedHits, cutoff) -> np.ndarray:
     """m_g: positions of each group in the top ``cutoff`` (None: all; an array: one per query)."""
     if cutoff is None:
-        return np.where(np.isfinite(t.start), t.size, 0.0)
+        return t.size
     cut = np.asarray(cutoff, dtype=np.float64)
-    return np.clip((cut[:, None] if cut.ndim else cut) - t.start, 0.0, t.size)
-
-
-def _first_relevant(t: TiedHits):
-    """(start, size, relevant) of each query's first group with a relevant item (relevant 0 if none)."""
-    g = np.argmax(t.relevant > 0, axis=1)
-    rows = np.arange(g.size)
-    return t.start[rows, g], t.size[rows, g], t.relevant[rows, g]
+    return np.minimum(np.maximum((cut[t.query] if cut.ndim else cut) - t.start, 0.0), t.size)
 
 
 def expected_hits(t: TiedHits, cutoff) -> np.ndarray:
     r"""E[relevant items in the top k] = :math:`\sum_g r_g\, m_g(k) / n_g` (``cutoff`` as in AP)."""
-    return _row_sum(t.relevant * _inside(t, cutoff) / t.size)
+    return _per_query(t, t.relevant * _inside(t, cutoff) / t.size)
 
 
 def precision_at(t: TiedHits, k: int) -> np.ndarray:
@@ -125,7 +123,7 @@ def hit_at(t: TiedHits, k: int) -> np.ndarray:
     0 if it starts after it, else :math:`1 - \binom{n-r}{m}/\binom{n}{m}` with m = k - s, the
     hypergeometric chance that none of its r relevant items falls in its m positions inside.
     """
-    s, n, r = _first_relevant(t)
+    s, n, r = t.first_relevant
     m = np.clip(k - s, 0.0, n)
     out = ((r > 0) & (m >= n)).astype(np.float64)
     part = (r > 0) & (m > 0) & (m < n)
@@ -138,21 +136,28 @@ def reciprocal_rank(t: TiedHits, k: int | None = None) -> np.ndarray:
 
     Its first relevant position F (1-based within the group) has
     :math:`P(F=j) = \binom{n-j}{r-1}/\binom{n}{r}`, so
-    :math:`E[RR] = \sum_{j=1}^{\min(n-r+1,\,k-s)} P(F=j)/(s+j)`, with :math:`P(F=1) = r/n` and
-    :math:`P(F=j+1)/P(F=j) = (n-r-j+1)/(n-j)` (a product of factors <= 1: no overflow).
+    :math:`E[RR] = \sum_{j=1}^{J} P(F=j)/(s+j)` with :math:`J = \min(n-r+1,\,k-s)`. For r = 1, F
+    is uniform: :math:`H(s+1, J)/n` in O(1). Otherwise the sum runs over its J positions, with
+    :math:`P(F=1) = r/n` and :math:`P(F=j+1)/P(F=j) = (n-r-j+1)/(n-j)` (factors <= 1: no overflow).
     """
-    s, n, r = _first_relevant(t)
+    s, n, r = t.first_relevant
     last = np.where(r > 0, n - r + 1.0, 0.0)
     if k is not None:
         last = np.clip(np.minimum(last, k - s), 0.0, None)
-    seg, j0 = _segments(last)
-    ns, rs = n[seg], r[seg]
+    out = np.zeros_like(s)
+    one = (r == 1) & (last > 0)
+    out[one] = partial_harmonic(s[one] + 1.0, last[one])[0] / n[one]
+    many = np.flatnonzero((r > 1) & (last > 0))
+    seg, j0 = _segments(last[many])
+    ns, rs = n[many][seg], r[many][seg]
     factor = np.where(j0 == 0, rs / ns, (ns - rs - j0 + 1.0) / np.maximum(ns - j0, 1.0))
-    return np.bincount(seg, weights=_segment_cumprod(factor, last) / (s[seg] + j0 + 1.0), minlength=s.size)
+    terms = _segment_cumprod(factor, last[many]) / (s[many][seg] + j0 + 1.0)
+    out[many] = np.bincount(seg, weights=terms, minlength=many.size)
+    return out
 
 
-def _ap_terms(t: TiedHits, cutoff) -> np.ndarray:
-    r"""Per group, E[sum of P(i) rel_i over its positions in the top k], shape (n_queries, n_groups).
+def _ap_terms(t: TiedHits, m: np.ndarray) -> np.ndarray:
+    r"""Per group, E[sum of P(i) rel_i over its ``m`` positions in the top k] (0 without a relevant item).
 
     Position p of group g is relevant with probability r/n; given that, the c earlier relevant
     items precede it and each of its p - 1 predecessors in the group is relevant with
@@ -160,16 +165,13 @@ def _ap_terms(t: TiedHits, cutoff) -> np.ndarray:
     and the sum over p <= m is :math:`\frac{r}{n}\left[(c+1)H(s+1,m) + \frac{r-1}{n-1}K(s+1,m)\right]`
     (:func:`embedeval._harmonic.partial_harmonic`).
     """
-    m = _inside(t, cutoff)
-    before = np.cumsum(t.relevant, axis=1) - t.relevant
-    sel = (t.relevant > 0) & (m > 0)
-    x, n, r, mm, a = t.start[sel] + 1.0, t.size[sel], t.relevant[sel], m[sel], before[sel] + 1.0
-    h, k = partial_harmonic(x, mm)
-    b = np.where(n > 1, (r - 1.0) / np.maximum(n - 1.0, 1.0), 0.0)
+    x, r, n = t.start + 1.0, t.relevant, t.size
+    a = t.before + 1.0
+    h, k = partial_harmonic(x, m)
+    h *= a
+    h += (r - 1.0) / np.maximum(n - 1.0, 1.0) * k  # (r-1)/(n-1) is 0 for a group of one
     # One position: exactly the ordinary term (c + 1) / rank, so untied input gives the same bits.
-    out = np.zeros_like(t.start)
-    out[sel] = (r / n) * np.where(mm == 1, a / x, a * h + b * k)
-    return out
+    return (r / n) * np.where(m == 1, a / x, h)
 
 
 def average_precision(t: TiedHits, cutoff=None) -> np.ndarray:
@@ -178,9 +180,9 @@ def average_precision(t: TiedHits, cutoff=None) -> np.ndarray:
     ``cutoff`` None: the whole ranking; an int: its top k; an array of shape (n_queries,):
     one cutoff per query (``t.n_relevant`` gives MAP@R). trec_eval's denominator R; NaN where
     R = 0. The inner sum is :math:`(c+1)H(s+1, m) + \frac{r-1}{n-1}K(s+1, m)` in O(1)
-    (see :func:`_ap_terms`); the ratio (r-1)/(n-1) is 0 for a group of one.
+    (see :func:`_ap_terms`).
     """
-    return _safe_divide(_row_sum(_ap_terms(t, cutoff)), t.n_relevant)
+    return _safe_divide(_per_query(t, _ap_terms(t, _inside(t, cutoff))), t.n_relevant)
 
 
 def _hypergeom_pmf(n: np.ndarray, r: np.ndarray, m: np.ndarray):
@@ -218,20 +220,28 @@ def average_precision_over_hits(t: TiedHits, k: int) -> np.ndarray:
     """
     m = _inside(t, k)
     full = m >= t.size
-    sum_full = _row_sum(np.where(full, _ap_terms(t, k), 0.0))
-    c = _row_sum(np.where(full, t.relevant, 0.0))
+    sum_full = _per_query(t, np.where(full, _ap_terms(t, m), 0.0))
+    c = _per_query(t, np.where(full, t.relevant, 0.0))
     out = np.where(c > 0, sum_full / np.maximum(c, 1.0), 0.0)
-    rows, cols = np.nonzero((m > 0) & (m < t.size) & (t.relevant > 0))  # at most one per query
-    if rows.size:
-        s, n, r, mm = t.start[rows, cols], t.size[rows, cols], t.relevant[rows, cols], m[rows, cols]
+    straddle = np.flatnonzero((m > 0) & ~full & (t.relevant > 0))  # at most one per query
+    if straddle.size:
+        q = t.query[straddle]
+        s, n, r, mm = t.start[straddle], t.size[straddle], t.relevant[straddle], m[straddle]
         h, kk = partial_harmonic(s + 1.0, mm)
-        alpha = (c[rows] + 1.0) * h / mm
+        alpha = (c[q] + 1.0) * h / mm
         beta = np.where(mm > 1, kk / (mm * np.maximum(mm - 1.0, 1.0)), 0.0)
         pmf, x, seg = _hypergeom_pmf(n, r, mm)
-        found = c[rows][seg] + x
-        value = (sum_full[rows][seg] + alpha[seg] * x + beta[seg] * x * (x - 1.0)) / np.maximum(found, 1.0)
-        out[rows] = np.bincount(seg, weights=np.where(found > 0, pmf * value, 0.0), minlength=rows.size)
+        found = c[q][seg] + x
+        value = (sum_full[q][seg] + alpha[seg] * x + beta[seg] * x * (x - 1.0)) / np.maximum(found, 1.0)
+        out[q] = np.bincount(seg, weights=np.where(found > 0, pmf * value, 0.0), minlength=q.size)
     return out
+
+
+def _gain(t: TiedHits, exponential: bool) -> np.ndarray:
+    gain = t.gain_exp if exponential else t.gain
+    if gain is None:
+        raise ValueError("graded metrics (dcg, ndcg, cg) need TiedHits built from grades; got none")
+    return gain
 
 
 def dcg(t: TiedHits, k: int | None = None, exponential: bool = False) -> np.ndarray:
@@ -241,19 +251,18 @@ def dcg(t: TiedHits, k: int | None = None, exponential: bool = False) -> np.ndar
     The discount sums are summed position by position (a difference of prefix sums of
     :math:`1/\log_2` loses digits deep in a ranking), over groups with gain only.
     """
-    gain = t.gain_exp if exponential else t.gain
+    gain = _gain(t, exponential)
     m = _inside(t, k)
-    sel = (gain > 0) & (m > 0)
-    rows = np.nonzero(sel)[0]
+    sel = np.flatnonzero((gain > 0) & (m > 0))
     seg, p0 = _segments(m[sel])
     position = t.start[sel][seg] + p0 + 1.0
     terms = (gain[sel] / t.size[sel])[seg] / np.log2(position + 1.0)
-    return np.bincount(rows[seg], weights=terms, minlength=t.start.shape[0])
+    return np.bincount(t.query[sel][seg], weights=terms, minlength=t.n_queries)
 
 
 def cg(t: TiedHits, k: int | None = None) -> np.ndarray:
     r"""E[CG@k] = :math:`\sum_g G_g\, m_g(k)/n_g` (linear gain)."""
-    return _row_sum(t.gain * _inside(t, k) / t.size)
+    return _per_query(t, _gain(t, False) * _inside(t, k) / t.size)
 
 
 def ndcg(t: TiedHits, k: int | None = None, exponential: bool = False) -> np.ndarray:

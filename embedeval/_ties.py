@@ -5,14 +5,15 @@ distance). Every order of the items inside a group is an equally valid ranking; 
 :mod:`embedeval._expected` average a metric over all of them in closed form, and
 :func:`tie_order` picks the best or the worst of them for the ordinary kernels.
 
-Only groups that hold a relevant or positively graded item are kept: a group holding neither
-changes no metric except by the positions it occupies, which the next kept group's ``start``
-records. Without ties every group is one item and :class:`TiedHits` carries exactly the
+Only groups that hold a relevant or positively graded item are kept, one entry each, query by
+query: a group holding neither changes no metric except by the positions it occupies, which
+the next kept group's ``start`` records. Without ties every group is one item and :class:`TiedHits` carries exactly the
 information of :class:`~embedeval._kernels.Hits`.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,33 +23,39 @@ TIE_RULES = ("optimistic", "pessimistic")
 
 @dataclass(frozen=True)
 class TiedHits:
-    """Per query, its tie groups that hold a relevant or positively graded item, in rank order.
+    """The tie groups of every query that hold a relevant or positively graded item, flat.
+
+    Groups are listed query by query (``query`` ascending) and in rank order within a query:
+    one entry per group, no padding; a query without such a group has no entry.
 
     Attributes
     ----------
-    start : numpy.ndarray of shape (n_queries, n_groups), float64
-        Items ranked before the group (0-based: its positions are ``start + 1 .. start + size``);
-        padding +inf.
-    size : numpy.ndarray of shape (n_queries, n_groups), float64
-        Items in the group (>= 1); padding 1.
-    relevant : numpy.ndarray of shape (n_queries, n_groups), float64
-        Items in the group with grade >= threshold; padding 0.
+    query : numpy.ndarray of shape (n_groups,), intp
+        The query (row) of each group.
+    start : numpy.ndarray of shape (n_groups,), float64
+        Items ranked before the group: its positions are ``start + 1 .. start + size``.
+    size : numpy.ndarray of shape (n_groups,), float64
+        Items in the group (>= 1).
+    relevant : numpy.ndarray of shape (n_groups,), float64
+        Items in the group with grade >= threshold.
     n_relevant : numpy.ndarray of shape (n_queries,), int
         R, the query's relevant items in the whole collection, retrieved or not.
-    gain, gain_exp : numpy.ndarray of shape (n_queries, n_groups), float64, optional
-        Sums over the group's items of ``max(grade, 0)`` and ``2**max(grade, 0) - 1``; padding 0.
-        None for input forms without grades (embeddings with labels).
+    gain, gain_exp : numpy.ndarray of shape (n_groups,), float64, optional
+        Sums over the group's items of ``max(grade, 0)`` and ``2**max(grade, 0) - 1``; None
+        for input forms without grades (embeddings with labels).
     ideal : numpy.ndarray of shape (n_queries, n_judged), optional
         All judged grades of the query in decreasing order, as in ``Hits``.
 
     Notes
     -----
-    The padding (``start`` +inf, ``size`` 1, nothing relevant, no gain) is a phantom group
-    beyond every cutoff, so that the kernels need no mask. ``n_groups`` >= 1.
+    ``before`` and ``first_relevant`` are derived on first use and kept: several metrics share them.
+    Per-query sums are ``np.bincount(query, weights=...)``, which adds left to right like the
+    ordinary kernels' row sums: untied input gives the ordinary values bit for bit.
     A ranking truncated at some depth has as its last group whatever part of that group was
     ranked; expected values then average over the orders of the ranked part only.
     """
 
+    query: np.ndarray
     start: np.ndarray
     size: np.ndarray
     relevant: np.ndarray
@@ -57,28 +64,49 @@ class TiedHits:
     gain_exp: np.ndarray | None = None
     ideal: np.ndarray | None = None
 
+    @property
+    def n_queries(self) -> int:
+        return self.n_relevant.shape[0]
+
+    @functools.cached_property
+    def before(self) -> np.ndarray:
+        """Shape (n_groups,): relevant items in the query's earlier groups (exact: a sum of integers)."""
+        per_query = np.bincount(self.query, weights=self.relevant, minlength=self.n_queries)
+        return np.cumsum(self.relevant) - self.relevant - (np.cumsum(per_query) - per_query)[self.query]
+
+    @functools.cached_property
+    def first_relevant(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(start, size, relevant), each of shape (n_queries,), of each query's first group with a
+        relevant item; (inf, 1, 0) for a query without one."""
+        idx = np.flatnonzero(self.relevant > 0)
+        q = self.query[idx]
+        head = np.ones(idx.size, dtype=bool)
+        np.not_equal(q[1:], q[:-1], out=head[1:])
+        idx, q = idx[head], q[head]
+        s, n, r = np.full(self.n_queries, np.inf), np.ones(self.n_queries), np.zeros(self.n_queries)
+        s[q], n[q], r[q] = self.start[idx], self.size[idx], self.relevant[idx]
+        return s, n, r
+
 
 def tied_hits_from_groups(
-    rows: np.ndarray,
+    query: np.ndarray,
     start: np.ndarray,
     size: np.ndarray,
     relevant: np.ndarray,
-    n_queries: int,
     n_relevant: np.ndarray,
     gain: np.ndarray | None = None,
     gain_exp: np.ndarray | None = None,
     ideal: np.ndarray | None = None,
 ) -> TiedHits:
-    """:class:`TiedHits` from flat per-group arrays (e.g. counts per Hamming distance).
+    """:class:`TiedHits` from per-group arrays (e.g. counts per Hamming distance).
 
     Parameters
     ----------
-    rows : numpy.ndarray of shape (n,), int
+    query : numpy.ndarray of shape (n,), int
         The query of each group; ascending, and ``start`` ascending within a query.
     start, size, relevant : numpy.ndarray of shape (n,)
-        As the attributes of :class:`TiedHits`; groups with nothing relevant and no gain are
-        dropped (they matter only through positions).
-    n_queries : int
+        As the attributes of :class:`TiedHits`. Groups with nothing relevant and no gain are
+        dropped (they matter only through positions, which ``start`` records).
     n_relevant : numpy.ndarray of shape (n_queries,)
     gain, gain_exp : numpy.ndarray of shape (n,), optional
     ideal : numpy.ndarray of shape (n_queries, n_judged), optional
@@ -86,24 +114,20 @@ def tied_hits_from_groups(
     keep = relevant > 0
     if gain is not None:
         keep |= gain > 0
-    rows = rows[keep]
-    counts = np.bincount(rows, minlength=n_queries)
-    width = max(int(counts.max(initial=0)), 1)
-    cols = np.arange(rows.size) - (np.cumsum(counts) - counts)[rows]
-
-    def packed(values, fill):
-        out = np.full((n_queries, width), fill, dtype=np.float64)
-        out[rows, cols] = values[keep]
-        return out
-
+    if not keep.all():
+        query, start, size, relevant = query[keep], start[keep], size[keep], relevant[keep]
+        gain = None if gain is None else gain[keep]
+        gain_exp = None if gain_exp is None else gain_exp[keep]
+    as_float = lambda v: None if v is None else np.asarray(v, dtype=np.float64)  # noqa: E731
     return TiedHits(
-        start=packed(start, np.inf),
-        size=packed(size, 1.0),
-        relevant=packed(relevant, 0.0),
-        n_relevant=np.asarray(n_relevant),
-        gain=None if gain is None else packed(gain, 0.0),
-        gain_exp=None if gain_exp is None else packed(gain_exp, 0.0),
-        ideal=ideal,
+        np.asarray(query, dtype=np.intp),
+        as_float(start),
+        as_float(size),
+        as_float(relevant),
+        np.asarray(n_relevant),
+        as_float(gain),
+        as_float(gain_exp),
+        ideal,
     )
 
 
@@ -147,23 +171,30 @@ def tied_hits_from_dense(
     n_queries, depth = scores.shape
     if depth == 0:
         empty = np.zeros(0)
-        return tied_hits_from_groups(
-            np.zeros(0, np.intp), empty, empty, empty, n_queries, n_relevant, empty, empty, ideal
-        )
+        return tied_hits_from_groups(np.zeros(0, np.intp), empty, empty, empty, n_relevant, empty, empty, ideal)
     first = np.flatnonzero(_group_starts(scores))  # flat index of each group's first item
-    size = np.diff(first, append=n_queries * depth).astype(np.float64)
-    rows = first // depth
-    # Only items with a positive grade add to a group's counts: O(those items), not O(depth).
+    # Only groups holding an item with a positive grade are kept, and only those items are read:
+    # O(groups + graded items) after one pass over the scores.
     flat = grades.ravel()
     positive = np.flatnonzero(flat > 0)
-    group = np.searchsorted(first, positive, side="right") - 1
-    g = flat[positive]
-    n_groups = first.size
-    relevant = np.bincount(group, weights=(g >= threshold).astype(np.float64), minlength=n_groups)
-    gain = np.bincount(group, weights=g, minlength=n_groups)
-    gain_exp = np.bincount(group, weights=np.exp2(g) - 1.0, minlength=n_groups)
+    group = np.searchsorted(first, positive, side="right") - 1  # non-decreasing
+    head = np.ones(group.size, dtype=bool)
+    np.not_equal(group[1:], group[:-1], out=head[1:])
+    kept = group[head]
+    label = np.cumsum(head) - 1  # each graded item's position among the kept groups
+    g = flat[positive].astype(np.float64)
+    start = first[kept]
+    size = np.append(first, n_queries * depth)[kept + 1] - start
+    query = start // depth
     return tied_hits_from_groups(
-        rows, (first - rows * depth).astype(np.float64), size, relevant, n_queries, n_relevant, gain, gain_exp, ideal
+        query,
+        (start - query * depth).astype(np.float64),
+        size.astype(np.float64),
+        np.bincount(label, weights=(g >= threshold).astype(np.float64), minlength=kept.size),
+        n_relevant,
+        gain=np.bincount(label, weights=g, minlength=kept.size),
+        gain_exp=np.bincount(label, weights=np.exp2(g) - 1.0, minlength=kept.size),
+        ideal=ideal,
     )
 
 
@@ -195,6 +226,10 @@ def tie_order(scores: np.ndarray, grades: np.ndarray, rule: str) -> np.ndarray:
     the top k) is not monotone: moving a relevant item into the top k can lower it (relevance
     1, 0, [1, 0] with the last two tied and k = 3: 0.83 optimistic, 1.0 pessimistic), so for it
     the two rules are the two orders, not the extremes.
+
+    Where the caller ranks the items itself, sorting by (score, then -grade or grade, then
+    index) in one ``np.lexsort`` gives the same order, and at a top-k cut through a tie group
+    it also keeps that group's best (or worst) items, which reordering a cut ranking cannot.
     """
     if rule not in TIE_RULES:
         raise ValueError(f"'ties' for a reordering must be one of {', '.join(TIE_RULES)}; got {rule!r}")

@@ -133,7 +133,8 @@ def test_brute_force_cases_cover_the_awkward_paths():
             seen.add("R = 0") if (n_relevant == 0).any() else None
             seen.add("empty ranking") if np.isnan(scores).all(axis=1).any() else None
             seen.add("gain without relevance") if ((t.relevant == 0) & (t.gain > 0)).any() else None
-            seen.add("R > relevant ranked") if (n_relevant > t.relevant.sum(axis=1)).any() else None
+            ranked_relevant = np.bincount(t.query, weights=t.relevant, minlength=t.n_queries)
+            seen.add("R > relevant ranked") if (n_relevant > ranked_relevant).any() else None
             seen.add("group of 8") if (t.size == 8).any() else None
             seen.add("several relevant in a group") if ((t.relevant > 1) & (t.relevant < t.size)).any() else None
     assert seen == {
@@ -169,8 +170,10 @@ def test_without_ties_tied_hits_hold_exactly_the_ranks_of_hits():
     scores = -np.sort(-rng.random(scores.shape), axis=1)
     t = tied_hits_from_dense(scores, grades, threshold, n_relevant, ideal)
     h = ordinary_hits(grades, threshold, n_relevant, ideal)
-    ranks = np.where(t.relevant > 0, t.start + 1.0, np.inf)
-    np.testing.assert_array_equal(np.sort(ranks, axis=1)[:, : h.ranks.shape[1]], h.ranks)
+    rel = t.relevant > 0
+    np.testing.assert_array_equal(_kernels.pack(t.query[rel], t.start[rel] + 1.0, t.n_queries), h.ranks)
+    positive = t.gain > 0
+    np.testing.assert_array_equal(_kernels.pack(t.query[positive], t.start[positive] + 1.0, t.n_queries), h.gain_ranks)
 
 
 def test_tied_hits_do_not_depend_on_the_given_order_within_a_tie_group():
@@ -179,7 +182,7 @@ def test_tied_hits_do_not_depend_on_the_given_order_within_a_tie_group():
     a = tied_hits_from_dense(scores, grades, threshold, n_relevant, ideal)
     shuffled = np.lexsort((rng.random(scores.shape), -np.nan_to_num(scores, nan=-1.0)), axis=1)
     b = tied_hits_from_dense(scores, np.take_along_axis(grades, shuffled, 1), threshold, n_relevant, ideal)
-    for name in ("start", "size", "relevant", "gain", "gain_exp"):
+    for name in ("query", "start", "size", "relevant", "before", "gain", "gain_exp"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
 
 
@@ -256,46 +259,74 @@ def _one_group(start, size, relevant, n_relevant, before=0):
         starts,
         np.array([1.0] * before + [size]),
         np.array([1.0] * before + [relevant]),
-        1,
         np.array([n_relevant]),
     )
 
 
 @pytest.mark.parametrize(
     ("start", "size", "relevant", "cutoff"),
-    [(0, 300, 7, None), (5, 200, 150, 60), (10**6, 500, 3, None), (10**6, 500, 499, 10**6 + 20), (63, 64, 2, 100)],
+    [
+        (0, 300, 7, None),
+        (5, 200, 150, 60),
+        (10**6, 500, 3, None),
+        (10**6, 500, 499, 10**6 + 20),
+        (63, 64, 2, 100),
+        (300, 5000, 40, 1000),
+    ],
 )
-def test_large_groups_match_exact_rational_references(start, size, relevant, cutoff):
-    """Groups far beyond brute force: AP, RR, hit rate and AP over hits against exact Fraction sums."""
-    s, n, r, before = start, size, relevant, min(start, 2)
-    t = _one_group(s, n, r, before + r + 5, before)
-    c = Fraction(before)
+def test_large_groups_match_exact_references(start, size, relevant, cutoff):
+    """Groups far beyond brute force: AP (math.fsum of the terms), RR, hit rate, AP over hits (exact fractions)."""
+    s, n, r = start, size, relevant
+    before = min(s, 2)  # relevant singletons at ranks 1..before, each with precision 1
+    R = before + r + 5
     m = n if cutoff is None else max(0, min(n, cutoff - s))
-    ap_group = sum(
-        Fraction(r, n) * (c + 1 + Fraction((p - 1) * (r - 1), n - 1)) / (s + p) for p in range(1, min(m, 400) + 1)
-    )
-    if m <= 400:
-        ap = before + ap_group  # each relevant singleton at rank j has precision j / j
-        assert _expected.average_precision(t, cutoff)[0] == pytest.approx(float(ap / (before + r + 5)), rel=1e-14)
-    # RR, hit rate: the first relevant group is this one when nothing precedes it
-    t0 = _one_group(s, n, r, r)
+    terms = [(r / n) * (before + 1 + (p - 1) * (r - 1) / (n - 1)) / (s + p) for p in range(1, m + 1)]
+    want = math.fsum([before, *terms]) / R
+    assert _expected.average_precision(_one_group(s, n, r, R, before), cutoff)[0] == pytest.approx(want, rel=1e-14)
+    t = _one_group(s, n, r, r)  # nothing before: this is the first relevant group
     k = cutoff
     last = n - r + 1 if k is None else max(0, min(n - r + 1, k - s))
     rr = sum(Fraction(math.comb(n - j, r - 1), math.comb(n, r)) / (s + j) for j in range(1, last + 1))
-    assert _expected.reciprocal_rank(t0, k)[0] == pytest.approx(float(rr), rel=1e-13)
-    if k is not None:
-        mk = max(0, min(n, k - s))
-        hit = 1 - Fraction(math.comb(n - r, mk), math.comb(n, mk))
-        assert _expected.hit_at(t0, k)[0] == pytest.approx(float(hit), rel=1e-13)
-        if 0 < mk < n and mk <= 400:
-            xs = range(max(0, mk - (n - r)), min(r, mk) + 1)
-            pmf = {x: Fraction(math.comb(r, x) * math.comb(n - r, mk - x), math.comb(n, mk)) for x in xs}
-            hd = sum(Fraction(1, s + p) for p in range(1, mk + 1))
-            kk = sum(Fraction(p - 1, s + p) for p in range(1, mk + 1))
-            want = sum(
-                pmf[x] * (Fraction(x, mk) * hd + Fraction(x * (x - 1), mk * (mk - 1)) * kk) / x for x in xs if x > 0
-            )
-            assert _expected.average_precision_over_hits(t0, k)[0] == pytest.approx(float(want), rel=1e-13)
+    assert _expected.reciprocal_rank(t, k)[0] == pytest.approx(float(rr), rel=1e-13)
+    if k is None:
+        return
+    mk = max(0, min(n, k - s))
+    assert _expected.hit_at(t, k)[0] == pytest.approx(float(1 - Fraction(math.comb(n - r, mk), math.comb(n, mk))))
+    if 0 < mk < n:
+        xs = range(max(0, mk - (n - r)), min(r, mk) + 1)
+        pmf = {x: Fraction(math.comb(r, x) * math.comb(n - r, mk - x), math.comb(n, mk)) for x in xs}
+        hd = math.fsum(1 / (s + p) for p in range(1, mk + 1))
+        kk = math.fsum((p - 1) / (s + p) for p in range(1, mk + 1))
+        want = math.fsum(float(pmf[x]) * (x / mk * hd + x * (x - 1) / (mk * (mk - 1)) * kk) / x for x in xs if x > 0)
+        assert _expected.average_precision_over_hits(t, k)[0] == pytest.approx(want, rel=1e-13)
+
+
+def test_group_counts_give_the_tied_hits_of_the_dense_ranking():
+    """Per-group counts (the Hamming-histogram route), empty groups included, equal the dense construction."""
+    rng = np.random.default_rng(5)
+    scores, grades, threshold, n_relevant, _ = make_batch(rng, 30, binary=True)
+    dense = tied_hits_from_dense(scores, grades, threshold, n_relevant)
+    groups = []  # (query, start, size, relevant items) of every tie group, empty ones included
+    for i in range(scores.shape[0]):
+        length = int(np.count_nonzero(~np.isnan(scores[i])))
+        j = 0
+        while j < length:
+            end = j + 1
+            while end < length and scores[i, end] == scores[i, j]:
+                end += 1
+            groups.append((i, j, end - j, grades[i, j:end].sum()))
+            j = end
+    rows, starts, sizes, counts = (np.array(column) for column in zip(*groups, strict=True))
+    t = tied_hits_from_groups(rows, starts, sizes, counts, n_relevant, counts, counts)
+    for name in ("query", "start", "size", "relevant", "before"):
+        np.testing.assert_array_equal(getattr(t, name), getattr(dense, name), err_msg=name)
+    np.testing.assert_array_equal(_expected.average_precision(t), _expected.average_precision(dense))
+
+
+def test_graded_metrics_need_gains():
+    t = tied_hits_from_groups(np.array([0]), np.array([0.0]), np.array([2.0]), np.array([1.0]), np.array([1]))
+    with pytest.raises(ValueError, match="graded metrics"):
+        _expected.dcg(t, 3)
 
 
 def test_partial_harmonic_sums_keep_their_digits_deep_in_a_ranking():
@@ -328,7 +359,7 @@ def test_degenerate_cases_follow_the_ordinary_kernels():
     ap = np.mean([sum(sum(o[: i + 1]) / (i + 1) for i in range(3) if o[i]) / 2 for o in orders])
     assert _expected.average_precision(t)[2] == pytest.approx(ap, rel=1e-15)
     empty = tied_hits_from_dense(np.zeros((2, 0)), np.zeros((2, 0)), 1.0, np.array([0, 3]), np.zeros((2, 1)))
-    assert empty.start.shape == (2, 1)
+    assert empty.start.size == 0
     assert _expected.average_precision(empty)[1] == 0.0 and _expected.hit_at(empty, 3)[1] == 0.0
 
 
