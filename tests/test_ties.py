@@ -130,21 +130,18 @@ def test_brute_force_cases_cover_the_awkward_paths():
         for binary in (False, True):
             scores, grades, threshold, n_relevant, ideal = make_batch(np.random.default_rng(seed), 40, binary=binary)
             t = tied_hits_from_dense(scores, grades, threshold, n_relevant, ideal)
-            seen.add("R = 0") if (n_relevant == 0).any() else None
-            seen.add("empty ranking") if np.isnan(scores).all(axis=1).any() else None
-            seen.add("gain without relevance") if ((t.relevant == 0) & (t.gain > 0)).any() else None
             ranked_relevant = np.bincount(t.query, weights=t.relevant, minlength=t.n_queries)
-            seen.add("R > relevant ranked") if (n_relevant > ranked_relevant).any() else None
-            seen.add("group of 8") if (t.size == 8).any() else None
-            seen.add("several relevant in a group") if ((t.relevant > 1) & (t.relevant < t.size)).any() else None
-    assert seen == {
-        "R = 0",
-        "empty ranking",
-        "gain without relevance",
-        "R > relevant ranked",
-        "group of 8",
-        "several relevant in a group",
-    }
+            paths = {
+                "R = 0": (n_relevant == 0).any(),
+                "empty ranking": np.isnan(scores).all(axis=1).any(),
+                "gain without relevance": ((t.relevant == 0) & (t.gain > 0)).any(),
+                "R > relevant ranked": (n_relevant > ranked_relevant).any(),
+                "group of 8": (t.size == 8).any(),
+                "several relevant in a group": ((t.relevant > 1) & (t.relevant < t.size)).any(),
+                "first relevant group with several relevant": (t.first_relevant[2] > 1).any(),
+            }
+            seen |= {path for path, present in paths.items() if present}
+    assert seen == set(paths)
 
 
 def test_without_ties_all_rules_give_the_ordinary_values_bit_for_bit():
@@ -360,7 +357,9 @@ def test_degenerate_cases_follow_the_ordinary_kernels():
     assert _expected.average_precision(t)[2] == pytest.approx(ap, rel=1e-15)
     empty = tied_hits_from_dense(np.zeros((2, 0)), np.zeros((2, 0)), 1.0, np.array([0, 3]), np.zeros((2, 1)))
     assert empty.start.size == 0
-    assert _expected.average_precision(empty)[1] == 0.0 and _expected.hit_at(empty, 3)[1] == 0.0
+    plain = ordinary(METRICS, np.zeros((2, 0)), 1.0, np.array([0, 3]), np.zeros((2, 1)))
+    for m in METRICS:
+        np.testing.assert_array_equal(_expected.compute([m], empty)[m.name], plain[_key(m)], err_msg=_key(m))
 
 
 def test_tie_order_rejects_an_unknown_rule():
