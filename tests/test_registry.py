@@ -115,3 +115,11 @@ def test_needs_are_read_off_the_declarations():
     np.testing.assert_array_equal(
         Needs.of(parse_metrics(["r_precision"], EMBEDDINGS)).depth(np.array([3, 9]), 5), [3, 5]
     )
+
+
+def test_every_kernel_has_a_tie_aware_counterpart():
+    """ties='expected' must serve every registered metric: each kernel has an expected twin."""
+    from embedeval._expected import COUNTERPARTS
+
+    kernels = {form.kernel for spec in FAMILIES.values() for form in spec.forms.values()}
+    assert kernels <= set(COUNTERPARTS)
