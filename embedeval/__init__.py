@@ -5,6 +5,7 @@ from importlib.metadata import PackageNotFoundError, version
 from ._evaluate import evaluate
 from ._rankings import evaluate_rankings
 from ._scores import evaluate_scores
+from .accumulator import Accumulator
 from .result import EvaluationResult, PerClass
 
 try:
@@ -12,4 +13,12 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
     __version__ = "0+unknown"
 
-__all__ = ["EvaluationResult", "PerClass", "__version__", "evaluate", "evaluate_rankings", "evaluate_scores"]
+__all__ = [
+    "Accumulator",
+    "EvaluationResult",
+    "PerClass",
+    "__version__",
+    "evaluate",
+    "evaluate_rankings",
+    "evaluate_scores",
+]
