@@ -20,10 +20,14 @@ def _to_numpy(value, name: str) -> np.ndarray:
     """Return ``value`` as a numpy array; accepts torch tensors and anything with ``__array__``.
 
     torch is never imported: a tensor is recognised by its ``detach``/``cpu`` methods, so a
-    tensor that requires grad or lives on a GPU is copied to host memory first.
+    tensor that requires grad or lives on a GPU is copied to host memory first. numpy has no
+    bfloat16, so a bfloat16 tensor is widened to float32 first (exactly: bfloat16 is float32
+    with a shorter mantissa).
     """
     if hasattr(value, "detach") and hasattr(value, "cpu"):
         value = value.detach().cpu()
+        if str(getattr(value, "dtype", "")) == "torch.bfloat16":
+            value = value.float()
     try:
         return np.asarray(value)
     except (TypeError, ValueError, RuntimeError) as exc:
