@@ -82,6 +82,11 @@ def as_labels(value, n: int, name: str = "labels", against: str = "embeddings") 
     Integers stay integers (64-bit ids are never cast to float), strings stay strings, and a
     list mixing types becomes an object array so that ``1`` and ``"1"`` remain different labels.
 
+    NaN is refused wherever it appears (a float array, a mixed list, an object array): it equals
+    nothing, not even itself, so it cannot name a class, and a missing label must be dropped or
+    given a label of its own rather than silently forming (or not forming) a class. Labels must
+    be hashable (ints, strings, tuples, ...): they are compared by equality through a hash table.
+
     Parameters
     ----------
     value : array-like of shape (n,)
@@ -105,9 +110,35 @@ def as_labels(value, n: int, name: str = "labels", against: str = "embeddings") 
         raise ValueError(f"'{name}' must be 1-D (one label per row); got shape {arr.shape}")
     if arr.shape[0] != n:
         raise ValueError(f"'{name}' must have one label per row of '{against}' ({n}); got {arr.shape[0]}")
-    if arr.dtype.kind == "f" and np.isnan(arr).any():
-        raise ValueError(f"'{name}' must not contain NaN; got {int(np.isnan(arr).sum())} NaN label(s)")
+    if arr.dtype.kind in "fc":
+        _refuse_nan_labels(np.flatnonzero(np.isnan(arr)), name)
+    elif arr.dtype.kind == "O":
+        _check_label_objects(arr, name)
     return arr
+
+
+def _refuse_nan_labels(positions: np.ndarray, name: str) -> None:
+    if positions.size:
+        raise ValueError(
+            f"'{name}' must not contain NaN (NaN equals nothing, so it names no class; drop those rows or give "
+            f"them a label); got {positions.size} NaN label(s), first at position {positions[0]}"
+        )
+
+
+def _check_label_objects(arr: np.ndarray, name: str) -> None:
+    """Every label of an object array hashable and none NaN (a Python loop, as encoding is)."""
+    nan = []
+    for i, v in enumerate(arr.tolist()):
+        try:
+            hash(v)
+        except TypeError:
+            raise TypeError(
+                f"'{name}' must hold hashable labels (ints, strings, tuples, ...); got a {type(v).__name__} "
+                f"at position {i}: {v!r:.60}"
+            ) from None
+        if isinstance(v, (float, complex, np.inexact)) and v != v:
+            nan.append(i)
+    _refuse_nan_labels(np.asarray(nan, dtype=np.int64), name)
 
 
 def encode_labels(*label_arrays: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
