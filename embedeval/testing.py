@@ -18,7 +18,7 @@ import numpy as np
 from . import _budget
 from ._evaluate import evaluate
 from ._inputs import _to_numpy, as_labels, encode_labels
-from ._metrics import EMBEDDINGS, parse_metrics
+from ._metrics import DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, parse_metrics
 from ._text import aligned_table, format_value
 from .result import EvaluationResult
 
@@ -68,13 +68,14 @@ def assert_retrieval_quality(
     """
     if not at_least:
         raise ValueError("'at_least' must name at least one metric and its threshold; got an empty mapping")
+    thresholds = _by_canonical_name(at_least, "at_least")
     result = _evaluate_or_fail(
-        embeddings, labels, list(at_least), reference=reference, reference_labels=reference_labels, distance=distance
+        embeddings, labels, list(thresholds), reference=reference, reference_labels=reference_labels, distance=distance
     )
     values = result.per_class.macro if macro else result.summary
     rows, failed = [], 0
-    for name, threshold in at_least.items():
-        value = values[parse_metrics([name], EMBEDDINGS)[0].name]
+    for name, threshold in thresholds.items():
+        value = values[name]
         ok = not math.isnan(value) and value >= threshold
         failed += not ok
         rows.append([name, format_value(value), f">= {threshold:g}", "pass" if ok else "FAIL"])
@@ -86,6 +87,47 @@ def assert_retrieval_quality(
             + aligned_table(["metric", "value", "threshold", "result"], rows, rule="columns")
         )
     return result
+
+
+def _by_canonical_name(values: dict, what: str) -> dict[str, float]:
+    """``{metric name: number}`` keyed by canonical names ("MAP@R" -> "map@r"); unknown names,
+    two keys for one metric and values that are not real numbers raise, naming ``what``."""
+    if not isinstance(values, dict):
+        raise TypeError(f"'{what}' must be a dict of metric name to number; got {type(values).__name__}")
+    out: dict[str, float] = {}
+    for key, value in values.items():
+        try:
+            (metric,) = parse_metrics([key], EMBEDDINGS)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"'{what}' has a key that is not a metric name: {exc}") from None
+        if metric.name in out:
+            raise ValueError(f"'{what}' names {metric.name!r} twice (keys are read as metric names); got {key!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError(f"'{what}' values must be numbers; got {value!r} for {key!r}")
+        out[metric.name] = float(value)
+    return out
+
+
+def _allowed_drops(tolerance, compared: list[str]) -> dict[str, float]:
+    """The largest allowed drop of each compared metric: one number for all, or per metric
+    (dict keys read as metric names; a compared metric missing from the dict allows none)."""
+    if isinstance(tolerance, dict):
+        drops = _by_canonical_name(tolerance, "tolerance")
+        unknown = [name for name in drops if name not in compared]
+        if unknown:
+            raise ValueError(
+                f"'tolerance' names metric(s) {unknown} that are not compared; compared: {compared} "
+                "(set them with 'metrics' or in the baseline)"
+            )
+        drops = {name: drops.get(name, 0.0) for name in compared}
+    elif isinstance(tolerance, bool) or not isinstance(tolerance, (int, float, np.integer, np.floating)):
+        raise TypeError(f"'tolerance' must be a number or a dict of metric name to number; got {tolerance!r}")
+    else:
+        drops = dict.fromkeys(compared, float(tolerance))
+    bad = {name: v for name, v in drops.items() if not v >= 0}
+    if bad:
+        raise ValueError(f"'tolerance' must be >= 0 (an allowed drop); got {bad}")
+    return drops
 
 
 def save_baseline(result: EvaluationResult, path) -> Path:
@@ -121,9 +163,14 @@ def assert_no_regression(
     baseline : str or Path
         A JSON file written by :func:`save_baseline` (or by this function with ``update``).
     tolerance : float or dict of str to float
-        The largest allowed drop (absolute), for all metrics or per metric. Improvements always pass.
+        The largest allowed drop (absolute), for all metrics or per metric. Improvements always
+        pass. Dict keys are metric names read like ``metrics`` (``"MAP@R"`` is ``"map@r"``); a
+        key that is no metric, or a metric that is not compared, raises ValueError, and a
+        compared metric missing from the dict allows no drop.
     metrics : sequence of str, optional
-        Default: the metrics stored in the baseline.
+        Default: the metrics stored in the baseline, or, when a baseline is created (``update``)
+        and none exists yet, the default metrics of :func:`embedeval.evaluate`
+        (precision@1, r_precision, map@r).
     update : bool
         Write the current values as the new baseline and pass. Setting the environment
         variable ``EMBEDEVAL_UPDATE_BASELINE=1`` does the same, for a whole test run.
@@ -146,14 +193,18 @@ def assert_no_regression(
         raise AssertionError(
             f"no baseline at {path}; create it once with update=True or {UPDATE_ENV}=1, then commit it"
         )
-    names = list(metrics) if metrics is not None else list(stored)
+    if metrics is not None:
+        names = [m.name for m in parse_metrics(metrics, EMBEDDINGS)]
+    else:
+        names = list(stored) if stored is not None else list(DEFAULT_EMBEDDING_METRICS)
+    drops = _allowed_drops(tolerance, names)  # checked before the evaluation, and before an update
     result = _evaluate_or_fail(embeddings, labels, names, **evaluate_kwargs)
     if update:
         save_baseline(result, path)
         return result
     rows, failed = [], 0
     for name, value in result.summary.items():
-        allowed = tolerance.get(name, 0.0) if isinstance(tolerance, dict) else float(tolerance)
+        allowed = drops[name]
         if name not in stored:
             rows.append([name, "-", format_value(value), "-", f"{allowed:g}", "new (not in baseline)"])
             continue
