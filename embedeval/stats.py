@@ -128,6 +128,7 @@ def paired_randomization_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int 
     sign flips whose mean difference is at least as far from 0 as the observed one,
     (1 + count) / (1 + n_resamples), never 0.
     """
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
     d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
     observed = abs(d.mean())
     if not np.any(d):
@@ -173,6 +174,7 @@ def compare(
     list of Comparison
     """
     confidence = _check_level(confidence)
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
     if result_a.n_queries != result_b.n_queries:
         raise ValueError(
             f"results must cover the same queries; got {result_a.n_queries} and {result_b.n_queries} queries"

@@ -218,5 +218,14 @@ def test_randomization_test_false_positive_rate():
     assert 2 <= rejections <= 20
 
 
+@pytest.mark.parametrize("n_resamples", [0, -5, 2.5])
+def test_compare_refuses_a_resample_count_below_one(n_resamples):
+    result = embedeval.evaluate(*make_example(2, 100), metrics=["map@r"])
+    with pytest.raises(ValueError, match=rf"'n_resamples' must be an int >= 1; got {n_resamples}"):
+        compare(result, result, n_resamples=n_resamples)
+    with pytest.raises(ValueError, match="'n_resamples' must be an int >= 1"):
+        paired_randomization_test(np.zeros(3), np.ones(3), n_resamples=n_resamples)
+
+
 def test_holm_adjustment():
     np.testing.assert_allclose(holm([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02])
