@@ -161,6 +161,13 @@ ERRORS = [
         ["evaluate", "nope.npy", "nope.txt", "--metrics", "map@r", "precision@0"],
         ["EMBEDDINGS: no such file", "LABELS: no such file", "'k' in metric 'precision@0' must be an int >= 1"],
     ),
+    (
+        ["evaluate", "emb.npy", "labels.npy", "--metrics", "recall@100000000000000000000", "precision@²"],
+        [
+            "--metrics: 'k' in metric 'recall@100000000000000000000' must be at most 1_000_000_000 (10^9)",
+            "--metrics: 'k' in metric 'precision@²' must be an int >= 1; got '²'",
+        ],
+    ),
     (["evaluate", "emb.npz", "labels.npy"], ["holds arrays ['val', 'other']; choose one with --key"]),
     (["evaluate", "emb.npy", "labels.npy", "--report", "r.pdf"], ["--report must end in .md or .html"]),
     (
