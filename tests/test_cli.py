@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
+import sys
 
 import faiss
 import numpy as np
@@ -209,3 +212,98 @@ def test_errors_are_one_line_each_exit_2_no_traceback(files, args, messages):
     assert len(lines) == len(messages)
     for line, message in zip(lines, messages, strict=True):
         assert line.startswith(f"embedeval {args[0]}: error: ") and message in line
+
+
+def _slow_evaluation_files(d):
+    """An evaluation that runs for many seconds on a laptop (60,000 queries ranked ~1,000 deep)."""
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 60, 60_000)
+    x = rng.standard_normal((60, 64))[labels] + 0.9 * rng.standard_normal((60_000, 64))
+    np.save(d / "slow.npy", x.astype(np.float32))
+    np.save(d / "slow_labels.npy", labels)
+    return d / "slow.npy", d / "slow_labels.npy"
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or sys.platform == "win32", reason="POSIX signals and ptys")
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_ctrl_c_during_an_evaluation_prints_one_line_and_exits_130(tmp_path, threads):
+    """Ctrl-C arrives once the progress bar shows (2 s into the evaluation, blocks in flight)."""
+    import pty
+    import select
+
+    emb, labels = _slow_evaluation_files(tmp_path)
+    controller, terminal = pty.openpty()  # stderr on a terminal, so the progress bar is drawn
+    process = subprocess.Popen(
+        [EMBEDEVAL, "evaluate", emb, labels, "--threads", threads],
+        stdout=subprocess.PIPE,
+        stderr=terminal,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    os.close(terminal)
+    seen = b""
+    while b"queries" not in seen and process.poll() is None:
+        if select.select([controller], [], [], 0.2)[0]:
+            seen += os.read(controller, 4096)
+    if process.poll() is not None:
+        pytest.skip("the evaluation ended before the progress bar showed (a very fast machine)")
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=60)
+    while select.select([controller], [], [], 0.2)[0]:
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:  # the other end closed
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(controller)
+    assert process.returncode == 130 and out == b""
+    lines = [line for line in seen.decode().replace("\r", "\n").splitlines() if line.strip()]
+    assert lines[-1] == "embedeval evaluate: interrupted"
+    assert "Traceback" not in seen.decode() and "KeyboardInterrupt" not in seen.decode()
+
+
+def test_a_closed_pipe_ends_quietly_with_the_status_of_unix_tools(files):
+    """`embedeval ... | head` with head gone: no message, status 141 (128 + SIGPIPE), as `yes | head` gives."""
+    d, _, _ = files
+    process = subprocess.Popen(
+        [EMBEDEVAL, "evaluate", d / "emb.npy", d / "labels.npy", "--format", "csv"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    process.stdout.close()  # the reader is gone before anything is written
+    err = process.stderr.read()
+    assert process.wait() == 141 and err == b""
+
+
+def test_warnings_are_one_line_without_source_lines(files, tmp_path):
+    d, x, _ = files
+    np.save(tmp_path / "unique.npy", np.arange(len(x)))  # every label alone: nothing to evaluate
+    out = run("evaluate", d / "emb.npy", tmp_path / "unique.npy", "--metrics", "map@r")
+    assert out.returncode == 0
+    assert out.stderr.splitlines() == [
+        "embedeval evaluate: warning: no query was evaluated: every query's label has no other member in the "
+        "reference set (R = 0), so every summary value is NaN"
+    ]
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare", "rankings", "scores", "reality-check"])
+def test_an_unknown_flag_shows_the_usage_of_its_command(files, command):
+    d, _, _ = files
+    positional = {"evaluate": 2, "compare": 3, "rankings": 2, "scores": 2, "reality-check": 0}[command]
+    out = run(command, *[d / "emb.npy"] * positional, "--bogus", "1")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.startswith(f"usage: embedeval {command} ")
+    assert out.stderr.splitlines()[-1] == f"embedeval {command}: error: unrecognized arguments: --bogus 1"
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare", "rankings", "scores", "reality-check"])
+def test_help_shows_the_commands_own_examples_and_the_metric_names(command):
+    out = run(command, "--help")
+    assert out.returncode == 0
+    examples = out.stdout.split("examples:\n")[1].splitlines()
+    assert examples and all(line.startswith(f"  embedeval {command} ") for line in examples)
+    if command != "reality-check":
+        text = " ".join(out.stdout.split())
+        assert "--metrics NAME [NAME ...] metrics to compute (default: " in text
+        assert "valid: precision@k, recall@k, " in text and "with k an int from 1 to 10^9" in text
