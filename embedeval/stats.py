@@ -38,11 +38,12 @@ def _replicate_means(sums: np.ndarray, counts: np.ndarray, n_resamples: int, rng
 
 @dataclass(frozen=True)
 class Interval:
-    """A point estimate with a confidence interval."""
+    """A point estimate with a confidence interval; ``level`` is its coverage (0.95), where known."""
 
     estimate: float
     low: float
     high: float
+    level: float | None = None
 
     def __str__(self) -> str:
         return f"{self.estimate:.4f} [{self.low:.4f}, {self.high:.4f}]"
@@ -76,7 +77,8 @@ def bootstrap(
     Returns
     -------
     dict of str to Interval
-        The micro average (``result.summary``) and its interval, per metric.
+        The micro average (``result.summary``) and its interval, per metric, with ``level``
+        set to ``confidence``.
     """
     confidence = _check_level(confidence)
     n_resamples = check_positive_int(n_resamples, "n_resamples")
@@ -85,7 +87,7 @@ def bootstrap(
     values = np.column_stack([result.per_query[m] for m in names])
     evaluated = ~np.isnan(values).any(axis=1)
     if not evaluated.any():
-        return {m: Interval(np.nan, np.nan, np.nan) for m in names}
+        return {m: Interval(np.nan, np.nan, np.nan, confidence) for m in names}
     values = values[evaluated]
     if by == "class":
         if result.query_labels is None:
@@ -98,7 +100,7 @@ def bootstrap(
     replicates = _replicate_means(sums, counts, n_resamples, np.random.default_rng(seed))
     tail = (1 - confidence) / 2
     low, high = np.quantile(replicates, [tail, 1 - tail], axis=0)
-    return {m: Interval(result.summary[m], float(low[j]), float(high[j])) for j, m in enumerate(names)}
+    return {m: Interval(result.summary[m], float(low[j]), float(high[j]), confidence) for j, m in enumerate(names)}
 
 
 @dataclass(frozen=True)
@@ -203,7 +205,7 @@ def compare(
                     metric=m,
                     mean_a=np.nan,
                     mean_b=np.nan,
-                    difference=Interval(np.nan, np.nan, np.nan),
+                    difference=Interval(np.nan, np.nan, np.nan, confidence),
                     p_value=np.nan,
                     n_queries=0,
                 )
@@ -216,7 +218,7 @@ def compare(
                 metric=m,
                 mean_a=float(a[both].mean()),
                 mean_b=float(b[both].mean()),
-                difference=Interval(float(d.mean()), float(low), float(high)),
+                difference=Interval(float(d.mean()), float(low), float(high), confidence),
                 p_value=paired_randomization_test(a[both], b[both], n_resamples=n_resamples, seed=seed),
                 n_queries=int(d.size),
             )

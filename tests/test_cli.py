@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import shutil
@@ -99,7 +101,7 @@ def test_table_with_intervals_and_written_files(files, tmp_path):
         tmp_path / "r.html",
     )
     assert out.returncode == 0, out.stderr
-    assert "value [interval]" in out.stdout
+    assert "value [90% interval]" in out.stdout and "intervals: 90% percentile bootstrap over queries" in out.stdout
     assert any(line.startswith("map@r") and "[" in line for line in out.stdout.splitlines())
     assert (tmp_path / "pc.csv").read_text().startswith("label,count,precision@1")
     assert (tmp_path / "e.png").read_bytes()[:4] == b"\x89PNG"
@@ -307,3 +309,57 @@ def test_help_shows_the_commands_own_examples_and_the_metric_names(command):
         text = " ".join(out.stdout.split())
         assert "--metrics NAME [NAME ...] metrics to compute (default: " in text
         assert "valid: precision@k, recall@k, " in text and "with k an int from 1 to 10^9" in text
+
+
+def test_every_format_shows_the_macro_average_and_the_interval_level(files):
+    d, x, labels = files
+    expected = embedeval.evaluate(x, labels, metrics=["precision@1", "map@r"])
+    base = ["evaluate", d / "emb.npy", d / "labels.npy", "--metrics", "precision@1", "map@r", "--ci", "0.975"]
+    table = run(*base).stdout
+    assert table.split()[:6] == ["metric", "value", "[97.5%", "interval]", "macro", "definition"]
+    assert "intervals: 97.5% percentile bootstrap over queries (2000 resamples, seed 0)" in table
+    markdown = run(*base, "--format", "markdown").stdout.splitlines()
+    assert markdown[0] == "| metric | value [97.5% interval] | macro | definition |"
+    assert markdown[3].startswith(f"| map@r | {expected.summary['map@r']:.4f} [")
+    assert f"| {expected.per_class.macro['map@r']:.4f} |" in markdown[3]
+    rows = list(csv.reader(io.StringIO(run(*base, "--format", "csv").stdout)))
+    assert rows[0] == ["metric", "value", "macro", "low", "high", "level"]
+    assert rows[2][:3] == ["map@r", repr(expected.summary["map@r"]), repr(expected.per_class.macro["map@r"])]
+    assert rows[2][5] == "0.975"
+    payload = json.loads(run(*base, "--format", "json").stdout)
+    assert payload["ci"]["level"] == 0.975 and payload["macro"] == pytest.approx(expected.per_class.macro)
+
+
+def test_per_class_csv_keeps_a_label_with_a_comma_in_one_cell(files, tmp_path):
+    d, _, labels = files
+    names = np.array(["a,b", 'say "hi"', "plain"])[labels % 3]
+    (tmp_path / "labels.txt").write_text("\n".join(names) + "\n")
+    out = run("evaluate", d / "emb.npy", tmp_path / "labels.txt", "--per-class", tmp_path / "pc.csv")
+    assert out.returncode == 0, out.stderr
+    rows = list(csv.reader((tmp_path / "pc.csv").open()))
+    assert rows[0][:2] == ["label", "count"] and {len(r) for r in rows} == {len(rows[0])}
+    assert sorted(r[0] for r in rows[1:]) == ["a,b", "plain", 'say "hi"']
+
+
+def test_compare_names_p_values_alike_in_json_and_csv_and_shows_them_one_way(files):
+    d, _, _ = files
+    base = ["compare", d / "emb.npy", d / "worse.npy", d / "labels.npy"]  # 10,000 sign flips
+    row = json.loads(run(*base, "--format", "json").stdout)[0]
+    head = run(*base, "--format", "csv").stdout.splitlines()[0].split(",")
+    assert head == list(row) and {"p_value", "p_holm", "level"} <= set(head)
+    assert row["p_value"] == 1 / 10_001 and row["level"] == 0.95
+    table = run(*base).stdout.splitlines()
+    assert table[0].split()[-4:] == ["interval]", "p", "p", "(Holm)"]
+    # p = 1 / 10,001 (shown as 9.999e-05 before, next to 0.0003): below 0.0001; Holm over 3 metrics: 0.0003
+    assert all(line.split()[-2:] == ["<0.0001", "0.0003"] for line in table[1:4])
+
+
+def test_reality_check_takes_format_and_keeps_markdown_as_a_deprecated_alias(tmp_path):
+    payload = json.loads(run("reality-check", "--n", "200", "--out", tmp_path, "--format", "json").stdout)
+    assert [e["example"] for e in payload] == [1, 2, 3] and set(payload[0]["summary"]) >= {"precision@1", "map@r"}
+    new = run("reality-check", "--n", "200", "--out", tmp_path, "--format", "markdown")
+    old = run("reality-check", "--n", "200", "--out", tmp_path, "--markdown")
+    assert old.stdout == new.stdout and new.stdout.startswith("| example | precision@1 |")
+    assert "--markdown is deprecated; use --format markdown" in old.stderr
+    clash = run("reality-check", "--n", "200", "--out", tmp_path, "--markdown", "--format", "csv")
+    assert clash.returncode == 2 and "conflicts with --format csv" in clash.stderr

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._metrics import EMBEDDINGS, RANKINGS, parse_metrics
 from ._loaders import load_array, load_labels
-from ._output import Progress, emit, format_comparison
+from ._output import Progress, emit, format_comparison, format_examples
 
 _PLOT_METRICS = [f"recall@{k}" for k in range(1, 21)] + ["map@r"]  # what --plot draws
 
@@ -167,12 +167,18 @@ def scores_command(args) -> int:
 def reality_check_command(args) -> int:
     """``embedeval reality-check``: the toy examples' table on stdout and their figures."""
     from ..plotting import plot_reality_check
-    from ..reality_check import evaluate_examples, table
+    from ..reality_check import evaluate_examples
 
+    fmt = args.format
+    if args.markdown:  # kept working for scripts that use it
+        if fmt not in ("table", "markdown"):
+            raise UsageError([f"--markdown (deprecated) conflicts with --format {fmt}; use --format alone"])
+        print("embedeval reality-check: warning: --markdown is deprecated; use --format markdown", file=sys.stderr)
+        fmt = "markdown"
     if args.n < 4:
         raise UsageError([f"--n must be an int >= 4 (one point per strip); got {args.n}"])
     results = evaluate_examples(n=args.n, seed=args.seed)
-    print(table(results, markdown=args.markdown))
+    print(format_examples(results, fmt))
     paths = plot_reality_check(results, args.out)
     paths += _confidence_figures(args.n, args.seed, Path(args.out))
     for path in paths:

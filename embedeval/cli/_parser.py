@@ -83,7 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     rc.add_argument("--out", default="plots", help="folder for the PNGs (default: plots)")
     rc.add_argument("--n", type=int, default=2000, help="points per example (default: 2000)")
     rc.add_argument("--seed", type=int, default=0)
-    rc.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    rc.add_argument("--format", choices=FORMATS, default="table", help="output on stdout (default: table)")
+    rc.add_argument("--markdown", action="store_true", help="deprecated: the same as --format markdown")
     rc.set_defaults(run=reality_check_command)
     for name, command in sub.choices.items():  # each command's help shows its own examples
         command.epilog = _examples(name)
