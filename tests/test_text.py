@@ -99,7 +99,7 @@ def test_csv_quotes_cells_that_hold_commas_quotes_or_line_breaks():
 
 
 def test_interval_head_carries_the_level_and_p_values_have_one_format():
-    given = {"p@1": Interval(0.5, 0.25, 0.75, level=0.9)}
+    given = {"p@1": Interval(0.5, 0.25, 0.75, level=0.9), "map@r": Interval(0.3, 0.1, 0.5, level=0.9)}
     assert metric_table(_result(False), given)[0][1] == "value [90% interval]"
     assert [percent(v) for v in (0.95, 0.975, 0.9, 0.999)] == ["95%", "97.5%", "90%", "99.9%"]
     assert [format_p_value(p) for p in (1 / 10_001, 0.0001, 0.04321, 1.0)] == ["<0.0001", "0.0001", "0.0432", "1.0000"]
