@@ -160,7 +160,38 @@ ERRORS = [
         ["evaluate", "nan.npy", "labels.npy"],
         ["'embeddings' must be finite; got NaN or inf in 1 row(s), first at row 4"],
     ),
-    (["evaluate", "emb.npy", "short.txt"], ["'labels' must have one label per row of 'embeddings' (600); got 5"]),
+    (
+        ["evaluate", "emb.npy", "short.txt"],
+        ["LABELS (short.txt) must hold one label per row of EMBEDDINGS (emb.npy) (600); got 5"],
+    ),
+    (["evaluate", "zero.npy", "labels.npy"], ["embeddings file zero.npy is empty (0 bytes)"]),
+    (["evaluate", "none.npy", "labels.npy"], ["embeddings file none.npy holds no values (an array of shape (0,))"]),
+    (["evaluate", "object.npy", "labels.npy"], ["embeddings file object.npy cannot be read: it holds Python objects"]),
+    (
+        ["evaluate", "cut.npy", "labels.npy"],
+        ["embeddings file cut.npy cannot be read: mmap length is greater than file size (the file is shorter"],
+    ),
+    (
+        ["evaluate", "ragged.csv", "labels.npy"],
+        ["embeddings file ragged.csv cannot be read: the number of columns changed from 3 to 2 at row 2 (every"],
+    ),
+    (
+        ["evaluate", "header.csv", "labels.npy"],
+        ["header.csv cannot be read: could not convert string 'a' to float64 at row 0, column 1 (a header row? remove"],
+    ),
+    (
+        ["evaluate", "emb.npy", "labels.npz"],
+        ["labels file labels.npz holds arrays ['a', 'b']; choose one with --label-key"],
+    ),
+    (["evaluate", "emb.npy", "gap.txt"], ["labels file gap.txt has 1 blank line(s) between labels, first at line 3"]),
+    (
+        ["compare", "emb.npy", "short.npy", "labels.npy"],
+        ["A (emb.npy) and B (short.npy) must embed the same items; got 600 and 5 rows"],
+    ),
+    (
+        ["evaluate", "emb.npy", "unique.npy", "--plot", "p.png"],
+        ["warning: no query was evaluated", "--plot: no figure to draw, no query was evaluated"],
+    ),
     (["evaluate", "emb.npy", "labels.npy", "--metrics", "ndcg@10"], ["unknown metric 'ndcg@10' for embeddings"]),
     (
         ["evaluate", "nope.npy", "nope.txt", "--metrics", "map@r", "precision@0"],
@@ -205,6 +236,17 @@ def test_errors_are_one_line_each_exit_2_no_traceback(files, args, messages):
     bad[4, 2] = np.nan
     np.save(d / "nan.npy", bad)
     (d / "short.txt").write_text("1\n2\n3\n4\n5\n")
+    np.save(d / "short.npy", x[:5])
+    (d / "zero.npy").write_bytes(b"")
+    np.save(d / "none.npy", np.zeros(0, dtype=np.float32))
+    np.save(d / "object.npy", np.array([[1.0, "a"]], dtype=object), allow_pickle=True)
+    np.save(d / "cut.npy", x)
+    (d / "cut.npy").write_bytes((d / "cut.npy").read_bytes()[:5000])  # a copy cut short
+    (d / "ragged.csv").write_text("1,2,3\n4,5\n")
+    (d / "header.csv").write_text("a,b\n1,2\n")
+    np.savez(d / "labels.npz", a=np.arange(600), b=np.arange(600))
+    (d / "gap.txt").write_text("1\n2\n\n3\n")
+    np.save(d / "unique.npy", np.arange(600))
     (d / "run.txt").write_text("q1 Q0 a 1 3 t\n")
     (d / "qrels.txt").write_text("q1 0 a 1\n")
     out = run(*args, cwd=d)
@@ -213,7 +255,7 @@ def test_errors_are_one_line_each_exit_2_no_traceback(files, args, messages):
     lines = [line for line in out.stderr.splitlines() if line]
     assert len(lines) == len(messages)
     for line, message in zip(lines, messages, strict=True):
-        assert line.startswith(f"embedeval {args[0]}: error: ") and message in line
+        assert line.startswith(f"embedeval {args[0]}: ") and message in line
 
 
 def _slow_evaluation_files(d):
