@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -108,6 +109,22 @@ def test_table_with_intervals_and_written_files(files, tmp_path):
     html = (tmp_path / "r.html").read_text()
     assert "data:image/png;base64" in html and "tie_rule" in html and "faiss" in html
     assert "\r" not in out.stderr  # no progress bar when stderr is not a terminal
+
+
+def test_reports_say_when_how_and_at_what_level_and_fit_the_figure_to_the_page(files, tmp_path):
+    d, _, _ = files
+    for name in ("r.html", "r.md"):
+        out = run("evaluate", d / "emb.npy", d / "labels.txt", "--ci", "0.9", "--report", tmp_path / name)
+        assert out.returncode == 0, out.stderr
+    html, md = (tmp_path / "r.html").read_text(), (tmp_path / "r.md").read_text()
+    command = f"embedeval evaluate {d / 'emb.npy'} {d / 'labels.txt'} --ci 0.9 --report"
+    assert re.search(r"<p class='meta'>Created: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d[+-]\d\d:\d\d</p>", html)
+    assert f"Command: <code>{command} {tmp_path / 'r.html'}</code>" in html
+    assert f"Command: `{command} {tmp_path / 'r.md'}`" in md and "\nCreated: " in md
+    for text in (html, md):
+        assert "value [90% interval]" in text
+        assert "intervals</b>: 90% percentile bootstrap" in text or "**intervals**: 90% percentile bootstrap" in text
+    assert "img{max-width:100%;height:auto}" in html  # drawn 1200 px wide, shown at the column's width
 
 
 def test_compare_finds_the_worse_model(files):

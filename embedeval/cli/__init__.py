@@ -10,6 +10,7 @@ The package: ``_parser`` (commands, arguments, help), ``_commands`` (one functio
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 import threading
 import warnings
@@ -35,6 +36,7 @@ def main(argv=None) -> int:
     args, unknown = build_parser().parse_known_args(argv)
     if unknown:  # argparse would show the top-level usage; the command's own helps more
         args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args.command_line = shlex.join(["embedeval", *map(str, sys.argv[1:] if argv is None else argv)])  # for reports
     prefix = f"embedeval {args.command}"
     problems = []
     try:

@@ -122,7 +122,15 @@ def emit(result, args, inputs: dict, figure=None) -> None:
     if getattr(args, "report", None):
         from ..report import write_report
 
-        write_report(args.report, result, inputs=inputs, figure=figure, intervals=intervals)
+        write_report(
+            args.report,
+            result,
+            inputs=inputs,
+            figure=figure,
+            intervals=intervals,
+            interval_method=interval_method(args.ci) if intervals else None,
+            command=getattr(args, "command_line", None),
+        )
         print(f"wrote {args.report}", file=sys.stderr)
 
 
