@@ -6,6 +6,7 @@ with one clear message (argument, rule, what arrived) and nothing is half-comput
 
 from __future__ import annotations
 
+import mmap
 import numbers
 from collections.abc import Sequence
 
@@ -51,6 +52,7 @@ def as_embeddings(value, name: str = "embeddings") -> np.ndarray:
     -------
     numpy.ndarray of shape (n, d), dtype float32
     """
+    _check_mapped_file(value, name)
     arr = _to_numpy(value, name)
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"'{name}' must hold real numbers; got dtype {arr.dtype}")
@@ -74,6 +76,29 @@ def as_embeddings(value, name: str = "embeddings") -> np.ndarray:
             f"first at row {bad_rows[0]}" + (" (after rounding to float32)" if rounded else "")
         )
     return arr
+
+
+def _check_mapped_file(value, name: str) -> None:
+    """Refuse a memory map whose file was cut short after it was mapped: reading the missing
+    pages would kill the process (SIGBUS) instead of raising. The size is the mapped file's own
+    (its open descriptor), so a file replaced under the same name does not count. A file cut
+    short while the evaluation runs cannot be caught this way."""
+    mapped = value
+    while isinstance(mapped, np.ndarray) and not isinstance(mapped, np.memmap):
+        mapped = mapped.base  # a view of a memory map (np.asarray, slices) leads back to it
+    handle = getattr(mapped, "_mmap", None) if isinstance(mapped, np.memmap) else None
+    if handle is None:
+        return
+    try:
+        size = handle.size()
+    except (OSError, ValueError):  # closed, or no file behind it
+        return
+    needed = mapped.offset - mapped.offset % mmap.ALLOCATIONGRANULARITY + len(handle)
+    if size < needed:
+        raise ValueError(
+            f"'{name}' is memory-mapped from {mapped.filename}, which is now {size} bytes, shorter than the "
+            f"{needed} bytes mapped: the file was cut short after it was opened"
+        )
 
 
 def as_labels(value, n: int, name: str = "labels", against: str = "embeddings") -> np.ndarray:
