@@ -12,6 +12,7 @@ import numpy as np
 
 from . import _budget
 from ._inputs import check_choice, check_positive_int, encode_labels
+from ._text import format_p_value
 from .result import EvaluationResult
 
 
@@ -118,7 +119,7 @@ class Comparison:
     def __str__(self) -> str:
         return (
             f"{self.metric}: A {self.mean_a:.4f}  B {self.mean_b:.4f}  B-A {self.difference}  "
-            f"p={self.p_value:.4g} (adjusted {self.p_adjusted:.4g}, n={self.n_queries})"
+            f"p {format_p_value(self.p_value)} (Holm {format_p_value(self.p_adjusted)}, n={self.n_queries})"
         )
 
 

@@ -227,5 +227,12 @@ def test_compare_refuses_a_resample_count_below_one(n_resamples):
         paired_randomization_test(np.zeros(3), np.ones(3), n_resamples=n_resamples)
 
 
+def test_a_comparison_prints_p_values_the_way_the_tables_do():
+    a = embedeval.evaluate(*make_example(2, 300), metrics=["map@r"])
+    b = embedeval.evaluate(make_example(2, 300)[0] * [1.0, 0.5], make_example(2, 300)[1], metrics=["map@r"])
+    (row,) = compare(a, b)
+    assert row.p_value == 1 / 10_001 and str(row).endswith("p <0.0001 (Holm <0.0001, n=300)")
+
+
 def test_holm_adjustment():
     np.testing.assert_allclose(holm([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02])
