@@ -103,7 +103,11 @@ def _add_evaluate(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--label-key", help=_LABEL_KEY_HELP)
     ev.add_argument("--per-class", metavar="FILE", help="write per-class averages as CSV")
     ev.add_argument("--plot", metavar="FILE", help="write a PNG: recall@k for k = 1..20 and per-class MAP@R")
-    ev.add_argument("--report", metavar="FILE", help="write a .md or .html report (table, figure, settings, versions)")
+    ev.add_argument(
+        "--report",
+        metavar="FILE",
+        help="write a .md or .html report (date, command, table, figure, settings, versions)",
+    )
     ev.add_argument("--block-size", type=int, default=None, help="queries per block (default: automatic)")
     ev.add_argument(
         "--threads", type=int, default=None, help="query blocks run at once (default: faiss's thread count)"
