@@ -25,10 +25,16 @@ def run_threads(jobs: Iterable[tuple], work: Callable, n_threads: int) -> Iterat
     """Yield ``(rows, work(job))`` for each ``(rows, job)`` of ``jobs`` as blocks finish.
 
     At most ``2 * n_threads`` blocks are in flight, so a lazily read input (a memory map)
-    is never read far ahead. An exception in a block is raised here, once the blocks already
-    running have finished.
+    is never read far ahead.
+
+    An exception in a block, or a KeyboardInterrupt (Ctrl-C) while waiting for one, is raised
+    here at once: the blocks still queued are cancelled, and the ones already running (at most
+    ``n_threads``; a faiss search cannot be stopped midway) finish in the background, their
+    results discarded. Waiting for them, as leaving a ``with ThreadPoolExecutor`` block does,
+    kept Ctrl-C waiting for up to two blocks per thread.
     """
-    with ThreadPoolExecutor(n_threads, initializer=faiss.omp_set_num_threads, initargs=(1,)) as pool:
+    pool = ThreadPoolExecutor(n_threads, initializer=faiss.omp_set_num_threads, initargs=(1,))
+    try:
         running = {}
         for rows, job in jobs:
             running[pool.submit(work, job)] = rows
@@ -38,6 +44,8 @@ def run_threads(jobs: Iterable[tuple], work: Callable, n_threads: int) -> Iterat
                     yield running.pop(future), future.result()
         for future in list(running):
             yield running.pop(future), future.result()
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)  # after success every block has finished
 
 
 class Sequential:

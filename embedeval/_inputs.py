@@ -6,6 +6,7 @@ with one clear message (argument, rule, what arrived) and nothing is half-comput
 
 from __future__ import annotations
 
+import mmap
 import numbers
 from collections.abc import Sequence
 
@@ -20,10 +21,14 @@ def _to_numpy(value, name: str) -> np.ndarray:
     """Return ``value`` as a numpy array; accepts torch tensors and anything with ``__array__``.
 
     torch is never imported: a tensor is recognised by its ``detach``/``cpu`` methods, so a
-    tensor that requires grad or lives on a GPU is copied to host memory first.
+    tensor that requires grad or lives on a GPU is copied to host memory first. numpy has no
+    bfloat16, so a bfloat16 tensor is widened to float32 first (exactly: bfloat16 is float32
+    with a shorter mantissa).
     """
     if hasattr(value, "detach") and hasattr(value, "cpu"):
         value = value.detach().cpu()
+        if str(getattr(value, "dtype", "")) == "torch.bfloat16":
+            value = value.float()
     try:
         return np.asarray(value)
     except (TypeError, ValueError, RuntimeError) as exc:
@@ -47,6 +52,7 @@ def as_embeddings(value, name: str = "embeddings") -> np.ndarray:
     -------
     numpy.ndarray of shape (n, d), dtype float32
     """
+    _check_mapped_file(value, name)
     arr = _to_numpy(value, name)
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"'{name}' must hold real numbers; got dtype {arr.dtype}")
@@ -72,11 +78,39 @@ def as_embeddings(value, name: str = "embeddings") -> np.ndarray:
     return arr
 
 
+def _check_mapped_file(value, name: str) -> None:
+    """Refuse a memory map whose file was cut short after it was mapped: reading the missing
+    pages would kill the process (SIGBUS) instead of raising. The size is the mapped file's own
+    (its open descriptor), so a file replaced under the same name does not count. A file cut
+    short while the evaluation runs cannot be caught this way."""
+    mapped = value
+    while isinstance(mapped, np.ndarray) and not isinstance(mapped, np.memmap):
+        mapped = mapped.base  # a view of a memory map (np.asarray, slices) leads back to it
+    handle = getattr(mapped, "_mmap", None) if isinstance(mapped, np.memmap) else None
+    if handle is None:
+        return
+    try:
+        size = handle.size()
+    except (OSError, ValueError):  # closed, or no file behind it
+        return
+    needed = mapped.offset - mapped.offset % mmap.ALLOCATIONGRANULARITY + len(handle)
+    if size < needed:
+        raise ValueError(
+            f"'{name}' is memory-mapped from {mapped.filename}, which is now {size} bytes, shorter than the "
+            f"{needed} bytes mapped: the file was cut short after it was opened"
+        )
+
+
 def as_labels(value, n: int, name: str = "labels", against: str = "embeddings") -> np.ndarray:
     """Return labels as a 1-D array that keeps each label's identity.
 
     Integers stay integers (64-bit ids are never cast to float), strings stay strings, and a
     list mixing types becomes an object array so that ``1`` and ``"1"`` remain different labels.
+
+    NaN is refused wherever it appears (a float array, a mixed list, an object array): it equals
+    nothing, not even itself, so it cannot name a class, and a missing label must be dropped or
+    given a label of its own rather than silently forming (or not forming) a class. Labels must
+    be hashable (ints, strings, tuples, ...): they are compared by equality through a hash table.
 
     Parameters
     ----------
@@ -101,9 +135,35 @@ def as_labels(value, n: int, name: str = "labels", against: str = "embeddings") 
         raise ValueError(f"'{name}' must be 1-D (one label per row); got shape {arr.shape}")
     if arr.shape[0] != n:
         raise ValueError(f"'{name}' must have one label per row of '{against}' ({n}); got {arr.shape[0]}")
-    if arr.dtype.kind == "f" and np.isnan(arr).any():
-        raise ValueError(f"'{name}' must not contain NaN; got {int(np.isnan(arr).sum())} NaN label(s)")
+    if arr.dtype.kind in "fc":
+        _refuse_nan_labels(np.flatnonzero(np.isnan(arr)), name)
+    elif arr.dtype.kind == "O":
+        _check_label_objects(arr, name)
     return arr
+
+
+def _refuse_nan_labels(positions: np.ndarray, name: str) -> None:
+    if positions.size:
+        raise ValueError(
+            f"'{name}' must not contain NaN (NaN equals nothing, so it names no class; drop those rows or give "
+            f"them a label); got {positions.size} NaN label(s), first at position {positions[0]}"
+        )
+
+
+def _check_label_objects(arr: np.ndarray, name: str) -> None:
+    """Every label of an object array hashable and none NaN (a Python loop, as encoding is)."""
+    nan = []
+    for i, v in enumerate(arr.tolist()):
+        try:
+            hash(v)
+        except TypeError:
+            raise TypeError(
+                f"'{name}' must hold hashable labels (ints, strings, tuples, ...); got a {type(v).__name__} "
+                f"at position {i}: {v!r:.60}"
+            ) from None
+        if isinstance(v, (float, complex, np.inexact)) and v != v:
+            nan.append(i)
+    _refuse_nan_labels(np.asarray(nan, dtype=np.int64), name)
 
 
 def encode_labels(*label_arrays: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:

@@ -253,6 +253,10 @@ def valid_names(form: str) -> list[str]:
     return names
 
 
+# The largest cutoff k: a billion ranked items per query is beyond any ranking held in memory,
+# and the bound keeps k far inside int64 (ranking depths) and float64's exact integers (P@k's k).
+MAX_K = 10**9
+
 _NAME = re.compile(r"^(?P<family>[a-z_0-9]+?)(?:@(?P<cut>[^@]*))?$")
 
 # Other tools' metric names, each mapped to embedeval names: (pattern on the stripped name,
@@ -288,8 +292,10 @@ def parse_metric(raw, form: str) -> Metric:
         raise ValueError(f"metric {raw!r} takes no cutoff; write '{family}'")
     if cut == "r" and "r" in spec.cutoffs:
         return Metric(family, None, form, at_r=True)
-    if not cut.isdigit() or int(cut) < 1:
+    if not (cut.isascii() and cut.isdigit()) or int(cut) < 1:
         raise ValueError(f"'k' in metric {raw!r} must be an int >= 1; got {cut!r}")
+    if int(cut) > MAX_K:
+        raise ValueError(f"'k' in metric {raw!r} must be at most {MAX_K:_} (10^9); got {cut.lstrip('0')}")
     return Metric(family, int(cut), form)
 
 

@@ -7,7 +7,9 @@ so ``print(result)``, the reports and the command's formats show the same cells.
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -21,6 +23,25 @@ def format_value(value: float) -> str:
     return f"{value:.4f}"
 
 
+def format_p_value(p: float) -> str:
+    """A p-value as shown in tables, one way for all: four decimals, ``"<0.0001"`` below that
+    (a randomization test's smallest p-value is 1 / (n_resamples + 1), 9.999e-05 for 10,000)."""
+    return "<0.0001" if p < 0.0001 else f"{p:.4f}"
+
+
+def percent(level: float) -> str:
+    """A confidence level as a percentage: ``0.95`` -> ``"95%"``, ``0.975`` -> ``"97.5%"``."""
+    return f"{round(level * 100, 6):g}%"
+
+
+def interval_head(intervals: dict | None) -> str:
+    """The head of a value column: ``value``, or ``value [95% interval]`` with the intervals' level."""
+    if not intervals:
+        return "value"
+    level = next(iter(intervals.values())).level
+    return f"value [{percent(level)} interval]" if level is not None else "value [interval]"
+
+
 def metric_table(
     result: EvaluationResult, intervals: dict | None = None, *, macro: bool = True
 ) -> tuple[list[str], list[list[str]]]:
@@ -31,7 +52,7 @@ def metric_table(
     result : EvaluationResult
     intervals : dict of str to Interval, optional
         When given, the value column is ``value [low, high]`` (the interval's ``str``) and its
-        head says so.
+        head says so, with the intervals' level (``value [95% interval]``).
     macro : bool
         Include the macro average (mean of class means) when the result has per-class
         averages; a result without them never has the column.
@@ -43,7 +64,7 @@ def metric_table(
         In the order of ``result.summary``.
     """
     has_macro = macro and result.per_class is not None
-    head = ["metric", "value [interval]" if intervals else "value", *(["macro"] if has_macro else []), "definition"]
+    head = ["metric", interval_head(intervals), *(["macro"] if has_macro else []), "definition"]
     rows = []
     for name, value in result.summary.items():
         row = [name, str(intervals[name]) if intervals else format_value(value)]
@@ -99,5 +120,8 @@ def html_table(head: list[str], rows: list[list[str]]) -> str:
 
 
 def csv_table(head: list[str], rows: list[list[str]]) -> str:
-    """Comma-separated lines, no quoting (cells are names and numbers), no final newline."""
-    return "\n".join(",".join(r) for r in [head, *rows])
+    """CSV by the csv module: a cell holding a comma, a quote or a line break is quoted (a label
+    ``a,b`` stays one cell); lines end in ``\n``, with no final newline."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([head, *rows])
+    return out.getvalue().removesuffix("\n")

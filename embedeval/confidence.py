@@ -3,6 +3,10 @@
 Confidences are per query, higher = more confident, on any scale (only their order matters,
 except where stated). Probabilistic embeddings usually give a sigma per sample: pass
 ``-sigma`` (or ``1 / sigma``) as the confidence.
+
+Non-finite values: +inf and -inf are ordinary values in an order (``1 / sigma`` with sigma = 0
+is the most confident) and equal infinities are tied, as in scipy. NaN has no place in an order
+and is refused with a ValueError naming the argument, where scipy would return NaN.
 """
 
 from __future__ import annotations
@@ -23,8 +27,7 @@ def _paired(values, confidence, what: str) -> tuple[np.ndarray, np.ndarray, int]
         raise ValueError(
             f"'confidence' must have one value per query ({v.shape[0] if v.ndim else 0}); got shape {c.shape}"
         )
-    if not np.isfinite(c).all():
-        raise ValueError("'confidence' must be finite")
+    _check_no_nan(c, "confidence")
     keep = ~np.isnan(v)
     if not keep.any():
         raise ValueError("no evaluated query: every per-query value is NaN")
@@ -87,7 +90,8 @@ def error_reject_curve(values, confidence, *, metric: str = "metric") -> ErrorRe
         Per-query values in [0, 1] (e.g. ``result.per_query["precision@1"]``); error = 1 - value.
         NaN (skipped) queries are left out.
     confidence : array-like of shape (n_queries,)
-        Higher = more confident; ties are handled by their expected effect.
+        Higher = more confident; ties are handled by their expected effect. +-inf are allowed
+        (the most and least confident), NaN is not.
     metric : str
         Name carried by the curve.
 
@@ -99,8 +103,7 @@ def error_reject_curve(values, confidence, *, metric: str = "metric") -> ErrorRe
     err = 1.0 - v
     n = err.size
     order = np.argsort(c, kind="stable")
-    c_sorted = c[order]
-    ends = np.concatenate([np.flatnonzero(np.diff(c_sorted) != 0) + 1, [n]])
+    ends = _group_ends(c[order])
     curve = _kept_error(err[order], ends)
     oracle = _kept_error(np.sort(err)[::-1], np.arange(1, n + 1))
     random = np.full(n, err.mean())
@@ -151,11 +154,26 @@ def top1_auroc(result: EvaluationResult, confidence) -> float:
     return auroc(result.per_query["precision@1"], confidence)
 
 
+def _check_no_nan(x: np.ndarray, name: str) -> None:
+    """Raise ValueError if ``x`` holds NaN: it has no rank (infinities do)."""
+    nan = np.flatnonzero(np.isnan(x))
+    if nan.size:
+        raise ValueError(
+            f"'{name}' must not contain NaN (it has no rank); got {nan.size} NaN(s), first at position {nan[0]}"
+        )
+
+
+def _group_ends(sorted_values: np.ndarray) -> np.ndarray:
+    """End (exclusive) of each run of equal values in a sorted array. Compared with ``!=``, not
+    through differences: inf - inf is NaN, which would split equal infinities apart."""
+    return np.concatenate([np.flatnonzero(sorted_values[1:] != sorted_values[:-1]) + 1, [sorted_values.size]])
+
+
 def _average_ranks(x: np.ndarray) -> np.ndarray:
     """1-based ranks, tied values sharing their average rank."""
     order = np.argsort(x, kind="stable")
     xs = x[order]
-    ends = np.concatenate([np.flatnonzero(np.diff(xs) != 0) + 1, [xs.size]])
+    ends = _group_ends(xs)
     starts = np.concatenate([[0], ends[:-1]])
     avg = (starts + ends + 1) / 2.0  # mean of ranks start+1 .. end
     ranks = np.empty(x.size)
@@ -168,11 +186,16 @@ def _two_vectors(a, b) -> tuple[np.ndarray, np.ndarray]:
     y = np.asarray(_to_numpy(b, "b"), dtype=np.float64)
     if x.shape != y.shape or x.ndim != 1 or x.size < 2:
         raise ValueError(f"'a' and 'b' must be 1-D of one equal length >= 2; got {x.shape} and {y.shape}")
+    _check_no_nan(x, "a")
+    _check_no_nan(y, "b")
     return x, y
 
 
 def spearman(a, b) -> float:
-    """Spearman's rank correlation (Pearson correlation of average ranks); NaN if one is constant."""
+    """Spearman's rank correlation (Pearson correlation of average ranks); NaN if one is constant.
+
+    ``a`` and ``b`` may hold +-inf (equal infinities tie); NaN raises ValueError.
+    """
     x, y = _two_vectors(a, b)
     rx, ry = _average_ranks(x) - (x.size + 1) / 2, _average_ranks(y) - (x.size + 1) / 2
     den = np.sqrt((rx * rx).sum() * (ry * ry).sum())
@@ -205,7 +228,10 @@ def _count_inversions(y: np.ndarray) -> int:
 
 
 def kendall(a, b) -> float:
-    """Kendall's tau-b (ties in either variable corrected); NaN if one is constant."""
+    """Kendall's tau-b (ties in either variable corrected); NaN if one is constant.
+
+    ``a`` and ``b`` may hold +-inf (equal infinities tie); NaN raises ValueError.
+    """
     x, y = _two_vectors(a, b)
     n0 = x.size * (x.size - 1) // 2
     tx, ty, txy = _tied_pairs(x), _tied_pairs(y), _tied_pairs_2d(x, y)

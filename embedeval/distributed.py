@@ -16,6 +16,7 @@ Point ``client`` at any cluster: ``Client("tcp://scheduler:8786")`` for a runnin
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import contextlib
 
 import numpy as np
@@ -100,6 +101,8 @@ class DaskExecutor:
     :mod:`embedeval._executors`), with a bounded number of blocks in flight.
 
     ``shared`` (the reference codes) is scattered to every worker once; each block is one task.
+    A worker lost mid-evaluation takes the shards scattered to it: the evaluation then stops
+    with a RuntimeError saying so, never with a partial result.
     """
 
     n_workers = 1  # the local memory budget is not split: blocks run on the workers' memory
@@ -115,12 +118,20 @@ class DaskExecutor:
         shared = client.scatter(shared, broadcast=True, hash=False)
         pending = distributed.as_completed()
         rows_of = {}
-        for rows, job in jobs:
-            future = client.submit(block_fn, searcher, shared, job, pure=False)
-            rows_of[future.key] = rows
-            pending.add(future)
-            if pending.count() >= in_flight:
-                done = next(pending)
+        try:
+            for rows, job in jobs:
+                future = client.submit(block_fn, searcher, shared, job, pure=False)
+                rows_of[future.key] = rows
+                pending.add(future)
+                if pending.count() >= in_flight:
+                    done = next(pending)
+                    yield rows_of.pop(done.key), done.result()
+            for done in pending:
                 yield rows_of.pop(done.key), done.result()
-        for done in pending:
-            yield rows_of.pop(done.key), done.result()
+        except (concurrent.futures.CancelledError, distributed.KilledWorker) as exc:
+            # A worker died: the reference shards scattered to it are gone (Dask cannot recompute
+            # scattered data), so the evaluation stops rather than return a partial result.
+            raise RuntimeError(
+                "a Dask worker was lost during the evaluation, and with it reference shards or query blocks; "
+                f"the evaluation stopped without a result: run it again ({type(exc).__name__}: {exc})"
+            ) from exc

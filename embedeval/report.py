@@ -5,10 +5,22 @@ from __future__ import annotations
 import base64
 import html
 import platform
+from datetime import datetime
 from pathlib import Path
 
-from ._text import html_table, markdown_table, metric_table
+from ._text import html_table, markdown_table, metric_table, percent
 from .result import EvaluationResult
+
+# The figure scales down to the column (it is drawn 1200 px wide); names and numbers in the table
+# never break, its last column (the definition) wraps; a long command line or setting breaks
+# anywhere rather than widening the page.
+_STYLE = (
+    "body{font-family:sans-serif;max-width:60em;margin:1em auto;padding:0 1em;line-height:1.4}"
+    "img{max-width:100%;height:auto}"
+    "table{border-collapse:collapse}td,th{padding:2px 8px;text-align:left;vertical-align:top;"
+    "border-bottom:1px solid #ddd}td:not(:last-child),th:not(:last-child){white-space:nowrap}"
+    "code,li{overflow-wrap:anywhere}.meta{color:#555}"
+)
 
 
 def _versions() -> dict[str, str]:
@@ -25,40 +37,63 @@ def _versions() -> dict[str, str]:
     }
 
 
-def write_report(path, result: EvaluationResult, *, inputs: dict, figure=None, intervals=None) -> Path:
-    """Write ``path`` (.md or .html): metric table, figure, inputs, settings, conventions, versions.
+def write_report(
+    path,
+    result: EvaluationResult,
+    *,
+    inputs: dict,
+    figure=None,
+    intervals=None,
+    interval_method: str | None = None,
+    command: str | None = None,
+) -> Path:
+    """Write ``path`` (.md or .html): when and how it was made, metric table, figure, inputs,
+    settings, conventions, versions.
 
     Parameters
     ----------
     inputs : dict
         What was evaluated (file names, sizes), shown as given.
     figure : path of a PNG, optional
-        Linked from Markdown (relative to the report), embedded in HTML.
+        Linked from Markdown (relative to the report), embedded in HTML (scaled to the page width).
     intervals : dict of str to Interval, optional
-        Shown as ``value [low, high]``.
+        Shown as ``value [low, high]``; the table's head gives their level.
+    interval_method : str, optional
+        How the intervals were made (e.g. "95% percentile bootstrap over queries (2000
+        resamples, seed 0)"); default: their level.
+    command : str, optional
+        The command line that made the report, shown at the top.
     """
     path = Path(path)
     if path.suffix.lower() not in (".md", ".html", ".htm"):
         raise ValueError(f"report file must end in .md or .html; got {path.name!r}")
+    header = {"created": datetime.now().astimezone().isoformat(sep=" ", timespec="seconds")}
+    if command:
+        header["command"] = command
     settings = {
         **inputs,
         **{k: v for k, v in result.config.items() if k != "query_ids"},
         "queries": f"{result.n_queries} given, {result.n_evaluated} evaluated",
         **{f"skipped: {reason}": n for reason, n in result.skipped.items() if n},
     }
+    if intervals:
+        level = next(iter(intervals.values())).level
+        settings["intervals"] = interval_method or (f"{percent(level)} intervals" if level else "intervals")
     head, rows = metric_table(result, intervals)
     sections = [("Settings", settings), ("Conventions", result.conventions), ("Versions", _versions())]
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() == ".md":
-        path.write_text(_markdown(head, rows, figure, sections, path.parent))
+        path.write_text(_markdown(header, head, rows, figure, sections, path.parent))
     else:
-        path.write_text(_html(head, rows, figure, sections))
+        path.write_text(_html(header, head, rows, figure, sections))
     return path
 
 
-def _markdown(head: list[str], rows: list[list[str]], figure, sections, folder: Path) -> str:
+def _markdown(header: dict, head: list[str], rows: list[list[str]], figure, sections, folder: Path) -> str:
     """The report as Markdown; the figure is linked relative to the report's ``folder`` where it lies inside it."""
-    lines = ["# embedeval report", "", markdown_table(head, rows)]
+    lines = ["# embedeval report", ""]
+    lines += [f"{k.capitalize()}: `{v}`  " if k == "command" else f"{k.capitalize()}: {v}  " for k, v in header.items()]
+    lines += ["", markdown_table(head, rows)]
     if figure is not None:
         fig, here = Path(figure).resolve(), folder.resolve()
         rel = fig.relative_to(here) if fig.is_relative_to(here) else fig
@@ -68,23 +103,25 @@ def _markdown(head: list[str], rows: list[list[str]], figure, sections, folder: 
     return "\n".join(lines) + "\n"
 
 
-def _html(head: list[str], rows: list[list[str]], figure, sections) -> str:
+def _html(header: dict, head: list[str], rows: list[list[str]], figure, sections) -> str:
     """The report as one self-contained HTML page: the figure is embedded as base64."""
     esc = html.escape
     img = ""
     if figure is not None:
         data = base64.b64encode(Path(figure).read_bytes()).decode()
         img = f'<p><img alt="evaluation" src="data:image/png;base64,{data}"></p>'
+    meta = "".join(
+        f"<p class='meta'>{esc(k.capitalize())}: " + (f"<code>{esc(v)}</code>" if k == "command" else esc(v)) + "</p>"
+        for k, v in header.items()
+    )
     body = "".join(
         f"<h2>{esc(t)}</h2><ul>"
         + "".join(f"<li><b>{esc(str(k))}</b>: {esc(str(v))}</li>" for k, v in items.items())
         + "</ul>"
         for t, items in sections
     )
-    style = (
-        "body{font-family:sans-serif;max-width:60em}td,th{padding:2px 8px;text-align:left;border-bottom:1px solid #ddd}"
-    )
     return (
-        f"<!doctype html><meta charset='utf-8'><title>embedeval report</title><style>{style}</style>"
-        f"<h1>embedeval report</h1>{html_table(head, rows)}{img}{body}\n"
+        f"<!doctype html><meta charset='utf-8'><meta name='viewport' content='width=device-width'>"
+        f"<title>embedeval report</title><style>{_STYLE}</style>"
+        f"<h1>embedeval report</h1>{meta}{html_table(head, rows)}{img}{body}\n"
     )

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import _budget
 from ._inputs import check_choice, check_positive_int, encode_labels
+from ._text import format_p_value
 from .result import EvaluationResult
 
 
@@ -38,11 +39,12 @@ def _replicate_means(sums: np.ndarray, counts: np.ndarray, n_resamples: int, rng
 
 @dataclass(frozen=True)
 class Interval:
-    """A point estimate with a confidence interval."""
+    """A point estimate with a confidence interval; ``level`` is its coverage (0.95), where known."""
 
     estimate: float
     low: float
     high: float
+    level: float | None = None
 
     def __str__(self) -> str:
         return f"{self.estimate:.4f} [{self.low:.4f}, {self.high:.4f}]"
@@ -76,7 +78,8 @@ def bootstrap(
     Returns
     -------
     dict of str to Interval
-        The micro average (``result.summary``) and its interval, per metric.
+        The micro average (``result.summary``) and its interval, per metric, with ``level``
+        set to ``confidence``.
     """
     confidence = _check_level(confidence)
     n_resamples = check_positive_int(n_resamples, "n_resamples")
@@ -85,7 +88,7 @@ def bootstrap(
     values = np.column_stack([result.per_query[m] for m in names])
     evaluated = ~np.isnan(values).any(axis=1)
     if not evaluated.any():
-        return {m: Interval(np.nan, np.nan, np.nan) for m in names}
+        return {m: Interval(np.nan, np.nan, np.nan, confidence) for m in names}
     values = values[evaluated]
     if by == "class":
         if result.query_labels is None:
@@ -98,7 +101,7 @@ def bootstrap(
     replicates = _replicate_means(sums, counts, n_resamples, np.random.default_rng(seed))
     tail = (1 - confidence) / 2
     low, high = np.quantile(replicates, [tail, 1 - tail], axis=0)
-    return {m: Interval(result.summary[m], float(low[j]), float(high[j])) for j, m in enumerate(names)}
+    return {m: Interval(result.summary[m], float(low[j]), float(high[j]), confidence) for j, m in enumerate(names)}
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,7 @@ class Comparison:
     def __str__(self) -> str:
         return (
             f"{self.metric}: A {self.mean_a:.4f}  B {self.mean_b:.4f}  B-A {self.difference}  "
-            f"p={self.p_value:.4g} (adjusted {self.p_adjusted:.4g}, n={self.n_queries})"
+            f"p {format_p_value(self.p_value)} (Holm {format_p_value(self.p_adjusted)}, n={self.n_queries})"
         )
 
 
@@ -128,6 +131,7 @@ def paired_randomization_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int 
     sign flips whose mean difference is at least as far from 0 as the observed one,
     (1 + count) / (1 + n_resamples), never 0.
     """
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
     d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
     observed = abs(d.mean())
     if not np.any(d):
@@ -173,6 +177,7 @@ def compare(
     list of Comparison
     """
     confidence = _check_level(confidence)
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
     if result_a.n_queries != result_b.n_queries:
         raise ValueError(
             f"results must cover the same queries; got {result_a.n_queries} and {result_b.n_queries} queries"
@@ -201,7 +206,7 @@ def compare(
                     metric=m,
                     mean_a=np.nan,
                     mean_b=np.nan,
-                    difference=Interval(np.nan, np.nan, np.nan),
+                    difference=Interval(np.nan, np.nan, np.nan, confidence),
                     p_value=np.nan,
                     n_queries=0,
                 )
@@ -214,7 +219,7 @@ def compare(
                 metric=m,
                 mean_a=float(a[both].mean()),
                 mean_b=float(b[both].mean()),
-                difference=Interval(float(d.mean()), float(low), float(high)),
+                difference=Interval(float(d.mean()), float(low), float(high), confidence),
                 p_value=paired_randomization_test(a[both], b[both], n_resamples=n_resamples, seed=seed),
                 n_queries=int(d.size),
             )

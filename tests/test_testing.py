@@ -94,6 +94,38 @@ def test_baseline_update_through_the_environment(tmp_path, monkeypatch):
     assert path.exists()
 
 
+@pytest.mark.parametrize("how", ["argument", "environment"])
+def test_a_baseline_is_created_without_naming_metrics(tmp_path, monkeypatch, how):
+    """The README's way to create a baseline: no file, no metrics= -> evaluate's default metrics are stored."""
+    path = tmp_path / "baseline.json"
+    if how == "environment":
+        monkeypatch.setenv("EMBEDEVAL_UPDATE_BASELINE", "1")
+    assert_no_regression(GOOD, LABELS, path, update=how == "argument")
+    assert list(json.loads(path.read_text())["metrics"]) == sorted(["precision@1", "r_precision", "map@r"])
+    monkeypatch.delenv("EMBEDEVAL_UPDATE_BASELINE", raising=False)
+    assert_no_regression(GOOD, LABELS, path)
+
+
+def test_tolerance_keys_are_read_as_metric_names(tmp_path):
+    path = tmp_path / "baseline.json"
+    assert_no_regression(GOOD, LABELS, path, metrics=["map@r", "precision@1"], update=True)
+    worse, _ = clustered(spread=3.0)
+    assert_no_regression(worse, LABELS, path, tolerance={"MAP@R": 1.0, " Precision@1": 1.0})
+    with pytest.raises(ValueError, match=r"'tolerance' has a key that is not a metric name: .*'map@rr'"):
+        assert_no_regression(worse, LABELS, path, tolerance={"map@rr": 1.0, "precision@1": 1.0})  # a typo of map@r
+    with pytest.raises(ValueError, match=r"'tolerance' names metric\(s\) \['recall@5'\] that are not compared"):
+        assert_no_regression(worse, LABELS, path, tolerance={"recall@5": 1.0})
+    with pytest.raises(ValueError, match=r"'tolerance' must be >= 0"):
+        assert_no_regression(worse, LABELS, path, tolerance=-0.1)
+
+
+def test_quality_table_shows_canonical_names():
+    with pytest.raises(AssertionError) as info:
+        assert_retrieval_quality(GOOD, LABELS, at_least={"MAP@R": 1.01, "Precision@001": 0.5})
+    rows = str(info.value).splitlines()[3:]
+    assert [row.split()[0] for row in rows] == ["map@r", "precision@1"]
+
+
 def test_save_baseline_writes_the_summary(tmp_path):
     result = embedeval.evaluate(GOOD, LABELS, metrics=["map@r"])
     path = save_baseline(result, tmp_path / "sub" / "b.json")

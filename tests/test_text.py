@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import embedeval
-from embedeval._text import aligned_table, csv_table, html_table, markdown_table, metric_table
+from embedeval._text import aligned_table, csv_table, format_p_value, html_table, markdown_table, metric_table, percent
 from embedeval.report import write_report
 from embedeval.stats import Interval
 
@@ -91,3 +91,15 @@ def test_print_result_and_reports_show_the_same_rows(tmp_path):
     assert markdown_table(head, rows) in md
     page = write_report(tmp_path / "r.html", result, inputs={}).read_text()
     assert html_table(head, rows) in page
+
+
+def test_csv_quotes_cells_that_hold_commas_quotes_or_line_breaks():
+    text = csv_table(["label", "n"], [["a,b", "1"], ['say "hi"', "2"], ["two\nlines", "3"]])
+    assert text == 'label,n\n"a,b",1\n"say ""hi""",2\n"two\nlines",3'
+
+
+def test_interval_head_carries_the_level_and_p_values_have_one_format():
+    given = {"p@1": Interval(0.5, 0.25, 0.75, level=0.9), "map@r": Interval(0.3, 0.1, 0.5, level=0.9)}
+    assert metric_table(_result(False), given)[0][1] == "value [90% interval]"
+    assert [percent(v) for v in (0.95, 0.975, 0.9, 0.999)] == ["95%", "97.5%", "90%", "99.9%"]
+    assert [format_p_value(p) for p in (1 / 10_001, 0.0001, 0.04321, 1.0)] == ["<0.0001", "0.0001", "0.0432", "1.0000"]

@@ -95,6 +95,36 @@ def test_rank_correlation_is_scale_free():
     assert kendall(truth, -predicted) == pytest.approx(-1.0)
 
 
+def test_rank_correlations_tie_equal_infinities_as_scipy_does():
+    """1 / sigma with several sigma = 0: the infinities are one tied group, not ranked apart."""
+    stats = pytest.importorskip("scipy.stats")
+    sigma = np.array([0, 0, 1, 2, 0.5, 0, 3, 0.1, 0, 4])
+    truth = np.array([0.1, 0.2, 0.8, 2.1, 0.4, 0.05, 2.9, 0.3, 0.0, 3.5])
+    with np.errstate(divide="ignore"):
+        for confidence in (1 / sigma, -1 / sigma, np.where(sigma == 0, -np.inf, np.inf)):
+            assert spearman(confidence, truth) == pytest.approx(stats.spearmanr(confidence, truth)[0], rel=1e-12)
+            assert kendall(confidence, truth) == pytest.approx(stats.kendalltau(confidence, truth)[0], rel=1e-12)
+
+
+@pytest.mark.parametrize("function", [spearman, kendall])
+def test_rank_correlations_refuse_nan_naming_the_argument(function):
+    with pytest.raises(
+        ValueError, match=r"'b' must not contain NaN \(it has no rank\); got 1 NaN\(s\), first at position 2"
+    ):
+        function([1.0, 2.0, 3.0, 4.0], [1.0, 2.0, np.nan, 4.0])
+
+
+def test_infinite_confidences_are_the_extremes_of_the_order():
+    """Only the order of confidences matters, so +-inf act as the largest and smallest values."""
+    values = np.array([1.0, 0.0, 0.5, 1.0, 0.0, 0.25, 1.0])
+    infinite = np.array([np.inf, -np.inf, 0.3, np.inf, -np.inf, 0.1, 0.7])
+    finite = np.array([9.0, -9.0, 0.3, 9.0, -9.0, 0.1, 0.7])
+    np.testing.assert_array_equal(error_reject_curve(values, infinite).error, error_reject_curve(values, finite).error)
+    assert auroc(values > 0.5, infinite) == auroc(values > 0.5, finite)
+    with pytest.raises(ValueError, match="'confidence' must not contain NaN"):
+        error_reject_curve(values, np.where(infinite > 1, np.nan, infinite))
+
+
 def test_top1_auroc_needs_precision_at_1():
     result = embedeval.evaluate(*make_example(2, 200), metrics=["map@r"])
     with pytest.raises(ValueError, match="must contain 'precision@1'"):
@@ -186,6 +216,22 @@ def test_randomization_test_false_positive_rate():
         for s in range(200)
     )
     assert 2 <= rejections <= 20
+
+
+@pytest.mark.parametrize("n_resamples", [0, -5, 2.5])
+def test_compare_refuses_a_resample_count_below_one(n_resamples):
+    result = embedeval.evaluate(*make_example(2, 100), metrics=["map@r"])
+    with pytest.raises(ValueError, match=rf"'n_resamples' must be an int >= 1; got {n_resamples}"):
+        compare(result, result, n_resamples=n_resamples)
+    with pytest.raises(ValueError, match="'n_resamples' must be an int >= 1"):
+        paired_randomization_test(np.zeros(3), np.ones(3), n_resamples=n_resamples)
+
+
+def test_a_comparison_prints_p_values_the_way_the_tables_do():
+    a = embedeval.evaluate(*make_example(2, 300), metrics=["map@r"])
+    b = embedeval.evaluate(make_example(2, 300)[0] * [1.0, 0.5], make_example(2, 300)[1], metrics=["map@r"])
+    (row,) = compare(a, b)
+    assert row.p_value == 1 / 10_001 and str(row).endswith("p <0.0001 (Holm <0.0001, n=300)")
 
 
 def test_holm_adjustment():

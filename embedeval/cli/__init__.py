@@ -9,12 +9,19 @@ The package: ``_parser`` (commands, arguments, help), ``_commands`` (one functio
 
 from __future__ import annotations
 
+import os
+import shlex
 import sys
+import threading
+import warnings
 
 from ._commands import UsageError
 from ._parser import build_parser
 
 __all__ = ["build_parser", "main"]
+
+INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
+BROKEN_PIPE = 141  # 128 + SIGPIPE, what a Unix tool ends with when its reader goes away (| head)
 
 
 def main(argv=None) -> int:
@@ -22,16 +29,66 @@ def main(argv=None) -> int:
 
     Argument problems (:class:`UsageError`, several at once) and bad input (``ValueError``,
     ``TypeError``, ``OSError`` from loading or evaluating) become ``embedeval COMMAND: error:``
-    lines on stderr and status 2; argparse's own errors exit 2 as well.
+    lines on stderr and status 2; argparse's own errors exit 2 as well, with the usage of the
+    command they concern. Warnings print as ``embedeval COMMAND: warning:`` lines. Ctrl-C prints
+    one line and exits 130 at once; a closed stdout (``| head``) ends quietly with 141.
     """
-    args = build_parser().parse_args(argv)
+    args, unknown = build_parser().parse_known_args(argv)
+    if unknown:  # argparse would show the top-level usage; the command's own helps more
+        args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args.command_line = shlex.join(["embedeval", *map(str, sys.argv[1:] if argv is None else argv)])  # for reports
+    prefix = f"embedeval {args.command}"
     problems = []
     try:
-        return args.run(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_printer(prefix)
+            status = args.run(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in Python's final flush at exit
+        return status
     except UsageError as exc:
         problems = exc.problems
+    except BrokenPipeError:
+        return _end_quietly_on_broken_pipe()
     except (ValueError, TypeError, OSError) as exc:
         problems = [str(exc)]
+    except KeyboardInterrupt:
+        return _interrupted(prefix)
     for problem in problems:
-        print(f"embedeval {args.command}: error: {problem}", file=sys.stderr)
+        print(f"{prefix}: error: {problem}", file=sys.stderr)
     return 2
+
+
+def _warning_printer(prefix: str):
+    """``warnings.showwarning`` for the command: one line, no source file or line of code."""
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"{prefix}: warning: {message}", file=sys.stderr)
+
+    return show
+
+
+def _interrupted(prefix: str) -> int:
+    """One line on stderr and status 130. Blocks still running on threads (a faiss search cannot
+    be stopped midway) would hold the interpreter until they finish, so then the process ends
+    at once, its output flushed first."""
+    start = "\n" if sys.stderr.isatty() else ""  # on a terminal, a line of its own after "^C" or a progress bar
+    print(f"{start}{prefix}: interrupted", file=sys.stderr)
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(INTERRUPTED)
+    return INTERRUPTED
+
+
+def _end_quietly_on_broken_pipe() -> int:
+    """The reader of stdout went away: say nothing, and keep Python's final flush of stdout from
+    failing again (and printing an error) by pointing stdout at /dev/null."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return BROKEN_PIPE

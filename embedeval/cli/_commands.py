@@ -13,7 +13,7 @@ import numpy as np
 
 from .._metrics import EMBEDDINGS, RANKINGS, parse_metrics
 from ._loaders import load_array, load_labels
-from ._output import Progress, emit, format_comparison
+from ._output import Progress, emit, format_comparison, format_examples
 
 _PLOT_METRICS = [f"recall@{k}" for k in range(1, 21)] + ["map@r"]  # what --plot draws
 
@@ -43,6 +43,13 @@ def _report_problems(report: str | None) -> list[str]:
     return []
 
 
+def _check_rows(labels, rows, labels_arg: str, rows_arg: str) -> None:
+    """One label per row, said in the command's terms (the arguments and their files); an array
+    of another shape than (n, d) is left to evaluate's own message."""
+    if rows.ndim == 2 and len(labels) != len(rows):
+        raise UsageError([f"{labels_arg} must hold one label per row of {rows_arg} ({len(rows)}); got {len(labels)}"])
+
+
 def evaluate_command(args) -> int:
     """``embedeval evaluate``: embeddings with class labels, leave-one-out or against a gallery."""
     from .._evaluate import evaluate
@@ -66,18 +73,26 @@ def evaluate_command(args) -> int:
     # metrics the figure needs are dropped by them.
     shown = [m.name for m in parse_metrics(args.metrics, EMBEDDINGS)]
     embeddings = load_array(Path(args.embeddings), "embeddings", args.key)
+    labels = load_labels(Path(args.labels), args.label_key)
+    _check_rows(labels, embeddings, f"LABELS ({args.labels})", f"EMBEDDINGS ({args.embeddings})")
     gallery = {}
     if args.reference is not None:
         gallery = {
             "reference": load_array(Path(args.reference), "reference", args.key),
-            "reference_labels": load_labels(Path(args.reference_labels), args.label_key),
+            "reference_labels": load_labels(Path(args.reference_labels), args.label_key, "reference labels"),
         }
+        _check_rows(
+            gallery["reference_labels"],
+            gallery["reference"],
+            f"--reference-labels ({args.reference_labels})",
+            f"--reference ({args.reference})",
+        )
     drawing = bool(args.plot or args.report)
     progress = Progress(not args.quiet)
     try:
         full = evaluate(
             embeddings,
-            load_labels(Path(args.labels), args.label_key),
+            labels,
             metrics=shown + (_PLOT_METRICS if drawing else []),
             distance=args.distance,
             block_size=args.block_size,
@@ -89,6 +104,9 @@ def evaluate_command(args) -> int:
     finally:
         progress.close()
     figure = None
+    if drawing and full.n_evaluated == 0:
+        flag = "--plot" if args.plot else "--report"
+        raise UsageError([f"{flag}: no figure to draw, no query was evaluated (every label has a single member)"])
     if drawing:
         from ..plotting import plot_evaluation
 
@@ -112,9 +130,15 @@ def compare_command(args) -> int:
         problems.append(f"--resamples must be >= 1; got {args.resamples}")
     if problems:
         raise UsageError(problems)
+    a_rows, b_rows = load_array(Path(args.a), "A", args.key), load_array(Path(args.b), "B", args.key)
+    if len(a_rows) != len(b_rows):
+        raise UsageError(
+            [f"A ({args.a}) and B ({args.b}) must embed the same items; got {len(a_rows)} and {len(b_rows)} rows"]
+        )
     labels = load_labels(Path(args.labels), args.label_key)
-    a = evaluate(load_array(Path(args.a), "A", args.key), labels, metrics=args.metrics, distance=args.distance)
-    b = evaluate(load_array(Path(args.b), "B", args.key), labels, metrics=args.metrics, distance=args.distance)
+    _check_rows(labels, a_rows, f"LABELS ({args.labels})", f"A and B ({args.a}, {args.b})")
+    a = evaluate(a_rows, labels, metrics=args.metrics, distance=args.distance)
+    b = evaluate(b_rows, labels, metrics=args.metrics, distance=args.distance)
     level = args.ci or 0.95
     rows = compare(a, b, confidence=level, n_resamples=args.resamples, seed=args.seed)
     print(format_comparison(rows, args.format, level, args.resamples))
@@ -167,12 +191,18 @@ def scores_command(args) -> int:
 def reality_check_command(args) -> int:
     """``embedeval reality-check``: the toy examples' table on stdout and their figures."""
     from ..plotting import plot_reality_check
-    from ..reality_check import evaluate_examples, table
+    from ..reality_check import evaluate_examples
 
+    fmt = args.format
+    if args.markdown:  # kept working for scripts that use it
+        if fmt not in ("table", "markdown"):
+            raise UsageError([f"--markdown (deprecated) conflicts with --format {fmt}; use --format alone"])
+        print("embedeval reality-check: warning: --markdown is deprecated; use --format markdown", file=sys.stderr)
+        fmt = "markdown"
     if args.n < 4:
         raise UsageError([f"--n must be an int >= 4 (one point per strip); got {args.n}"])
     results = evaluate_examples(n=args.n, seed=args.seed)
-    print(table(results, markdown=args.markdown))
+    print(format_examples(results, fmt))
     paths = plot_reality_check(results, args.out)
     paths += _confidence_figures(args.n, args.seed, Path(args.out))
     for path in paths:

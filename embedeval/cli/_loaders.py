@@ -1,19 +1,27 @@
 """Arrays and labels from the files the command accepts.
 
-A file that cannot be read raises :class:`ValueError` naming the file and what to do, which the
-command prints as one error line.
+A file that cannot be read raises :class:`ValueError` naming the file, the flag that chose an
+array in it and what to do, which the command prints as one error line. numpy's own messages
+("mmap length is greater than file size") are kept after the file's name, with a hint where
+the cause is common (a header row in a CSV file, a file cut short, Python objects).
 """
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
 _TEXT_DELIMITERS = {".csv": ",", ".tsv": "\t", ".txt": None}  # None: any whitespace
+_READ_ERRORS = (ValueError, EOFError, OSError, zipfile.BadZipFile)  # what numpy and zipfile raise for bad files
 
 
-def load_array(path: Path, what: str, key: str | None = None) -> np.ndarray:
+class _Problem(ValueError):
+    """A problem with a file's content in embedeval's words; the caller puts the file's name first."""
+
+
+def load_array(path: Path, what: str, key: str | None = None, flag: str = "--key") -> np.ndarray:
     """Read one numeric array.
 
     Parameters
@@ -26,6 +34,8 @@ def load_array(path: Path, what: str, key: str | None = None) -> np.ndarray:
         What the file holds, for error messages ("embeddings", "reference").
     key : str, optional
         The array in an ``.npz`` or the column in a ``.parquet`` file.
+    flag : str
+        The option that sets ``key`` (``--key``, ``--label-key``), for error messages.
 
     Returns
     -------
@@ -33,46 +43,102 @@ def load_array(path: Path, what: str, key: str | None = None) -> np.ndarray:
         Text files give an array of shape (n_lines, n_columns), at least 2-D.
     """
     suffix = path.suffix.lower()
-    if suffix == ".npy":
-        return np.load(path, mmap_mode="r", allow_pickle=False)
-    if suffix == ".npz":
-        return _npz_array(path, what, key)
-    if suffix == ".parquet":
-        return _parquet_array(path, key)
-    if suffix in _TEXT_DELIMITERS:
-        return np.loadtxt(path, delimiter=_TEXT_DELIMITERS[suffix], ndmin=2)
-    raise ValueError(f"{what} file {path} has an unknown type {suffix!r}; use .npy, .npz, .parquet, .csv, .tsv or .txt")
+    if suffix not in (".npy", ".npz", ".parquet", *_TEXT_DELIMITERS):
+        raise ValueError(
+            f"{what} file {path} has an unknown type {suffix!r}; use .npy, .npz, .parquet, .csv, .tsv or .txt"
+        )
+    if path.stat().st_size == 0:
+        raise ValueError(f"{what} file {path} is empty (0 bytes)")
+    try:
+        if suffix == ".npy":
+            array = np.load(path, mmap_mode="r", allow_pickle=False)
+        elif suffix == ".npz":
+            array = _npz_array(path, key, flag)
+        elif suffix == ".parquet":
+            array = _parquet_array(path, key, flag)
+        else:
+            array = _text_array(path)
+    except _Problem as exc:
+        raise ValueError(f"{what} file {path} {exc}") from None
+    except _READ_ERRORS as exc:
+        raise ValueError(f"{what} file {path} cannot be read: {_reason(exc, suffix)}") from None
+    if array.size == 0:
+        raise ValueError(f"{what} file {path} holds no values (an array of shape {array.shape})")
+    return array
 
 
-def _npz_array(path: Path, what: str, key: str | None) -> np.ndarray:
+def _reason(exc: Exception, suffix: str) -> str:
+    """numpy's message, with the likely cause where it is a common one."""
+    text = str(exc) or type(exc).__name__
+    if "mmap length is greater than file size" in text or text.startswith("EOF") or isinstance(exc, EOFError):
+        return f"{text} (the file is shorter than its header says: cut short while it was written or copied?)"
+    if "contains pickled" in text:  # numpy's guess for a file that is neither .npy nor .npz
+        return f"it is not a {suffix} file written by numpy"
+    if "Python objects" in text or "Object arrays" in text:
+        return "it holds Python objects (dtype object), not numbers; save a numeric array, e.g. x.astype('float32')"
+    if suffix in _TEXT_DELIMITERS and "could not convert string" in text:
+        hint = " (a header row? remove it: the file must hold numbers only)" if "at row 0," in text else ""
+        return text.rstrip(".") + hint
+    if suffix in _TEXT_DELIMITERS and "number of columns changed" in text:
+        return text.split("; use `usecols`")[0] + " (every line must have the same number of values)"
+    return text
+
+
+def _text_array(path: Path) -> np.ndarray:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "input contained no data": reported as an empty file
+        return np.loadtxt(path, delimiter=_TEXT_DELIMITERS[path.suffix.lower()], ndmin=2)
+
+
+def _npz_array(path: Path, key: str | None, flag: str) -> np.ndarray:
     with np.load(path, allow_pickle=False) as archive:
         if key is None and len(archive.files) != 1:
-            raise ValueError(f"{what} file {path} holds arrays {archive.files}; choose one with --key")
+            raise _Problem(f"holds arrays {archive.files}; choose one with {flag}")
         name = key if key is not None else archive.files[0]
         if name not in archive.files:
-            raise ValueError(f"{what} file {path} has no array {name!r}; it holds {archive.files}")
+            raise _Problem(f"has no array {name!r} ({flag}); it holds {archive.files}")
         return archive[name]
 
 
-def _parquet_array(path: Path, key: str | None) -> np.ndarray:
+def _parquet_array(path: Path, key: str | None, flag: str) -> np.ndarray:
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise ValueError(f"reading {path} needs pyarrow: pip install 'embedeval[parquet]'") from None
+        raise _Problem("needs pyarrow to be read: pip install 'embedeval[parquet]'") from None
     table = pq.read_table(path)
     if key is not None:
+        if key not in table.column_names:
+            raise _Problem(f"has no column {key!r} ({flag}); it holds {table.column_names}")
         return table.column(key).to_numpy()
     return np.column_stack([table.column(c).to_numpy() for c in table.column_names])
 
 
-def load_labels(path: Path, key: str | None = None) -> np.ndarray:
+def load_labels(path: Path, key: str | None = None, what: str = "labels") -> np.ndarray:
     """Read labels: from ``.npy``/``.npz``/``.parquet`` as an array (a single row or column is
-    flattened), or from text with one label per line (blank lines ignored), as int64 if every
-    line is an integer and as strings otherwise."""
+    flattened; ``key`` is set by ``--label-key``), or from text with one label per line, as
+    int64 if every line is an integer and as strings otherwise.
+
+    In text, blank lines at the end are ignored; a blank line between labels raises ValueError
+    naming the file and the line (dropping it would shift every later label by one row).
+    """
     if path.suffix.lower() in (".npy", ".npz", ".parquet"):
-        labels = np.asarray(load_array(path, "labels", key))
+        labels = np.asarray(load_array(path, what, key, flag="--label-key"))
         return labels.reshape(-1) if labels.ndim == 2 and 1 in labels.shape else labels
-    lines = [line.strip() for line in path.read_text().splitlines() if line.strip()]
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{what} file {path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    lines = [line.strip() for line in text.rstrip().splitlines()]
+    if not text.strip():
+        raise ValueError(f"{what} file {path} holds no labels")
+    blank = [i + 1 for i, line in enumerate(lines) if not line]
+    if blank:
+        raise ValueError(
+            f"{what} file {path} has {len(blank)} blank line(s) between labels, first at line {blank[0]}; "
+            "every line must hold one label"
+        )
     try:
         return np.array([int(v) for v in lines], dtype=np.int64)
     except ValueError:

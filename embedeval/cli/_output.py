@@ -10,9 +10,18 @@ import sys
 import time
 from pathlib import Path
 
-from .._text import aligned_table, csv_table, format_value, markdown_table, metric_table
+from .._text import (
+    aligned_table,
+    csv_table,
+    format_p_value,
+    format_value,
+    markdown_table,
+    metric_table,
+    percent,
+)
 
 FORMATS = ("table", "json", "csv", "markdown")
+BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED = 2000, 0  # the intervals of --ci
 
 
 class Progress:
@@ -42,12 +51,25 @@ class Progress:
             sys.stderr.write("\n")
 
 
+def interval_method(level: float) -> str:
+    """How the intervals of ``--ci`` are made, for the reports."""
+    return (
+        f"{percent(level)} percentile bootstrap over queries ({BOOTSTRAP_RESAMPLES} resamples, seed {BOOTSTRAP_SEED})"
+    )
+
+
 def format_result(result, fmt: str, intervals=None) -> str:
-    """The result as ``fmt`` (one of :data:`FORMATS`), with bootstrap ``intervals`` if given."""
+    """The result as ``fmt`` (one of :data:`FORMATS`), with bootstrap ``intervals`` if given.
+
+    Every format shows the same columns: the value (with its interval and the interval's level),
+    the macro average where the result has per-class averages, and, except CSV, the definition.
+    """
+    level = next(iter(intervals.values())).level if intervals else None
     if fmt == "json":
         payload = {
             "summary": result.summary,
             "intervals": {k: [v.low, v.high] for k, v in intervals.items()} if intervals else None,
+            "ci": {"level": level, "method": interval_method(level)} if intervals else None,
             "macro": result.per_class.macro if result.per_class is not None else None,
             "n_queries": result.n_queries,
             "n_evaluated": result.n_evaluated,
@@ -58,18 +80,21 @@ def format_result(result, fmt: str, intervals=None) -> str:
         }
         return json.dumps(payload, indent=2)
     if fmt == "csv":
-        head = ["metric", "value", *(["low", "high"] if intervals else [])]
+        macro = result.per_class.macro if result.per_class is not None else None
+        head = ["metric", "value", *(["macro"] if macro else []), *(["low", "high", "level"] if intervals else [])]
         rows = [
-            [k, repr(v), *([repr(intervals[k].low), repr(intervals[k].high)] if intervals else [])]
-            for k, v in result.summary.items()
+            [
+                name,
+                repr(value),
+                *([repr(macro[name])] if macro else []),
+                *([repr(intervals[name].low), repr(intervals[name].high), repr(level)] if intervals else []),
+            ]
+            for name, value in result.summary.items()
         ]
         return csv_table(head, rows)
     if fmt == "markdown":
-        # Unlike the other tables, this one has no macro column and its head says "value" even
-        # with intervals: kept as it was until the output formats are revised.
-        _, rows = metric_table(result, intervals, macro=False)
-        return markdown_table(["metric", "value", "definition"], rows)
-    return result.table(intervals)
+        return markdown_table(*metric_table(result, intervals))
+    return result.table(intervals) + (f"\nintervals: {interval_method(level)}" if intervals else "")
 
 
 def emit(result, args, inputs: dict, figure=None) -> None:
@@ -89,7 +114,7 @@ def emit(result, args, inputs: dict, figure=None) -> None:
     if args.ci is not None:
         from ..stats import bootstrap
 
-        intervals = bootstrap(result, confidence=args.ci, seed=0)
+        intervals = bootstrap(result, confidence=args.ci, n_resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
     print(format_result(result, args.format, intervals))
     if getattr(args, "per_class", None) and result.per_class is not None:
         Path(args.per_class).write_text(per_class_csv(result.per_class) + "\n")
@@ -97,7 +122,15 @@ def emit(result, args, inputs: dict, figure=None) -> None:
     if getattr(args, "report", None):
         from ..report import write_report
 
-        write_report(args.report, result, inputs=inputs, figure=figure, intervals=intervals)
+        write_report(
+            args.report,
+            result,
+            inputs=inputs,
+            figure=figure,
+            intervals=intervals,
+            interval_method=interval_method(args.ci) if intervals else None,
+            command=getattr(args, "command_line", None),
+        )
         print(f"wrote {args.report}", file=sys.stderr)
 
 
@@ -112,38 +145,39 @@ def per_class_csv(per_class) -> str:
 
 
 def format_comparison(rows, fmt: str, level: float, n_resamples: int) -> str:
-    """The rows of :func:`embedeval.stats.compare` as ``fmt``; ``level`` is the interval's."""
+    """The rows of :func:`embedeval.stats.compare` as ``fmt``; ``level`` is the interval's.
+
+    JSON and CSV share their names (``p_value``, ``p_holm``, ``level``) and give full floats;
+    the table and Markdown show p-values one way (:func:`embedeval._text.format_p_value`).
+    """
+    names = ["metric", "a", "b", "difference", "low", "high", "level", "p_value", "p_holm", "n_queries"]
+    records = [
+        [
+            r.metric,
+            r.mean_a,
+            r.mean_b,
+            r.difference.estimate,
+            r.difference.low,
+            r.difference.high,
+            level,
+            r.p_value,
+            r.p_adjusted,
+            r.n_queries,
+        ]
+        for r in rows
+    ]
     if fmt == "json":
-        payload = [
-            {
-                "metric": r.metric,
-                "a": r.mean_a,
-                "b": r.mean_b,
-                "difference": r.difference.estimate,
-                "low": r.difference.low,
-                "high": r.difference.high,
-                "p_value": r.p_value,
-                "p_holm": r.p_adjusted,
-                "n_queries": r.n_queries,
-            }
-            for r in rows
-        ]
-        return json.dumps(payload, indent=2)
+        return json.dumps([dict(zip(names, record, strict=True)) for record in records], indent=2)
     if fmt == "csv":
-        numbers = [
-            [r.mean_a, r.mean_b, r.difference.estimate, r.difference.low, r.difference.high, r.p_value, r.p_adjusted]
-            for r in rows
-        ]
-        head = ["metric", "a", "b", "difference", "low", "high", "p", "p_holm"]
-        return csv_table(head, [[r.metric, *map(repr, v)] for r, v in zip(rows, numbers, strict=True)])
-    head = ["metric", "A", "B", f"B - A [{level:.0%} interval]", "p", "p (Holm)"]
+        return csv_table(names, [[record[0], *map(repr, record[1:])] for record in records])
+    head = ["metric", "A", "B", f"B - A [{percent(level)} interval]", "p", "p (Holm)"]
     body = [
         [
             r.metric,
             *map(format_value, (r.mean_a, r.mean_b)),
             str(r.difference),
-            f"{r.p_value:.4g}",
-            f"{r.p_adjusted:.4g}",
+            format_p_value(r.p_value),
+            format_p_value(r.p_adjusted),
         ]
         for r in rows
     ]
@@ -153,3 +187,19 @@ def format_comparison(rows, fmt: str, level: float, n_resamples: int) -> str:
         f"\n\n{rows[0].n_queries if rows else 0} paired queries; p: paired randomization test "
         f"({n_resamples} sign flips); Holm-adjusted over {len(rows)} metric(s)"
     )
+
+
+def format_examples(results: dict, fmt: str) -> str:
+    """The reality check's table (one row per toy example) as ``fmt``."""
+    from ..reality_check import METRICS, TITLES, table
+
+    if fmt in ("table", "markdown"):
+        return table(results, markdown=fmt == "markdown")
+    if fmt == "csv":
+        rows = [[str(k), TITLES[k], *(repr(r.summary[m]) for m in METRICS)] for k, (_, _, r) in results.items()]
+        return csv_table(["example", "title", *METRICS], rows)
+    payload = [
+        {"example": k, "title": TITLES[k], "n": r.n_queries, "summary": {m: r.summary[m] for m in METRICS}}
+        for k, (_, _, r) in results.items()
+    ]
+    return json.dumps(payload, indent=2)

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 
 from .._inputs import DISTANCES
-from .._metrics import DEFAULT_EMBEDDING_METRICS, DEFAULT_RANKING_METRICS, MUSGRAVE_METRICS
+from .._metrics import (
+    DEFAULT_EMBEDDING_METRICS,
+    DEFAULT_RANKING_METRICS,
+    EMBEDDINGS,
+    MUSGRAVE_METRICS,
+    RANKINGS,
+    valid_names,
+)
 from ._commands import compare_command, evaluate_command, rankings_command, reality_check_command, scores_command
 from ._output import FORMATS
 
@@ -29,13 +36,31 @@ def _confidence_level(text: str) -> float:
     return value
 
 
+def _examples(command: str) -> str:
+    """The lines of :data:`EXAMPLES` that run ``command``, as an epilog."""
+    lines = [line for line in EXAMPLES.splitlines() if line.startswith(f"  embedeval {command} ")]
+    return "examples:\n" + "\n".join(lines) + "\n" if lines else ""
+
+
+def _metrics_option(p, default, form: str) -> None:
+    p.add_argument(
+        "--metrics",
+        nargs="+",
+        default=list(default),
+        metavar="NAME",
+        help=f"metrics to compute (default: {' '.join(default)}); valid: {', '.join(valid_names(form))}, "
+        "with k an int from 1 to 10^9; case is ignored",
+    )
+
+
 def _output_options(p, ci_help="add percentile bootstrap intervals at this level, e.g. 0.95"):
     p.add_argument("--format", choices=FORMATS, default="table", help="output on stdout (default: table)")
     p.add_argument("--ci", type=_confidence_level, metavar="LEVEL", help=ci_help)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``embedeval`` parser; each command's namespace carries its function as ``run``."""
+    """The ``embedeval`` parser; each command's namespace carries its function as ``run`` and its
+    own parser as ``command_parser``."""
     from .. import __version__
 
     parser = argparse.ArgumentParser(
@@ -46,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"embedeval {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    sub_kw = {"epilog": EXAMPLES, "formatter_class": argparse.RawDescriptionHelpFormatter}
+    sub_kw = {"formatter_class": argparse.RawDescriptionHelpFormatter}
     _add_evaluate(sub.add_parser("evaluate", help="evaluate saved embeddings with class labels", **sub_kw))
     _add_compare(sub.add_parser("compare", help="compare two embedding sets of the same items (paired test)", **sub_kw))
     for name, helptext, run in (
@@ -58,8 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     rc.add_argument("--out", default="plots", help="folder for the PNGs (default: plots)")
     rc.add_argument("--n", type=int, default=2000, help="points per example (default: 2000)")
     rc.add_argument("--seed", type=int, default=0)
-    rc.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    rc.add_argument("--format", choices=FORMATS, default="table", help="output on stdout (default: table)")
+    rc.add_argument("--markdown", action="store_true", help="deprecated: the same as --format markdown")
     rc.set_defaults(run=reality_check_command)
+    for name, command in sub.choices.items():  # each command's help shows its own examples
+        command.epilog = _examples(name)
+        command.set_defaults(command_parser=command)  # its usage for argument errors found later
     return parser
 
 
@@ -68,13 +97,17 @@ def _add_evaluate(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("labels", metavar="LABELS", help=".npy/.npz/.parquet, or text with one label per line")
     ev.add_argument("--reference", help="a separate gallery to search (default: leave-one-out)")
     ev.add_argument("--reference-labels", help="labels of the gallery")
-    ev.add_argument("--metrics", nargs="+", default=list(MUSGRAVE_METRICS))
+    _metrics_option(ev, MUSGRAVE_METRICS, EMBEDDINGS)
     ev.add_argument("--distance", choices=DISTANCES, default="euclidean")
     ev.add_argument("--key", help=_KEY_HELP)
     ev.add_argument("--label-key", help=_LABEL_KEY_HELP)
     ev.add_argument("--per-class", metavar="FILE", help="write per-class averages as CSV")
     ev.add_argument("--plot", metavar="FILE", help="write a PNG: recall@k for k = 1..20 and per-class MAP@R")
-    ev.add_argument("--report", metavar="FILE", help="write a .md or .html report (table, figure, settings, versions)")
+    ev.add_argument(
+        "--report",
+        metavar="FILE",
+        help="write a .md or .html report (date, command, table, figure, settings, versions)",
+    )
     ev.add_argument("--block-size", type=int, default=None, help="queries per block (default: automatic)")
     ev.add_argument(
         "--threads", type=int, default=None, help="query blocks run at once (default: faiss's thread count)"
@@ -94,7 +127,7 @@ def _add_compare(cp: argparse.ArgumentParser) -> None:
     cp.add_argument("a", metavar="A", help="embeddings of model A")
     cp.add_argument("b", metavar="B", help="embeddings of model B, same items in the same order")
     cp.add_argument("labels", metavar="LABELS")
-    cp.add_argument("--metrics", nargs="+", default=list(DEFAULT_EMBEDDING_METRICS))
+    _metrics_option(cp, DEFAULT_EMBEDDING_METRICS, EMBEDDINGS)
     cp.add_argument("--distance", choices=DISTANCES, default="euclidean")
     cp.add_argument("--key", help=_KEY_HELP)
     cp.add_argument("--label-key", help=_LABEL_KEY_HELP)
@@ -112,7 +145,7 @@ def _add_ranked(ir: argparse.ArgumentParser, name: str, run) -> None:
     else:
         ir.add_argument("scores", metavar="SCORES", help=".npy/.npz/.csv/.tsv/.txt, higher is better")
         ir.add_argument("relevance", metavar="RELEVANCE", help="grades of the same shape (0 = not relevant)")
-    ir.add_argument("--metrics", nargs="+", default=list(DEFAULT_RANKING_METRICS))
+    _metrics_option(ir, DEFAULT_RANKING_METRICS, RANKINGS)
     ir.add_argument("--threshold", type=float, default=1.0, help="grade at which an item is relevant (default 1)")
     ir.add_argument("--empty", choices=("skip", "zero"), default="skip", help="queries without relevant items")
     ir.add_argument("--report", metavar="FILE", help="write a .md or .html report")
