@@ -74,7 +74,7 @@ def explained_variance(embeddings, *, block_rows: int | None = None) -> np.ndarr
 def _check_shares(shares) -> list[float]:
     if isinstance(shares, numbers.Real):
         shares = [shares]
-    if not isinstance(shares, Sequence) and not isinstance(shares, np.ndarray):
+    if isinstance(shares, str) or not isinstance(shares, (Sequence, np.ndarray)):
         raise TypeError(f"'shares' must be a float or a sequence of floats in (0, 1]; got {type(shares).__name__}")
     out = []
     for r in shares:

@@ -66,8 +66,9 @@ class HeldPositives:
         count = np.bincount(cell, minlength=n_present * f)
         start = np.concatenate([[0], np.cumsum(count)])
         # index of each cell's first positive, relative to its bin's first
-        self.before = start[:-1] - np.repeat(start[:-1:f], f)
-        self.count = count
+        # (int32: positives per bin are at most the held budget; half the cache footprint)
+        self.before = (start[:-1] - np.repeat(start[:-1:f], f)).astype(np.int32)
+        self.count = count.astype(np.int32)
         self.first = np.zeros(grid.n_bins + 2, dtype=np.int64)
         self.first[present] = start[rank[present] * f]
         # coordinates of the under- and overflow bins are clipped into their bin's cells, as
@@ -99,7 +100,7 @@ class HeldPositives:
             index[unsure] = self.offset[bins[unsure]] + (bins[unsure] - 1) * self.f  # any cell of the bin
         before, count = self.before[index], self.count[index]
         slow = np.flatnonzero(unsure | (count > 0))
-        total = 2 * int(before.sum()) - 2 * int(before[slow].sum())
+        total = 2 * int(before.sum(dtype=np.int64)) - 2 * int(before[slow].sum(dtype=np.int64))
         for s in range(0, slow.size, _BATCH):
             at = slow[s : s + _BATCH]
             total += self._neighbours(coords[at], bins[at], margin, lambda i, at=at: exact(at[i]))

@@ -26,15 +26,15 @@ grouped by label) records their exact distances and a histogram of them on a gri
 all pairs builds the histogram of every pair on the same grid (exact binning: see
 :mod:`embedeval._pairs`) and counts, for each negative pair in a bin that holds positives, the
 positives below it through a lookup table of the sorted positive distances (near-ties decided on
-exact distances). The histograms bracket each threshold (FMR levels, EER) in one bin; a last pass
-collects the exact distances of the pairs in those bins (bins too full are first refined by
-sub-histograms) and selects the thresholds exactly. When the positive pairs outnumber what is held
-at once, they are processed in ranges of bins, one pass over all pairs per range.
+exact distances: :mod:`embedeval._pair_auroc`). The histograms bracket each threshold (FMR levels,
+EER) in one bin, whose pairs' exact distances then select it exactly (:mod:`embedeval._thresholds`):
+the pairs of the bins a random sample of pairs points to are kept during the main pass, so that
+usually no further pass is needed. When the positive pairs outnumber what is held at once, they
+are processed in ranges of bins, one pass over all pairs per range.
 """
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -46,6 +46,7 @@ from ._inputs import DISTANCES, as_embeddings, as_labels, check_choice, check_po
 from ._neighbors import check_directions
 from ._pair_auroc import HeldPositives
 from ._pairs import Grid, PairSpace, exact_bins, pair_indices
+from ._thresholds import Threshold, collect_pass, guess_bins, refine_pass
 
 # Random pairs whose exact distances place the grid and guess where the thresholds lie.
 _SAMPLE = 1 << 17
@@ -56,16 +57,19 @@ class Budgets:
     """Working-memory budgets of a verification (none changes a result).
 
     tile_rows: side of a square tile of pair distances (512: 2 MB of float64 per temporary).
-    bins: bins of the histogram grid. held: positive pair distances held at once (32 MB + table).
-    collected: pairs whose exact distances are collected around the thresholds.
-    cells: cells of the lookup table over the held positive distances.
+    bins: bins of the histogram grid (at least 2).
+    held: positive pair distances held at once (2**22: 64 MB with their grid coordinates); more
+    positives are processed in ranges, one pass over all pairs per range.
+    collected: pairs kept or collected around the thresholds (2**22: ~50 MB of indices).
+    cells: cells of the lookup table over the held positive distances (2**20: 8 MB of int32;
+    a larger table is slower, its random reads miss the cache).
     """
 
     tile_rows: int = 512
-    bins: int = 1 << 16  # at least 2
+    bins: int = 1 << 16
     held: int = 1 << 22
     collected: int = 1 << 22
-    cells: int = 1 << 22
+    cells: int = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -118,7 +122,7 @@ CONVENTIONS = {
 def _check_levels(fmr) -> list[float]:
     if isinstance(fmr, numbers.Real):
         fmr = [fmr]
-    if not isinstance(fmr, (Sequence, np.ndarray)):
+    if isinstance(fmr, str) or not isinstance(fmr, (Sequence, np.ndarray)):
         raise TypeError(f"'fmr' must be a float or a sequence of floats in (0, 1); got {type(fmr).__name__}")
     levels = []
     for x in fmr:
@@ -212,10 +216,10 @@ def verify(space: PairSpace, levels: list[float], distance: str, budgets: Budget
     grid = Grid.covering(float(both.min()), float(both.max()), budgets.bins)
     hold_all = P <= budgets.held
     hist_pos, held_values = _positive_pass(space, grid, np.ones(grid.n_bins + 2, dtype=bool) if hold_all else None)
-    targets = [_Target.fmr(x, P, M) for x in levels] + [_Target.eer(P, M)]
+    targets = [Threshold.fmr(x, P, M) for x in levels] + [Threshold.eer(P, M)]
     # Bins where the thresholds probably lie, guessed from the sample: the pairs in them are
     # kept (as indices) during the main pass, which then usually settles every threshold.
-    guessed = _guess_bins(targets, np.sort(sample[~sample_positive]), hist_pos, grid, budgets.collected)
+    guessed = guess_bins(targets, np.sort(sample[~sample_positive]), hist_pos, grid, budgets.collected)
     hist_all, local2, kept = None, 0, None
     for n, chunk in enumerate(_chunks(hist_pos, budgets.held)):
         if not hold_all:
@@ -241,41 +245,12 @@ def verify(space: PairSpace, levels: list[float], distance: str, budgets: Budget
         crowded = [t for t in targets if t.values is None and t.n_pairs > budgets.collected // len(targets)]
         if not crowded:
             break
-        _refine_pass(space, crowded, budgets.bins)
-    _collect_pass(space, [t for t in targets if t.values is None])
+        refine_pass(space, crowded, budgets.bins)
+    collect_pass(space, [t for t in targets if t.values is None])
     fnmr, attained = {}, {}
     for x, t in zip(levels, targets, strict=False):
         fnmr[x], attained[x] = t.resolve_fmr()
     return PairVerification(fnmr, attained, targets[-1].resolve_eer(), auroc, P, M, distance, dict(CONVENTIONS))
-
-
-def _guess_bins(targets, negatives: np.ndarray, hist_pos: np.ndarray, grid: Grid, budget: int) -> np.ndarray:
-    """Bins that hold each threshold with overwhelming probability (5 binomial standard
-    deviations around the sample's estimate), as long as their expected pairs fit the budget."""
-    guessed = np.zeros(grid.n_bins + 2, dtype=bool)
-    S = negatives.size
-    if S == 0:
-        return guessed
-    # estimated share of negatives at or below each bin's end, and its uncertainty
-    share = np.cumsum(np.bincount(grid.bins(negatives), minlength=guessed.size)) / S
-    spread = 5 * np.sqrt(share * (1 - share) / S) + 3 / S
-    ranges = []
-    for t in targets:
-        if t.rank is not None:
-            r = t.rank / t.M
-            first, last = np.searchsorted(share + spread, r), np.searchsorted(share - spread, r)
-        else:
-            tpr = np.cumsum(hist_pos) / t.P
-            first, last = np.searchsorted(share + spread + tpr, 1.0), np.searchsorted(share - spread + tpr, 1.0)
-        first, last = min(first, guessed.size - 1), min(last, guessed.size - 1)
-        ranges.append((first, last, (share[last] - (share[first - 1] if first else 0.0)) * t.M))
-    expected = 0.0
-    for first, last, pairs in sorted(ranges, key=lambda r: r[2]):
-        if expected + pairs > budget / 2:
-            break
-        guessed[first : last + 1] = True
-        expected += pairs
-    return guessed
 
 
 def _chunks(hist_pos: np.ndarray, held: int) -> list[np.ndarray]:
@@ -318,6 +293,7 @@ def _main_pass(space: PairSpace, grid: Grid, held: HeldPositives, want_histogram
     pairs in ``guessed`` bins (None if more than ``budget`` turn up)."""
     hist = np.zeros(grid.n_bins + 2, dtype=np.int64)
     local2, kept, n_kept = 0, [], 0
+    index = np.int32 if max(len(space.q), len(space.r)) < 2**31 else np.int64
     for tile in space.tiles():
         dist, error = space.approx(tile)
         coords = grid.coord(dist, out=dist)
@@ -347,146 +323,9 @@ def _main_pass(space: PairSpace, grid: Grid, held: HeldPositives, want_histogram
                 kept = None  # the guess was wrong: the thresholds are collected by another pass
             elif flat.size:
                 rows, cols = pair_indices(tile, flat)
-                kept.append((bins.reshape(-1)[flat].astype(np.int32), rows.astype(np.int32), cols.astype(np.int32)))
+                kept.append((bins.reshape(-1)[flat].astype(np.int32), rows.astype(index), cols.astype(index)))
     if guessed is None or kept is None:
         return hist, local2, None
     if not kept:
         return hist, local2, (np.empty(0, dtype=np.int64),) * 3
     return hist, local2, tuple(np.concatenate(part) for part in zip(*kept, strict=True))
-
-
-class _Target:
-    """A threshold to find: the bin (or chain of refined bins) of pair distances where it lies,
-    the counts of pairs below that interval, and, once collected, the interval's distinct exact
-    distances with their positive and negative counts."""
-
-    def __init__(self, reached, P: int, M: int, rank: int | None = None):
-        self.reached = reached  # reached(cn, cp): does a point with these cumulative counts qualify
-        self.P, self.M = P, M
-        self.rank = rank  # for an FMR level: the rank among negatives of the first rejected one
-        self.chain: list[tuple[Grid, int]] = []
-        self.span = (-math.inf, math.inf)  # bounds of the interval's distances
-        self.below = (0, 0)  # negatives, positives below the interval
-        self.n_pairs = 0
-        self.values = None  # (distances, positives, negatives) once known
-
-    @classmethod
-    def fmr(cls, x: float, P: int, M: int) -> _Target:
-        k = min(math.floor(x * M), M - 1)
-        while (k + 1) / M <= x:
-            k += 1
-        while k > 0 and k / M > x:
-            k -= 1
-        return cls(lambda cn, cp, k=k: cn >= k + 1, P, M, k + 1)
-
-    @classmethod
-    def eer(cls, P: int, M: int) -> _Target:
-        return cls(lambda cn, cp: cn * P + cp * M >= M * P, P, M)
-
-    def place(self, grid: Grid, pos: np.ndarray, neg: np.ndarray, within: tuple[float, float]) -> None:
-        """Descend into the first bin of ``grid`` at whose end the cumulative counts qualify;
-        ``within`` bounds the distances of the current interval."""
-        cn = self.below[0] + np.cumsum(neg)
-        cp = self.below[1] + np.cumsum(pos)
-        lo, hi = 0, len(neg) - 1
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.reached(int(cn[mid]), int(cp[mid])):
-                hi = mid
-            else:
-                lo = mid + 1
-        self.below = (int(cn[lo] - neg[lo]), int(cp[lo] - pos[lo]))
-        self.chain.append((grid, lo))
-        self.span = grid.value_range(lo, within)
-        self.n_pairs = int(neg[lo] + pos[lo])
-
-    def settle(self, values: np.ndarray, positive: np.ndarray) -> None:
-        """Record the exact distances of every pair in the interval (and which are positive)."""
-        distinct, inverse = np.unique(values, return_inverse=True)
-        pos = np.bincount(inverse, weights=positive, minlength=distinct.size).astype(np.int64)
-        self.values = (distinct, pos, np.bincount(inverse, minlength=distinct.size) - pos)
-
-    def contains(self, values: np.ndarray) -> np.ndarray:
-        inside = np.ones(values.shape, dtype=bool)
-        for grid, b in self.chain:
-            inside &= grid.bins(values) == b
-        return inside
-
-    def _walk(self) -> tuple[int, tuple[int, int], tuple[int, int]]:
-        """The first distinct distance of the interval whose point qualifies, with the cumulative
-        counts before and at it."""
-        vals, pos, neg = self.values
-        cn, cp = self.below
-        for i in range(vals.size):
-            before = (cn, cp)
-            cn, cp = cn + int(neg[i]), cp + int(pos[i])
-            if self.reached(cn, cp):
-                return i, before, (cn, cp)
-        raise AssertionError("a bracketed threshold lies in its interval")  # pragma: no cover
-
-    def resolve_fmr(self) -> tuple[float, float]:
-        _, (cn_a, cp_a), _ = self._walk()
-        return (self.P - cp_a) / self.P, cn_a / self.M
-
-    def resolve_eer(self) -> float:
-        _, (cn_a, cp_a), (cn_b, cp_b) = self._walk()
-        P, M = self.P, self.M
-        lam = Fraction(M * P - cn_a * P - cp_a * M, (cn_b - cn_a) * P + (cp_b - cp_a) * M)
-        return float((cn_a + lam * (cn_b - cn_a)) / M)
-
-
-def _candidates(space: PairSpace, targets: list[_Target]):
-    """Per tile: exact distances and positive flags of the pairs that may lie in any target's
-    interval (a margin test on the first grid of each chain, then exact distances)."""
-    for tile in space.tiles():
-        dist, error = space.approx(tile)
-        near = np.zeros(dist.shape, dtype=bool)
-        for t in targets:
-            grid, b = t.chain[0]
-            coords = grid.coord(dist)
-            e = grid.margin(error)
-            low = (b - 1) - e if b > 0 else -np.inf
-            high = b + e if b < grid.n_bins + 1 else np.inf
-            near |= (coords > low) & (coords < high)
-        valid = space.valid(tile, dist.shape)
-        if valid is not None:
-            near &= valid
-        flat = np.flatnonzero(near)
-        if flat.size:
-            rows, cols = pair_indices(tile, flat)
-            yield space.exact(rows, cols), space.q_codes[rows] == space.r_codes[cols]
-
-
-def _collect_pass(space: PairSpace, targets: list[_Target]) -> None:
-    """Collect each target's interval: distinct exact distances with positive and negative counts."""
-    if not targets:
-        return
-    parts = [[] for _ in targets]
-    for values, positive in _candidates(space, targets):
-        for part, t in zip(parts, targets, strict=True):
-            inside = t.contains(values)
-            part.append((values[inside], positive[inside]))
-    for part, t in zip(parts, targets, strict=True):
-        t.settle(np.concatenate([v for v, _ in part]), np.concatenate([p for _, p in part]))
-
-
-def _refine_pass(space: PairSpace, targets: list[_Target], n_bins: int) -> None:
-    """Split each target's interval with a sub-grid and descend into the qualifying sub-bin; an
-    interval holding a single distance value is resolved at once."""
-    grids = [Grid.covering(*t.span, n_bins) for t in targets]
-    hists = [(np.zeros(n_bins + 2, dtype=np.int64), np.zeros(n_bins + 2, dtype=np.int64)) for _ in targets]
-    extremes = [[math.inf, -math.inf] for _ in targets]
-    for values, positive in _candidates(space, targets):
-        for t, g, (pos, neg), ext in zip(targets, grids, hists, extremes, strict=True):
-            inside = t.contains(values)
-            if inside.any():
-                v, p = values[inside], positive[inside]
-                sub = g.bins(v)
-                pos += np.bincount(sub[p], minlength=pos.size)
-                neg += np.bincount(sub[~p], minlength=neg.size)
-                ext[0], ext[1] = min(ext[0], float(v.min())), max(ext[1], float(v.max()))
-    for t, g, (pos, neg), ext in zip(targets, grids, hists, extremes, strict=True):
-        if ext[0] == ext[1]:  # a single distance value: the interval is known
-            t.values = (np.array([ext[0]]), np.array([pos.sum()]), np.array([neg.sum()]))
-        else:
-            t.place(g, pos, neg, (ext[0], ext[1]))
