@@ -13,6 +13,16 @@ Degenerate partitions follow scikit-learn (whose values these are, to rounding):
 * both all singletons (n >= 2): NMI = AMI = 1 (the partitions are identical);
 * exactly one all singletons: AMI = 0 (every such partition shares the same mutual information with
   the other, so none beats chance); NMI is then ``2 H / (H + log n)`` as usual.
+
+Against pytorch-metric-learning's ``AccuracyCalculator`` (``NMI``, ``AMI``): it clusters the
+*query* embeddings, as handed to it, into as many clusters as there are distinct query labels with
+``faiss.Kmeans(d, k, niter=20)`` (faiss defaults otherwise: seed 1234, one run, random initial
+centroids, at most 256 training points per centroid), assigns each embedding to its nearest
+centroid, and scores with scikit-learn (arithmetic mean). :func:`kmeans` with its defaults and
+:func:`clustering_quality` do the same and give the same clusters and scores. Differences: PML
+casts labels to float32 (integer labels beyond 2**24 can merge there, not here); PML never
+normalises (here ``distance="cosine"`` clusters the L2-normalised rows, as embedeval searches
+them); and PML runs faiss's GPU k-means when a GPU is present, whose rounding can change clusters.
 """
 
 from __future__ import annotations

@@ -36,6 +36,8 @@ import numpy as np
 from ._neighbors import exact_distance, prepare
 
 _U = 2.0**-53
+# Columns of a tile, in multiples of its rows.
+TILE_WIDTH = 4
 # Pairs recomputed exactly at once (each costs d float64 temporaries).
 _RECOMPUTE_ELEMENTS = 1 << 20
 
@@ -90,11 +92,14 @@ class PairSpace:
 
     # -- tiles -------------------------------------------------------------------------------
     def tiles(self):
-        """Tiles covering every pair once (the upper triangle of the n x n matrix within a set)."""
+        """Tiles covering every pair once (the upper triangle of the n x n matrix within a set):
+        ``tile_rows`` rows by ``TILE_WIDTH`` times as many columns (fewer, larger products: a
+        product call is where BLAS threads wake, and they compete with the work in between)."""
         t, nq, nr = self.tile_rows, len(self.q), len(self.r)
+        w = t * TILE_WIDTH
         for a in range(0, nq, t):
-            for b in range(a if self.within else 0, nr, t):
-                yield Tile(slice(a, min(a + t, nq)), slice(b, min(b + t, nr)), self.within and a == b)
+            for b in range(a if self.within else 0, nr, w):
+                yield Tile(slice(a, min(a + t, nq)), slice(b, min(b + w, nr)), self.within and a == b)
 
     def positive_tiles(self):
         """Tiles covering every positive pair once (and few others): items sorted by label,

@@ -56,7 +56,7 @@ _SAMPLE = 1 << 17
 class Budgets:
     """Working-memory budgets of a verification (none changes a result).
 
-    tile_rows: side of a square tile of pair distances (512: 2 MB of float64 per temporary).
+    tile_rows: rows of a tile of pair distances (512 rows by 2048 columns: 8 MB per float64 temporary).
     bins: bins of the histogram grid (at least 2).
     held: positive pair distances held at once (2**22: 64 MB with their grid coordinates); more
     positives are processed in ranges, one pass over all pairs per range.

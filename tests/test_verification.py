@@ -124,6 +124,26 @@ def test_budgets_and_tile_sizes_change_nothing(seed, distance):
     assert_matches(default, brute_force(x, labels, distance, LEVELS), LEVELS)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_budgets_change_nothing_between_two_sets(seed):
+    x, labels = make(seed, "euclidean")
+    ref, ref_labels = make(seed + 50, "euclidean")
+    ref = np.ascontiguousarray(np.resize(ref, (len(ref), x.shape[1])))
+    ref_labels[0] = labels[0]
+    q_codes, r_codes = encode_labels(labels, ref_labels)[1]
+    rng = np.random.default_rng(seed)
+    results = []
+    for budgets in [Budgets(), tiny_budgets(rng), tiny_budgets(rng)]:
+        space = PairSpace(x, q_codes, ref, r_codes, "euclidean", budgets.tile_rows)
+        r = verify(space, LEVELS, "euclidean", budgets)
+        results.append((r.fnmr_at_fmr, r.fmr_attained, r.eer, r.auroc))
+    assert results[1] == results[0] and results[2] == results[0]
+    expected = brute_force(x, labels, "euclidean", LEVELS, ref, ref_labels)
+    assert_matches(
+        verify(PairSpace(x, q_codes, ref, r_codes, "euclidean", 7), LEVELS, "euclidean", Budgets()), expected, LEVELS
+    )
+
+
 def test_a_larger_set_through_the_guessed_bins_matches_the_brute_force():
     """n = 700 (244,650 pairs) with default budgets: thresholds settled from the bins guessed
     by the sample, the AUROC through the lookup table."""
