@@ -63,7 +63,7 @@ class PairSpace:
         None for the pairs within ``queries``.
     distance : {"euclidean", "inner_product", "cosine"}
     tile_rows : int
-        Side of a square tile of pairs.
+        Rows of a tile of pairs (it has TILE_WIDTH times as many columns).
     """
 
     def __init__(self, queries, query_codes, references, reference_codes, distance: str, tile_rows: int):

@@ -155,7 +155,8 @@ def pair_verification(
     fmr : float or sequence of float in (0, 1)
         FMR levels x of ``fnmr@fmr=x``.
     tile_rows : int, optional
-        Side of a tile of pair distances (default 512); results do not depend on it.
+        Rows of a tile of pair distances (default 512; four times as many columns); results do not
+        depend on it.
 
     Returns
     -------
