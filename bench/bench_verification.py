@@ -1,0 +1,68 @@
+"""Time exact pair verification (all n(n-1)/2 pairs) against the bare distance product.
+
+    python bench/bench_verification.py                    # n = 20,000, d = 128: 2 x 10^8 pairs
+    python bench/bench_verification.py --n 5000 --blas-threads 1
+
+Columns, on the same data in one run:
+  float32 product   the float32 matrix product of all pairs i < j in blocks of 4096 rows
+                    (numpy matmul): the floor of any method that looks at every pair.
+  float64 product   the same in float64, the precision the exact binning needs.
+  verification      embedeval's pair verification: FNMR at FMR 1e-4, 1e-3, 1e-2, EER and AUROC,
+                    exact over every pair, without holding the pairs.
+One run each (the machine is shared: expect noise). ``--blas-threads`` sets
+OPENBLAS_NUM_THREADS/OMP_NUM_THREADS before numpy loads: on a loaded machine OpenBLAS's
+waiting threads slow the element-wise work between the many small products.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=20_000)
+    parser.add_argument("--d", type=int, default=128)
+    parser.add_argument("--classes", type=int, default=100)
+    parser.add_argument("--blas-threads", type=int, default=None)
+    args = parser.parse_args()
+    if args.blas_threads is not None:
+        os.environ["OPENBLAS_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"] = str(args.blas_threads)
+
+    import numpy as np  # after the thread settings
+    from _common import timed
+
+    from embedeval._verification import pair_verification
+
+    rng = np.random.default_rng(0)
+    labels = rng.permutation(np.arange(args.n) % args.classes)
+    centres = rng.standard_normal((args.classes, args.d), dtype=np.float32)
+    x = np.ascontiguousarray(centres[labels] + 1.5 * rng.standard_normal((args.n, args.d), dtype=np.float32))
+    x64 = x.astype(np.float64)
+
+    def product(a):
+        for start in range(0, len(a), 4096):
+            a[start : start + 4096] @ a[start:].T
+
+    t32, _ = timed(lambda: product(x))
+    t64, _ = timed(lambda: product(x64))
+    tv, result = timed(lambda: pair_verification(x, labels, fmr=(1e-4, 1e-3, 1e-2)))
+    pairs = args.n * (args.n - 1) // 2
+    threads = os.environ.get("OPENBLAS_NUM_THREADS", "default")
+    print(f"\n{platform.processor() or platform.machine()}, {os.cpu_count()} cores, BLAS threads: {threads}")
+    print(f"n = {args.n}, d = {args.d}, {args.classes} classes: {pairs:,} pairs ({result.n_positive:,} positive)\n")
+    print("| step | seconds | x float32 product |")
+    print("|---|---:|---:|")
+    for name, t in [("float32 product", t32), ("float64 product", t64), ("verification (exact)", tv)]:
+        print(f"| {name} | {t:.2f} | {t / t32:.1f} |")
+    print()
+    values = ", ".join(f"fnmr@fmr={k:g}: {v:.4f}" for k, v in result.fnmr_at_fmr.items())
+    print(f"{values}, eer: {result.eer:.4f}, pair_auroc: {result.auroc:.5f}")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
