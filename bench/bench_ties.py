@@ -9,7 +9,7 @@ of about depth / levels items), grades 0-3 with about 8% of items graded, R = gr
 mrr@10, ndcg@10, map@100) and map, map@r, r_precision, hit_rate@10.
 
 Timed (best of ``--repeat``), at three levels:
-* kernels: ordinary ``_kernels.compute`` on Hits; expected ``_expected.compute`` on a fresh
+* kernels: ordinary ``_metrics.per_query_values`` on Hits; expected ``_expected.compute`` on a fresh
   TiedHits each time (its lazily derived arrays are not reused between timings);
 * build + kernels: from ranked (scores, grades) arrays, building Hits / TiedHits included;
 * rank + build + kernels: from the unsorted score matrix, as a score-matrix evaluation does:
@@ -26,7 +26,7 @@ import numpy as np
 from _common import best_of
 
 from embedeval import _expected, _kernels
-from embedeval._metrics import RANKINGS, parse_metrics
+from embedeval._metrics import RANKINGS, parse_metrics, per_query_values
 from embedeval._ties import tie_order, tied_hits_from_dense
 
 METRICS = parse_metrics(
@@ -92,13 +92,13 @@ def main():
         return _expected.compute(METRICS, tied_hits_from_dense(s, g, 1.0, n_relevant, ideal))
 
     def ordinary_path(g):
-        return _kernels.compute(METRICS, ordinary_hits(g, n_relevant, ideal))
+        return per_query_values(METRICS, ordinary_hits(g, n_relevant, ideal))
 
     timings = {
         "kernels": {
-            "ordinary": lambda: _kernels.compute(METRICS, hits),
+            "ordinary": lambda: per_query_values(METRICS, hits),
             "expected": lambda: _expected.compute(METRICS, dataclasses.replace(tied)),
-            "optimistic": lambda: _kernels.compute(METRICS, best),
+            "optimistic": lambda: per_query_values(METRICS, best),
         },
         "build + kernels": {
             "ordinary": lambda: ordinary_path(grades),
@@ -120,7 +120,7 @@ def main():
             print(f"{level:24s} {rule:11s} {seconds:7.3f} s  {seconds / base:5.2f}x   {means}")
     per_metric = []
     for m in METRICS:
-        t_ord, _ = best_of(args.repeat, lambda m=m: _kernels.compute([m], hits))
+        t_ord, _ = best_of(args.repeat, lambda m=m: per_query_values([m], hits))
         t_exp, _ = best_of(args.repeat, lambda m=m: _expected.compute([m], dataclasses.replace(tied)))
         per_metric.append(f"{m.name} {t_exp * 1e3:.1f}/{t_ord * 1e3:.1f} ms")
     print("expected / ordinary kernel time, per metric: " + ", ".join(per_metric))

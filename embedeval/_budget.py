@@ -33,3 +33,24 @@ CACHED_SHARDS = 8
 RANKING_ELEMENTS = 1 << 24
 # Replicate x item weights held at once by the bootstrap and the randomization test.
 RESAMPLE_ELEMENTS = 1 << 24
+
+# Clustering quality: terms of the expected-mutual-information sum evaluated at once (float64
+# temporaries, ~100 MB), and cells of a contingency table counted densely with one bincount
+# (larger tables are counted sparsely).
+EMI_TERMS = 1 << 20
+DENSE_CONTINGENCY_CELLS = 1 << 22
+# Geometry: float64 elements of one block of centred rows (32 MB).
+SCATTER_ELEMENTS = 1 << 22
+
+# Pair verification (defaults of `_verification.Budgets`, see there): rows of a tile of pair
+# distances, histogram bins, positive distances held at once, pairs collected around the
+# thresholds, cells of the positives' lookup table; random pairs that place the grid; pairs
+# recomputed exactly at once; slow-path negatives expanded at once.
+VERIFICATION_TILE_ROWS = 512
+VERIFICATION_BINS = 1 << 16
+VERIFICATION_HELD = 1 << 22
+VERIFICATION_COLLECTED = 1 << 22
+VERIFICATION_CELLS = 1 << 23
+VERIFICATION_SAMPLE = 1 << 17
+PAIR_RECOMPUTE_ELEMENTS = 1 << 20
+AUROC_BATCH = 1 << 15

@@ -18,10 +18,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from . import _budget
 from ._inputs import as_embeddings
-
-# float64 elements of one block of centred rows (32 MB).
-_SCATTER_ELEMENTS = 1 << 22
 
 
 def scatter_matrix(embeddings, *, block_rows: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -42,7 +40,7 @@ def scatter_matrix(embeddings, *, block_rows: int | None = None) -> tuple[np.nda
     """
     x = as_embeddings(embeddings)
     n, d = x.shape
-    rows = block_rows or max(1, _SCATTER_ELEMENTS // d)
+    rows = block_rows or max(1, _budget.SCATTER_ELEMENTS // d)
     # Two passes: centring before the products avoids the cancellation of sum(x x^T) - n mu mu^T.
     total = np.zeros(d)
     for start in range(0, n, rows):

@@ -20,13 +20,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from . import _budget
 from ._pairs import Grid
 
 # Neighbouring positives compared one by one at most; a negative with more in its cells is
 # decided on its exact distance instead (d operations instead of this many).
 _SCAN = 16
-# Negatives of the slow path expanded at once (each into up to _SCAN comparisons).
-_BATCH = 1 << 15
 
 
 class HeldPositives:
@@ -101,8 +100,8 @@ class HeldPositives:
         before, count = self.before[index], self.count[index]
         slow = np.flatnonzero(unsure | (count > 0))
         total = 2 * int(before.sum(dtype=np.int64)) - 2 * int(before[slow].sum(dtype=np.int64))
-        for s in range(0, slow.size, _BATCH):
-            at = slow[s : s + _BATCH]
+        for s in range(0, slow.size, _budget.AUROC_BATCH):
+            at = slow[s : s + _budget.AUROC_BATCH]
             total += self._neighbours(coords[at], bins[at], margin, lambda i, at=at: exact(at[i]))
         return total
 

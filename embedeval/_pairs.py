@@ -5,7 +5,7 @@ The pairs are either the n(n-1)/2 pairs i < j of one set, or all n_q x n_r pairs
 set and a reference set; a pair is *positive* when both items carry the same label. No pass
 ever holds more than one tile of pair distances.
 
-Exact distance. A pair's distance is what :func:`embedeval._neighbors.exact_distance` computes
+Exact distance. A pair's distance is what :func:`embedeval._search.float64.exact_distance` computes
 from the float32 vectors in float64 (squared euclidean, or the negated inner product of the
 vectors, L2-normalised in float32 for cosine): the same numbers as the rest of embedeval.
 
@@ -33,13 +33,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._neighbors import exact_distance, prepare
+from . import _budget
+from ._inputs import prepare
+from ._search.float64 import exact_distance
 
 _U = 2.0**-53
 # Columns of a tile, in multiples of its rows.
 TILE_WIDTH = 4
-# Pairs recomputed exactly at once (each costs d float64 temporaries).
-_RECOMPUTE_ELEMENTS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,7 @@ class PairSpace:
     def exact(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """Exact float64 distances of the pairs (q[rows[i]], r[cols[i]]), in bounded chunks."""
         out = np.empty(rows.size)
-        step = max(1, _RECOMPUTE_ELEMENTS // self.q.shape[1])
+        step = max(1, _budget.PAIR_RECOMPUTE_ELEMENTS // self.q.shape[1])
         for s in range(0, rows.size, step):
             out[s : s + step] = exact_distance(self.q[rows[s : s + step]], self.r[cols[s : s + step]], self.euclidean)
         return out

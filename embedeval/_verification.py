@@ -42,14 +42,19 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._inputs import DISTANCES, as_embeddings, as_labels, check_choice, check_positive_int, encode_labels
-from ._neighbors import check_directions
+from . import _budget
+from ._inputs import (
+    DISTANCES,
+    as_embeddings,
+    as_labels,
+    check_choice,
+    check_directions,
+    check_positive_int,
+    encode_labels,
+)
 from ._pair_auroc import HeldPositives
 from ._pairs import Grid, PairSpace, exact_bins, pair_indices
 from ._thresholds import Threshold, collect_pass, guess_bins, refine_pass
-
-# Random pairs whose exact distances place the grid and guess where the thresholds lie.
-_SAMPLE = 1 << 17
 
 
 @dataclass(frozen=True)
@@ -67,11 +72,11 @@ class Budgets:
     classes, 2**20 cells sent 37 million there, 2**23 cells 9 million.
     """
 
-    tile_rows: int = 512
-    bins: int = 1 << 16
-    held: int = 1 << 22
-    collected: int = 1 << 22
-    cells: int = 1 << 23
+    tile_rows: int = _budget.VERIFICATION_TILE_ROWS
+    bins: int = _budget.VERIFICATION_BINS
+    held: int = _budget.VERIFICATION_HELD
+    collected: int = _budget.VERIFICATION_COLLECTED
+    cells: int = _budget.VERIFICATION_CELLS
 
 
 @dataclass(frozen=True)
@@ -214,7 +219,7 @@ def pair_verification(
 def verify(space: PairSpace, levels: list[float], distance: str, budgets: Budgets) -> PairVerification:
     """The metrics of a checked :class:`PairSpace` (``pair_verification`` without the checks)."""
     P, M = space.n_positive, space.n_negative
-    sample, sample_positive, sample_pos = space.sample(_SAMPLE)
+    sample, sample_positive, sample_pos = space.sample(_budget.VERIFICATION_SAMPLE)
     both = np.concatenate([sample, sample_pos])
     grid = Grid.covering(float(both.min()), float(both.max()), budgets.bins)
     hold_all = P <= budgets.held

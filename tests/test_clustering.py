@@ -9,16 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from embedeval._clustering import (
-    PML_KMEANS,
-    _log_factorials,
-    ami,
-    clustering_quality,
-    contingency,
-    expected_mutual_information,
-    kmeans,
-    nmi,
-)
+from embedeval._clustering import PML_KMEANS, clustering_quality, kmeans
+from embedeval._information import _log_factorials, ami, contingency, expected_mutual_information, nmi
 
 sk = pytest.importorskip("sklearn.metrics")
 

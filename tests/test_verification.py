@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from embedeval._inputs import encode_labels
-from embedeval._neighbors import exact_distance, prepare
+from embedeval._inputs import encode_labels, prepare
 from embedeval._pairs import PairSpace
+from embedeval._search.float64 import exact_distance
 from embedeval._verification import Budgets, pair_verification, verify
 
 sklearn_metrics = pytest.importorskip("sklearn.metrics")
