@@ -13,6 +13,7 @@ from pathlib import Path
 from .._text import aligned_table, csv_table, format_value, markdown_table, metric_table
 
 FORMATS = ("table", "json", "csv", "markdown")
+RANKED_FORMATS = (*FORMATS, "trec")  # the ranked-list commands also print trec_eval's lines
 
 
 class Progress:
@@ -90,7 +91,7 @@ def emit(result, args, inputs: dict, figure=None) -> None:
         from ..stats import bootstrap
 
         intervals = bootstrap(result, confidence=args.ci, seed=0)
-    print(format_result(result, args.format, intervals))
+    print(_result_text(result, args, intervals))
     if getattr(args, "per_class", None) and result.per_class is not None:
         Path(args.per_class).write_text(per_class_csv(result.per_class) + "\n")
         print(f"wrote {args.per_class}", file=sys.stderr)
@@ -99,6 +100,17 @@ def emit(result, args, inputs: dict, figure=None) -> None:
 
         write_report(args.report, result, inputs=inputs, figure=figure, intervals=intervals)
         print(f"wrote {args.report}", file=sys.stderr)
+
+
+def _result_text(result, args, intervals) -> str:
+    """``format_result``, or trec_eval's lines (``--format trec``), with per-query rows if asked."""
+    from ._per_query import per_query_text, trec_lines
+
+    per_query = getattr(args, "per_query", False)
+    if args.format == "trec":
+        return trec_lines(result, per_query)
+    text = format_result(result, args.format, intervals)
+    return per_query_text(result, args.format, text) if per_query else text
 
 
 def per_class_csv(per_class) -> str:

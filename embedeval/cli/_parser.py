@@ -7,7 +7,7 @@ import argparse
 from .._inputs import DISTANCES
 from .._metrics import DEFAULT_EMBEDDING_METRICS, DEFAULT_RANKING_METRICS, MUSGRAVE_METRICS
 from ._commands import compare_command, evaluate_command, rankings_command, reality_check_command, scores_command
-from ._output import FORMATS
+from ._output import FORMATS, RANKED_FORMATS
 
 EXAMPLES = """examples:
   embedeval evaluate emb.npy labels.txt --metrics precision@1 recall@10 map@r --ci 0.95
@@ -29,8 +29,8 @@ def _confidence_level(text: str) -> float:
     return value
 
 
-def _output_options(p, ci_help="add percentile bootstrap intervals at this level, e.g. 0.95"):
-    p.add_argument("--format", choices=FORMATS, default="table", help="output on stdout (default: table)")
+def _output_options(p, ci_help="add percentile bootstrap intervals at this level, e.g. 0.95", formats=FORMATS):
+    p.add_argument("--format", choices=formats, default="table", help="output on stdout (default: table)")
     p.add_argument("--ci", type=_confidence_level, metavar="LEVEL", help=ci_help)
 
 
@@ -112,9 +112,21 @@ def _add_ranked(ir: argparse.ArgumentParser, name: str, run) -> None:
     else:
         ir.add_argument("scores", metavar="SCORES", help=".npy/.npz/.csv/.tsv/.txt, higher is better")
         ir.add_argument("relevance", metavar="RELEVANCE", help="grades of the same shape (0 = not relevant)")
-    ir.add_argument("--metrics", nargs="+", default=list(DEFAULT_RANKING_METRICS))
+    ir.add_argument(
+        "--metrics",
+        nargs="+",
+        default=list(DEFAULT_RANKING_METRICS),
+        help="embedeval's names (ndcg@10, map, recall@100) or trec_eval's (ndcg_cut_10, P.5,10, recip_rank)",
+    )
     ir.add_argument("--threshold", type=float, default=1.0, help="grade at which an item is relevant (default 1)")
     ir.add_argument("--empty", choices=("skip", "zero"), default="skip", help="queries without relevant items")
+    if name == "rankings":
+        ir.add_argument(
+            "--complete",
+            action="store_true",
+            help="average over every judged query, a query without a run counting as 0 (trec_eval -c)",
+        )
+    ir.add_argument("--per-query", action="store_true", help="each query's values too, then 'all' (trec_eval -q)")
     ir.add_argument("--report", metavar="FILE", help="write a .md or .html report")
-    _output_options(ir)
+    _output_options(ir, formats=RANKED_FORMATS)
     ir.set_defaults(run=run)
