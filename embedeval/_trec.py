@@ -106,6 +106,11 @@ def _evaluate(run: Columns, qrels: Columns, parsed, threshold, empty, complete):
     kept = np.array([i for i, q in enumerate(run.queries) if q in judged_index], dtype=np.int64)
     orphans = [q for q in qrels.queries if q not in ranked]
     query_ids = [run.queries[i] for i in kept.tolist()] + (orphans if complete else [])
+    if not query_ids:
+        raise ValueError(
+            f"no query of the run appears in the qrels ({len(run.queries)} ranked queries, "
+            f"{len(qrels.queries)} judged); check that both files use the same query ids"
+        )
     counts, doc = np.diff(ordered.offsets), ordered.doc
     if kept.size < len(run.queries):
         doc = doc[np.repeat(np.isin(np.arange(counts.size), kept), counts)]
