@@ -115,8 +115,9 @@ def _grades(raw: list, ids: list, offsets: np.ndarray, name) -> np.ndarray:
 def check_scores(maps: list, name: Callable[[int], str]) -> np.ndarray:
     """Every score of ``{id: score}`` runs, flat, as float64; ValueError naming the query and id
     of a score that is not a real number or is NaN."""
+    values = dict.values if set(map(type, maps)) <= {dict} else (lambda m: m.values())
     try:  # sum raises for strings and other non-numbers in C; np.fromiter would parse '10'
-        sum(map(sum, (m.values() for m in maps)))
+        sum(map(sum, map(values, maps)))
     except TypeError:
         for i, m in enumerate(maps):
             for doc, score in m.items():
@@ -127,7 +128,7 @@ def check_scores(maps: list, name: Callable[[int], str]) -> np.ndarray:
                     ) from None
         raise
     total = sum(map(len, maps))
-    scores = np.fromiter(itertools.chain.from_iterable(m.values() for m in maps), np.float64, count=total)
+    scores = np.fromiter(itertools.chain.from_iterable(map(values, maps)), np.float64, count=total)
     if np.isnan(scores).any():
         k = int(np.flatnonzero(np.isnan(scores))[0])
         offsets = offsets_of(np.fromiter(map(len, maps), np.int64, len(maps)))
