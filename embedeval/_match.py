@@ -14,8 +14,9 @@ import numpy as np
 
 from . import _budget
 
-# int64 ids per block: 32 MB, about 100 MB with a block's sorted copy and comparisons.
-BLOCK_ENTRIES = _budget.RANKING_ELEMENTS // 4
+# int64 ids per block: 8 MB, about 25 MB with a block's sorted copy and comparisons (larger
+# blocks are no faster).
+BLOCK_ENTRIES = _budget.RANKING_ELEMENTS // 16
 # Up to this many judged ids per query, each is compared with its whole row (a pass per judged
 # column, fast for the usual handful); beyond it, rows are sorted once and searched.
 _PASSES = 8

@@ -19,7 +19,7 @@ from ._graded import Judged
 from ._match import find, first_duplicate, offsets_of, padded_blocks
 from ._rankings import result_of
 from ._score_order import flagged_segments, sort_segments, unsorted_segments
-from ._trec_files import QRELS, RUN, Columns, locate_duplicate, read
+from ._trec_files import QRELS, RUN, Columns, MissingIds, keeping, locate_duplicate, read
 
 
 class _Collision(Exception):
@@ -88,11 +88,16 @@ def evaluate_files(run_path, qrels_path, parsed, threshold: float, empty: str, c
     """(EvaluationResult, :class:`Coverage`) of a run file against a qrels file: the common queries
     in run order, as trec_eval; with ``complete``, also every judged query without a run, after
     them, as an empty ranking (trec_eval ``-c``)."""
-    run, qrels = read(run_path, RUN), read(qrels_path, QRELS)
+    qrels = read(qrels_path, QRELS)
+    # keep as strings only the run's ids that may be judged: enough to confirm every match
+    run = read(run_path, RUN, keep=None if qrels.exact else keeping(qrels.doc))
     if run.exact != qrels.exact:  # one file needed the line reader: compare hashes of both
         run, qrels = run.hashed(), qrels.hashed()
     try:
-        return _evaluate(run, qrels, parsed, threshold, empty, complete)
+        try:
+            return _evaluate(run, qrels, parsed, threshold, empty, complete)
+        except MissingIds:  # scores tied among unjudged documents: their ids decide, read them all
+            return _evaluate(read(run_path, RUN), qrels, parsed, threshold, empty, complete)
     except _Collision:
         exact = read(run_path, RUN, exact=True), read(qrels_path, QRELS, exact=True)
         return _evaluate(*exact, parsed, threshold, empty, complete)

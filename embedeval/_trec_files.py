@@ -22,9 +22,9 @@ import numpy as np
 RUN = ("qid Q0 docid rank score tag", "score", "listed twice")
 QRELS = ("qid iteration docid grade", "grade", "judged twice")
 _MASK63 = np.uint64(0x7FFF_FFFF_FFFF_FFFF)
-# Bytes of the file per batch: small batches keep pyarrow's buffers in flight small (1 MB
-# batches read as fast as 4 MB ones here, with 130 MB less memory at the peak).
-BATCH_BYTES = 1 << 20
+# Bytes of the file per batch: small batches keep pyarrow's buffers in flight small (256 KB
+# batches read as fast as 4 MB ones here, with 200 MB less memory at the peak).
+BATCH_BYTES = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,8 @@ class Columns:
         Whether different documents always have different numbers.
     ids : pyarrow.ChunkedArray or list of str
         The document ids per line (pyarrow), or the distinct ones indexed by ``doc`` (exact).
+    kept : numpy.ndarray or None
+        The lines whose ids ``ids`` holds, when only some were kept (:func:`read`'s ``keep``).
     """
 
     path: str
@@ -59,6 +61,7 @@ class Columns:
     value: np.ndarray
     exact: bool
     ids: object
+    kept: np.ndarray | None = None
 
     @property
     def query(self) -> np.ndarray:
@@ -73,23 +76,33 @@ class Columns:
         return np.append(self.runs, self.doc.size).astype(np.int64)
 
     def strings(self, lines: np.ndarray) -> list:
-        """The document ids of ``lines`` (indices into the file's lines), as Python strings."""
+        """The document ids of ``lines`` (indices into the file's lines), as Python strings;
+        :class:`MissingIds` if some were not kept."""
         lines = np.asarray(lines, dtype=np.int64)
         if self.exact:
             return list(map(self.ids.__getitem__, self.doc[lines].tolist()))
-        if lines.size == self.doc.size and (lines == np.arange(lines.size)).all():
+        if self.kept is None and lines.size == self.doc.size and (lines == np.arange(lines.size)).all():
             return self.ids.to_pylist()  # every line in file order: no take
-        return self._taken(lines).to_pylist()
+        return self._taken(self._held(lines)).to_pylist()
 
-    def _taken(self, lines: np.ndarray):
-        """The ids of ``lines`` as one pyarrow array, taken chunk by chunk (``ChunkedArray.take``
+    def _held(self, lines: np.ndarray) -> np.ndarray:
+        """Where the ids of ``lines`` are in ``ids``."""
+        if self.kept is None:
+            return lines
+        at = np.searchsorted(self.kept, lines)
+        if not (at < self.kept.size).all() or not (self.kept[np.minimum(at, self.kept.size - 1)] == lines).all():
+            raise MissingIds
+        return at
+
+    def _taken(self, held: np.ndarray):
+        """The ids at ``held`` as one pyarrow array, taken chunk by chunk (``ChunkedArray.take``
         would first join every chunk into one copy of all the ids)."""
         import pyarrow as pa
 
         bounds = np.cumsum([0] + [len(c) for c in self.ids.chunks])
-        chunk = np.searchsorted(bounds, lines, side="right") - 1
+        chunk = np.searchsorted(bounds, held, side="right") - 1
         order = np.argsort(chunk, kind="stable")
-        by_chunk, sorted_lines = chunk[order], lines[order]
+        by_chunk, sorted_lines = chunk[order], held[order]
         cuts = np.searchsorted(by_chunk, np.arange(len(bounds)))
         parts = [
             self.ids.chunk(c).take(pa.array(sorted_lines[cuts[c] : cuts[c + 1]] - bounds[c]))
@@ -108,7 +121,7 @@ class Columns:
             return np.array(sorted(range(len(strings)), key=strings.__getitem__), dtype=np.int64)
         import pyarrow.compute as pc
 
-        return pc.sort_indices(self._taken(np.asarray(lines, dtype=np.int64))).to_numpy()
+        return pc.sort_indices(self._taken(self._held(np.asarray(lines, dtype=np.int64)))).to_numpy()
 
     def hashed(self) -> Columns:
         """The same columns with hashed document numbers (to compare with a hashed file)."""
@@ -129,19 +142,32 @@ class Columns:
         )
 
 
+class MissingIds(Exception):
+    """The ids of some lines were not kept (:func:`read`'s ``keep``): read the file again."""
+
+
+def keeping(hashes: np.ndarray) -> np.ndarray:
+    """A filter for :func:`read`'s ``keep``: a boolean table over the low 24 bits of ``hashes``
+    (16 MB), true for every one of them and, by chance, for about hashes.size / 2**24 others."""
+    table = np.zeros(1 << 24, dtype=bool)
+    table[hashes & 0xFFFFFF] = True
+    return table
+
+
 class _Unreadable(Exception):
     """pyarrow could not read the file as expected: the line reader takes over."""
 
 
-def read(path, layout: tuple[str, str, str], exact: bool = False) -> Columns:
+def read(path, layout: tuple[str, str, str], exact: bool = False, keep: np.ndarray | None = None) -> Columns:
     """The columns of a run (:data:`RUN`) or qrels (:data:`QRELS`) file; ValueError naming the
     file and line for a line without the right number of fields, a value that is not a number,
-    a NaN score or a non-finite grade. ``exact`` asks for the line reader's exact codes. (A
-    document listed twice for a query is found where the lines are grouped by query, which then
-    calls :func:`locate_duplicate`.)"""
+    a NaN score or a non-finite grade. ``exact`` asks for the line reader's exact codes; ``keep``
+    (:func:`keeping`) keeps as strings only the ids that may be judged, the others are hashed and
+    dropped. (A document listed twice for a query is found where the lines are grouped by
+    query, which then calls :func:`locate_duplicate`.)"""
     if not exact:
         try:
-            return _read_arrow(Path(path), layout)
+            return _read_arrow(Path(path), layout, keep)
         except (ImportError, _Unreadable):
             pass  # the line reader reads what pyarrow could not, or names the bad line
     return _read_lines(Path(path), layout)
@@ -198,24 +224,25 @@ class _Growing:
         return self.data[: self.size]
 
 
-def _query_runs(column, queries: dict) -> tuple[np.ndarray, np.ndarray]:
-    """(first line, query code) of each run of equal query ids in a batch; codes count in order
-    of first appearance across batches. Only the first id of each run becomes a Python string."""
+def _query_runs(column, queries: dict) -> tuple[np.ndarray, np.ndarray, int]:
+    """(first line, query code) of each run of equal query ids in a batch, and the batch's
+    length; codes count in order of first appearance across batches. Only the first id of each
+    run becomes a Python string."""
     import pyarrow.compute as pc
 
     n = len(column)
     if n == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), 0
     change = pc.not_equal(column.slice(1), column.slice(0, n - 1)).to_numpy(zero_copy_only=False)
     starts = np.concatenate([[0], np.flatnonzero(change) + 1])
     codes = [queries.setdefault(q, len(queries)) for q in column.take(starts).to_pylist()]
-    return starts, np.asarray(codes, dtype=np.int64)
+    return starts, np.asarray(codes, dtype=np.int64), n
 
 
-def _join_runs(parts: list[tuple[np.ndarray, np.ndarray]], sizes: list[int]) -> tuple[np.ndarray, np.ndarray]:
+def _join_runs(parts: list[tuple], sizes: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """One list of runs from per-batch runs, merging a run that continues across batches."""
     starts, codes, offset, last = [], [], 0, -1
-    for (s, c), size in zip(parts, sizes, strict=True):
+    for (s, c, _), size in zip(parts, sizes, strict=True):
         if c.size and c[0] == last:
             s, c = s[1:], c[1:]
         starts.append(s + offset)
@@ -226,7 +253,7 @@ def _join_runs(parts: list[tuple[np.ndarray, np.ndarray]], sizes: list[int]) -> 
     return joined(starts), joined(codes)
 
 
-def _read_arrow(path: Path, layout) -> Columns:
+def _read_arrow(path: Path, layout, keep: np.ndarray | None) -> Columns:
     """Batch by batch, so that only the document ids stay as strings: query ids are coded,
     document ids hashed and values copied as each batch arrives, and the rest freed."""
     import pyarrow as pa
@@ -234,7 +261,7 @@ def _read_arrow(path: Path, layout) -> Columns:
 
     fields, value_field, _ = layout
     queries: dict[str, int] = {}
-    ids, runs, columns = [], [], None
+    ids, runs, kept, lines, columns = [], [], [], 0, None
     try:
         reader = csv.open_csv(
             path,
@@ -255,10 +282,18 @@ def _read_arrow(path: Path, layout) -> Columns:
             if columns is None:
                 size = _lines_expected(path)
                 columns = _Growing(np.int64, size), _Growing(np.float64, size)
-            ids.append(batch.column("docid"))
+            docs = batch.column("docid")
+            hashes = hash_strings(docs)
             runs.append(_query_runs(batch.column("qid"), queries))
-            columns[0].append(hash_strings(ids[-1]))
+            columns[0].append(hashes)
             columns[1].append(values.to_numpy())
+            if keep is None:
+                ids.append(docs)
+            else:
+                wanted = keep[hashes & 0xFFFFFF]
+                ids.append(docs.filter(pa.array(wanted)))
+                kept.append(np.flatnonzero(wanted) + lines)
+            lines += batch.num_rows
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         raise _Unreadable from None  # a malformed line, a non-number, an empty file
     if columns is None:
@@ -266,8 +301,9 @@ def _read_arrow(path: Path, layout) -> Columns:
     doc, value = (c.array() for c in columns)
     if not (np.isfinite(value).all() if value_field == "grade" else not np.isnan(value).any()):
         raise _Unreadable
-    starts, codes = _join_runs(runs, [len(i) for i in ids])
-    return Columns(str(path), list(queries), starts, codes, doc, value, False, pa.chunked_array(ids, pa.string()))
+    starts, codes = _join_runs(runs, [r[2] for r in runs])
+    held = None if keep is None else np.concatenate(kept)
+    return Columns(str(path), list(queries), starts, codes, doc, value, False, pa.chunked_array(ids, pa.string()), held)
 
 
 def _lines_expected(path: Path) -> int:
