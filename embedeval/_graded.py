@@ -50,18 +50,31 @@ class Judged:
     def hits(self, threshold: float) -> _kernels.Hits:
         """:class:`~embedeval._kernels.Hits` at relevance level ``threshold``."""
         n = self.n_queries
-        order = np.lexsort((self.ranks, self.rows))  # pack needs rows ascending, ranks ascending within
-        rows, ranks, grade = self.rows[order], np.asarray(self.ranks, dtype=np.float64)[order], self.grades[order]
-        relevant, positive = grade >= threshold, grade > 0
-        jr, jg = self.judged_rows, np.asarray(self.judged_grades, dtype=np.float64)
-        ideal_order = np.lexsort((-jg, jr))  # each query's judged grades, largest first
+        rows, ranks, grade = _by_row(self.rows, np.asarray(self.ranks, dtype=np.float64), self.grades)
+        positive = grade > 0
+        # each query's items in rank order: a sort of short rows, not of every item at once
+        gain_ranks = _kernels.pack(rows[positive], ranks[positive], n)
+        by_rank = np.argsort(gain_ranks, axis=1, kind="stable")
+        gain_ranks = np.take_along_axis(gain_ranks, by_rank, 1)
+        gain_grades = np.take_along_axis(_kernels.pack(rows[positive], grade[positive], n, fill=0.0), by_rank, 1)
+        relevant = np.sort(np.where(gain_grades >= threshold, gain_ranks, np.inf), axis=1)
+        width = max(int(np.isfinite(relevant).sum(axis=1).max(initial=0)), 1)
+        jr, jg = _by_row(self.judged_rows, np.asarray(self.judged_grades, dtype=np.float64))
         return _kernels.Hits(
-            ranks=_kernels.pack(rows[relevant], ranks[relevant], n),
+            ranks=np.ascontiguousarray(relevant[:, :width]),
             n_relevant=np.bincount(jr[jg >= threshold], minlength=n),
-            gain_ranks=_kernels.pack(rows[positive], ranks[positive], n),
-            gain_grades=_kernels.pack(rows[positive], grade[positive], n, fill=0.0),
-            ideal=_kernels.pack(jr[ideal_order], jg[ideal_order], n, fill=0.0),
+            gain_ranks=gain_ranks,
+            gain_grades=gain_grades,
+            ideal=-np.sort(-_kernels.pack(jr, jg, n, fill=0.0), axis=1),  # each query's grades, largest first
         )
+
+
+def _by_row(rows: np.ndarray, *columns: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``rows`` and ``columns`` ordered by row (stably), as :func:`embedeval._kernels.pack` needs."""
+    if rows.size and (rows[1:] < rows[:-1]).any():
+        order = np.argsort(rows, kind="stable")
+        return (rows[order], *(c[order] for c in columns))
+    return (rows, *columns)
 
 
 def judged_hits(rows, ranks, grade, n, threshold, judged_grades) -> _kernels.Hits:
