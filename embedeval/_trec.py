@@ -11,6 +11,7 @@ data would make.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass
 
 import numpy as np
@@ -157,9 +158,15 @@ def run_as_lists(path) -> dict[str, list[str]]:
     """``{query_id: [doc_id, ...]}`` of a run file, each list in trec_eval's order."""
     run = read(path, RUN)
     ordered = order(run)
-    flat = run.strings(ordered.line(np.arange(run.doc.size)))
+    flat = run.every_string() if ordered.lines is None else run.strings(ordered.lines)
     bounds = zip(run.queries, ordered.offsets[:-1].tolist(), ordered.offsets[1:].tolist(), strict=True)
-    return {q: flat[a:b] for q, a, b in bounds}
+    collecting = gc.isenabled()
+    gc.disable()  # 100,000s of new lists would set off collections that walk every one of them
+    try:
+        return {q: flat[a:b] for q, a, b in bounds}
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def qrels_as_dicts(path) -> dict[str, dict[str, float]]:

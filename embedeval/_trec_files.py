@@ -81,9 +81,15 @@ class Columns:
         lines = np.asarray(lines, dtype=np.int64)
         if self.exact:
             return list(map(self.ids.__getitem__, self.doc[lines].tolist()))
-        if self.kept is None and lines.size == self.doc.size and (lines == np.arange(lines.size)).all():
-            return self.ids.to_pylist()  # every line in file order: no take
         return self._taken(self._held(lines)).to_pylist()
+
+    def every_string(self) -> list:
+        """The document id of every line, in file order."""
+        if self.exact:
+            return list(map(self.ids.__getitem__, self.doc.tolist()))
+        if self.kept is not None:
+            raise MissingIds
+        return self.ids.to_pylist()
 
     def _held(self, lines: np.ndarray) -> np.ndarray:
         """Where the ids of ``lines`` are in ``ids``."""
