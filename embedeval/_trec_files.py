@@ -319,33 +319,43 @@ def _lines_expected(path: Path) -> int:
     return int(path.stat().st_size / max(len(head), 1) * max(head.count(b"\n"), 1) * 1.05) + 16
 
 
-def _read_lines(path: Path, layout) -> Columns:
-    """The same columns, one line at a time, ids coded exactly; errors name the file and line."""
+def _read_lines(path: Path, layout, duplicates: bool = False) -> Columns:
+    """The same columns, one line at a time, ids coded exactly; errors name the file and line.
+    A document listed twice is looked for only with ``duplicates`` (it costs a set of every
+    line); otherwise numpy finds it, and :func:`locate_duplicate` reads again to name the line."""
     fields, value_field, twice = layout
     names = fields.split()
     width, at_q, at_d, at_v = len(names), names.index("qid"), names.index("docid"), names.index(value_field)
     queries: dict[str, int] = {}
     docs: dict[str, int] = {}
     query, doc, value = array.array("q"), array.array("q"), array.array("d")
+    add_query, add_doc, add_value = query.append, doc.append, value.append
+    query_code, doc_code = queries.setdefault, docs.setdefault
     seen: set[int] = set()
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, start=1):
             parts = line.split()
-            if not parts:
-                continue
             if len(parts) != width:
+                if not parts:
+                    continue
                 raise ValueError(f"{path}:{number}: a line needs {width} fields ({fields}); got {len(parts)}")
-            v = _number(parts[at_v], value_field, f"{path}:{number}")
-            q = queries.setdefault(parts[at_q], len(queries))
-            d = docs.setdefault(parts[at_d], len(docs))
-            key = q << 32 | d
-            if key in seen:
-                raise ValueError(f"{path}:{number}: document {parts[at_d]!r} is {twice} for query {parts[at_q]!r}")
-            seen.add(key)
-            query.append(q)
-            doc.append(d)
-            value.append(v)
-    column = lambda a, t: np.frombuffer(a, dtype=t).copy() if len(a) else np.zeros(0, t)  # noqa: E731
+            try:
+                v = float(parts[at_v])
+            except ValueError:
+                v = math.nan
+            if not -math.inf < v < math.inf:  # a non-number, a NaN or an infinity: look closer
+                v = _number(parts[at_v], value_field, f"{path}:{number}")
+            q = query_code(parts[at_q], len(queries))
+            d = doc_code(parts[at_d], len(docs))
+            if duplicates:
+                key = q << 32 | d
+                if key in seen:
+                    raise ValueError(f"{path}:{number}: document {parts[at_d]!r} is {twice} for query {parts[at_q]!r}")
+                seen.add(key)
+            add_query(q)
+            add_doc(d)
+            add_value(v)
+    column = lambda a, t: np.frombuffer(a, dtype=t) if len(a) else np.zeros(0, t)  # noqa: E731
     per_line = column(query, np.int64)
     starts = np.flatnonzero(np.diff(per_line, prepend=-1))
     return Columns(
@@ -361,6 +371,8 @@ def _read_lines(path: Path, layout) -> Columns:
 
 
 def _number(text: str, field: str, where: str) -> float:
+    """The value of a field: ValueError naming the line for a non-number, a NaN, and for grades
+    an infinity (a score may be infinite: it still sorts)."""
     try:
         v = float(text)
     except ValueError:
@@ -373,4 +385,4 @@ def _number(text: str, field: str, where: str) -> float:
 def locate_duplicate(path, layout) -> None:
     """Raise the line reader's error if the file lists a document twice for a query; return if
     it does not (two ids merely shared a hash)."""
-    _read_lines(Path(path), layout)
+    _read_lines(Path(path), layout, duplicates=True)

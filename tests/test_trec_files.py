@@ -164,10 +164,13 @@ BAD_QRELS = [
 ]
 
 
+@pytest.mark.parametrize("arrow", [True, False])
 @pytest.mark.parametrize(("text", "message"), BAD_QRELS)
-def test_bad_qrels_lines_are_named(tmp_path, text, message):
+def test_bad_qrels_lines_are_named(tmp_path, monkeypatch, text, message, arrow):
     (tmp_path / "run.txt").write_text("q1 Q0 a 1 0.5 t\n")
     (tmp_path / "qrels.txt").write_text(text)
+    if not arrow:
+        without_pyarrow(monkeypatch)
     with pytest.raises(ValueError, match=message):
         _trec.evaluate_files(tmp_path / "run.txt", tmp_path / "qrels.txt", PARSED, 1.0, "skip", False)
     with pytest.raises(ValueError, match=message):
