@@ -141,8 +141,13 @@ def _evaluate(run: Columns, qrels: Columns, parsed, threshold, empty, complete):
         if run.strings(lines) != qrels.strings(judged_lines[found]):
             raise _Collision
     judged = Judged(len(query_ids), rows[found], where[found] + 1.0, grades[found], rows, grades)
-    config = {"max_length": int(counts.max(initial=0)), "complete": complete}
     coverage = Coverage(len(orphans), len(run.queries) - kept.size)
+    config = {
+        "max_length": int(counts.max(initial=0)),
+        "complete": complete,
+        "judged_without_run": coverage.judged_without_run,
+        "ranked_without_judgements": coverage.run_without_judgements,
+    }
     return result_of(judged, parsed, threshold, empty, query_ids, config), coverage
 
 

@@ -9,6 +9,10 @@ CSV reader; without it, line by line (about 10 times slower); the results are th
 
 from __future__ import annotations
 
+from ._graded import check_threshold
+from ._inputs import check_choice
+from ._metrics import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
+from ._trec import evaluate_files as _evaluate_files
 from ._trec import qrels_as_dicts, run_as_lists
 
 
@@ -40,3 +44,49 @@ def common_queries(run: dict, qrels: dict) -> tuple[dict, dict]:
     """Keep the queries present in both, as trec_eval does (it evaluates judged queries only)."""
     keep = [q for q in run if q in qrels]
     return {q: run[q] for q in keep}, {q: qrels[q] for q in keep}
+
+
+def evaluate_files(
+    run,
+    qrels,
+    *,
+    metrics=DEFAULT_RANKING_METRICS,
+    threshold: float = 1,
+    empty: str = "skip",
+    complete: bool = False,
+):
+    """Evaluate a TREC run file against a qrels file, as ``embedeval rankings RUN QRELS`` does.
+
+    The files are read as columns (no Python object per line), which is several times faster
+    and lighter than ``evaluate_rankings(*common_queries(read_run(run), read_qrels(qrels)))``,
+    with the same numbers.
+
+    Parameters
+    ----------
+    run, qrels : str or path
+    metrics, threshold, empty
+        As in :func:`embedeval.evaluate_rankings` (trec_eval's names are accepted).
+    complete : bool
+        Also evaluate every judged query without a run, as an empty ranking (trec_eval ``-c``).
+        By default only the queries in both files are, as trec_eval does.
+
+    Returns
+    -------
+    EvaluationResult
+        ``config["query_ids"]``: the common queries in run order, then (``complete``) the judged
+        queries without a run; ``config["judged_without_run"]`` and
+        ``config["ranked_without_judgements"]`` count the queries found in one file only.
+
+    Raises
+    ------
+    ValueError
+        As :func:`read_run` and :func:`read_qrels`, naming the file and line; and when no query
+        of the run is judged.
+    """
+    parsed = parse_metrics(metrics, RANKINGS)
+    threshold = check_threshold(threshold)
+    check_choice(empty, "empty", ("skip", "zero"))
+    if not isinstance(complete, bool):
+        raise TypeError(f"'complete' must be True or False; got {complete!r}")
+    result, _ = _evaluate_files(run, qrels, parsed, threshold, empty, complete)
+    return result

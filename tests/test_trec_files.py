@@ -186,3 +186,17 @@ def test_windows_line_ends_and_an_empty_run(tmp_path):
     (tmp_path / "run.txt").write_text("")
     with pytest.raises(ValueError, match="no query of the run appears in the qrels"):
         _trec.evaluate_files(tmp_path / "run.txt", tmp_path / "qrels.txt", PARSED, 1.0, "skip", False)
+
+
+def test_evaluate_files_in_python_is_the_command_path(tmp_path):
+    from embedeval.io import evaluate_files
+
+    (tmp_path / "run.txt").write_text("q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\nq9 Q0 a 1 1 t\n")
+    (tmp_path / "qrels.txt").write_text("q1 0 b 1\nq2 0 a 1\n")
+    r = evaluate_files(tmp_path / "run.txt", tmp_path / "qrels.txt", metrics=["recip_rank", "P_1"])
+    assert r.summary == {"mrr": 0.5, "precision@1": 0.0} and r.config["query_ids"] == ["q1"]
+    assert r.config["judged_without_run"] == 1 and r.config["ranked_without_judgements"] == 1
+    full = evaluate_files(tmp_path / "run.txt", tmp_path / "qrels.txt", metrics=["mrr"], complete=True)
+    assert full.per_query["mrr"].tolist() == [0.5, 0.0]
+    with pytest.raises(ValueError, match="'threshold' must be a number > 0"):
+        evaluate_files(tmp_path / "run.txt", tmp_path / "qrels.txt", threshold=0)
