@@ -53,10 +53,13 @@ def order(run: Columns) -> Ordered:
     if unsorted.any():
         by_score = sort_segments(offsets, unsorted, (-score,))
         perm, score = (by_score if perm is None else perm[by_score]), score[by_score]
-    tied = flagged_segments(score[1:] == score[:-1], offsets)
+    same = score[1:] == score[:-1]
+    tied = flagged_segments(same, offsets)
     if tied.any():  # equal scores: trec_eval puts the larger id (as a string) first
-        segment = np.repeat(np.arange(tied.size), np.diff(offsets))
-        entries = np.flatnonzero(tied[segment])
+        member = np.zeros(score.size, dtype=bool)  # the lines of a tie; the others keep rank 0
+        member[1:] |= same
+        member[:-1] |= same
+        entries = np.flatnonzero(member & np.repeat(tied, np.diff(offsets)))
         rank = np.zeros(score.size, dtype=np.int64)
         rank[entries[run.order_of(entries if perm is None else perm[entries])]] = np.arange(entries.size)
         by_id = sort_segments(offsets, tied, (-rank, -score))
@@ -97,7 +100,7 @@ def evaluate_files(run_path, qrels_path, parsed, threshold: float, empty: str, c
     try:
         try:
             return _evaluate(run, qrels, parsed, threshold, empty, complete)
-        except MissingIds:  # scores tied among unjudged documents: their ids decide, read them all
+        except MissingIds:  # ties that were not neighbours in the file: their ids decide, read them all
             return _evaluate(read(run_path, RUN), qrels, parsed, threshold, empty, complete)
     except _Collision:
         exact = read(run_path, RUN, exact=True), read(qrels_path, QRELS, exact=True)

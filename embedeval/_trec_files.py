@@ -154,7 +154,8 @@ class MissingIds(Exception):
 
 def keeping(hashes: np.ndarray) -> np.ndarray:
     """A filter for :func:`read`'s ``keep``: a boolean table over the low 24 bits of ``hashes``
-    (16 MB), true for every one of them and, by chance, for about hashes.size / 2**24 others."""
+    (16 MB), true for every one of them and, by chance, for about hashes.size / 2**24 others.
+    The ids of tied scores are kept too, as long as ties are neighbours (a run in score order)."""
     table = np.zeros(1 << 24, dtype=bool)
     table[hashes & 0xFFFFFF] = True
     return table
@@ -191,8 +192,10 @@ def hash_strings(chunk) -> np.ndarray:
     The bytes are read 8 at a time through an unaligned uint64 view of the data buffer, so the
     cost is one vectorised pass per 8 bytes of the longest id."""
     n = len(chunk)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
     offsets = np.frombuffer(chunk.buffers()[1], np.int32)[chunk.offset : chunk.offset + n + 1].astype(np.int64)
-    data = np.frombuffer(chunk.buffers()[2], np.uint8) if n else np.zeros(0, np.uint8)
+    data = np.frombuffer(chunk.buffers()[2], np.uint8) if chunk.buffers()[2] is not None else np.zeros(0, np.uint8)
     padded = np.zeros(data.size + 8, np.uint8)
     padded[: data.size] = data
     words = np.ndarray(shape=(padded.size - 7,), dtype="<u8", buffer=padded, strides=(1,))
@@ -259,6 +262,18 @@ def _join_runs(parts: list[tuple], sizes: list[int]) -> tuple[np.ndarray, np.nda
     return joined(starts), joined(codes)
 
 
+def _tie_candidates(value: np.ndarray) -> np.ndarray:
+    """Lines whose score equals a neighbour's, and a batch's first and last: in a run written
+    in score order these hold every tie, whose order the ids decide (trec_eval's rule)."""
+    out = np.zeros(value.size, dtype=bool)
+    if value.size:
+        same = value[1:] == value[:-1]
+        out[1:] |= same
+        out[:-1] |= same
+        out[[0, -1]] = True
+    return out
+
+
 def _read_arrow(path: Path, layout, keep: np.ndarray | None) -> Columns:
     """Batch by batch, so that only the document ids stay as strings: query ids are coded,
     document ids hashed and values copied as each batch arrives, and the rest freed."""
@@ -289,14 +304,14 @@ def _read_arrow(path: Path, layout, keep: np.ndarray | None) -> Columns:
                 size = _lines_expected(path)
                 columns = _Growing(np.int64, size), _Growing(np.float64, size)
             docs = batch.column("docid")
-            hashes = hash_strings(docs)
+            hashes, value = hash_strings(docs), values.to_numpy()
             runs.append(_query_runs(batch.column("qid"), queries))
             columns[0].append(hashes)
-            columns[1].append(values.to_numpy())
+            columns[1].append(value)
             if keep is None:
                 ids.append(docs)
             else:
-                wanted = keep[hashes & 0xFFFFFF]
+                wanted = keep[hashes & 0xFFFFFF] | _tie_candidates(value)
                 ids.append(docs.filter(pa.array(wanted)))
                 kept.append(np.flatnonzero(wanted) + lines)
             lines += batch.num_rows

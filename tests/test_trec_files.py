@@ -27,14 +27,20 @@ TREC = {
 PARSED = parse_metrics(list(TREC), RANKINGS)
 
 
-def random_files(tmp_path, seed: int, *, sep: str = " ", shuffle: bool = False, ties: bool = True):
+def random_files(
+    tmp_path, seed: int, *, sep: str = " ", shuffle: bool = False, ties: bool = True, by_score: bool = False
+):
     """A run and qrels with string ids: tied scores, queries only in one file, lines of a query
-    scattered through the run if ``shuffle``."""
+    scattered through the run if ``shuffle``, each query's lines in score order if ``by_score``
+    (as retrieval systems write them: ties are neighbours, in no particular id order)."""
     rng = np.random.default_rng(seed)
     run_lines, qrels_lines, run, qrels = [], [], {}, {}
     for q in range(int(rng.integers(3, 30))):
         docs = [f"D{int(i):03d}" for i in rng.choice(300, size=int(rng.integers(1, 40)), replace=False)]
         scores = rng.integers(0, 5, len(docs)) if ties else rng.permutation(len(docs)) + rng.random()
+        if by_score:
+            order = np.argsort(-scores, kind="stable")
+            docs, scores = [docs[i] for i in order], scores[order]
         if q % 7 != 3:  # a judged query without a run
             run[f"q{q}"] = dict(zip(docs, scores.tolist(), strict=True))
             run_lines += [
@@ -60,13 +66,15 @@ def without_pyarrow(monkeypatch):
     monkeypatch.setattr(_trec_files, "_read_arrow", refuse)
 
 
-@pytest.mark.parametrize("layout", ["sorted", "shuffled", "tabs", "spaces", "small batches"])
+@pytest.mark.parametrize("layout", ["grouped", "score order", "shuffled", "tabs", "spaces", "small batches"])
 @pytest.mark.parametrize("seed", range(6))
 def test_files_give_trec_eval_numbers_on_every_path(tmp_path, monkeypatch, seed, layout):
     """pyarrow's reader, the line reader and read_run/read_qrels + dicts all agree with trec_eval."""
     pytrec_eval = pytest.importorskip("pytrec_eval")
     sep = {"tabs": "\t", "spaces": "   "}.get(layout, " ")
-    run_path, qrels_path, run, qrels = random_files(tmp_path, seed, sep=sep, shuffle=layout == "shuffled")
+    run_path, qrels_path, run, qrels = random_files(
+        tmp_path, seed, sep=sep, shuffle=layout == "shuffled", by_score=layout == "score order"
+    )
     if layout == "small batches":
         monkeypatch.setattr(_trec_files, "BATCH_BYTES", 64)  # a query's lines span several batches
     trec = pytrec_eval.RelevanceEvaluator(qrels, set(TREC.values())).evaluate(run)
