@@ -116,10 +116,16 @@ def _add_ranked(ir: argparse.ArgumentParser, name: str, run) -> None:
         "--metrics",
         nargs="+",
         default=list(DEFAULT_RANKING_METRICS),
-        help="embedeval's names (ndcg@10, map, recall@100) or trec_eval's (ndcg_cut_10, P.5,10, recip_rank)",
+        help="embedeval's names (ndcg@10, map, recall@100) or trec_eval's (ndcg_cut_10, P.5,10, recip_rank); "
+        f"default: {' '.join(DEFAULT_RANKING_METRICS)}",
     )
     ir.add_argument("--threshold", type=float, default=1.0, help="grade at which an item is relevant (default 1)")
-    ir.add_argument("--empty", choices=("skip", "zero"), default="skip", help="queries without relevant items")
+    ir.add_argument(
+        "--empty",
+        choices=("skip", "zero"),
+        default="skip",
+        help="queries without relevant items: skipped (default) or scored 0 and averaged, as trec_eval does",
+    )
     if name == "rankings":
         ir.add_argument(
             "--complete",
