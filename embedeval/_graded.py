@@ -91,8 +91,9 @@ def finish(parsed, hits, empty, conventions, config, query_ids=None, stacklevel=
     no_relevant = hits.n_relevant == 0
     if no_relevant.all():
         level = config.get("threshold")
+        grade = "a judged grade >= the threshold" if level is None else f"a judged grade >= {level:g}"
         warnings.warn(
-            f"no query has a relevant item (a judged grade >= {level:g}), so every value is "
+            f"no query has a relevant item ({grade}), so every value is "
             + ("NaN" if empty == "skip" else "0")
             + "; check the relevance threshold and that the ids of rankings and judgements match",
             UserWarning,
