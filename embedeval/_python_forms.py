@@ -85,7 +85,11 @@ def judgements(entries: list, name: Callable[[int], str]) -> Judgements:
                     f"grade; got {type(entry).__name__}"
                 )
             listed = entry.tolist() if isinstance(entry, np.ndarray) else list(entry)
-            if len(set(listed)) != len(listed):
+            try:
+                distinct = len(set(listed))
+            except TypeError:
+                raise TypeError(f"'relevance' ids must be hashable; got an unhashable id in query {name(i)}") from None
+            if distinct != len(listed):
                 raise ValueError(f"'relevance' of query {name(i)} lists an id twice")
             ids += listed
             raw += [1.0] * len(listed)

@@ -70,6 +70,13 @@ def test_no_relevant_item_anywhere_warns(empty):
         embedeval.evaluate_scores(np.array([[0.5, 0.2]]), np.array([[2, 1]]), metrics=["mrr"], threshold=3)
 
 
+def test_unhashable_ids_are_named():
+    with pytest.raises(TypeError, match="'relevance' ids must be hashable; got an unhashable id in query 0"):
+        embedeval.evaluate_rankings([[1]], [[[1, 2]]], metrics=["mrr"])
+    with pytest.raises(TypeError, match="'rankings' ids must be hashable; got list \\[1\\] in query 0"):
+        embedeval.evaluate_rankings([[[1], 2]], [{2}], metrics=["mrr"])
+
+
 def test_complete_must_be_a_bool():
     with pytest.raises(TypeError, match="'complete' must be True or False; got 'yes'"):
         embedeval.evaluate_rankings({"q": [1]}, {"q": {1}}, complete="yes")
