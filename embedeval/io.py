@@ -4,7 +4,7 @@ A run line is ``query_id Q0 doc_id rank score tag``; trec_eval ignores the rank 
 orders each query's documents by score, descending, ties by doc id descending, and so does
 :func:`read_run`. A qrels line is ``query_id iteration doc_id grade``. Fields are separated by
 whitespace. With pyarrow installed (``pip install 'embedeval[fast]'``) the files are parsed by its
-CSV reader; without it, line by line (about 10 times slower); the results are the same.
+CSV reader; without it, line by line (about 7 times slower); the results are the same.
 """
 
 from __future__ import annotations
