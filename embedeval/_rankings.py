@@ -141,10 +141,13 @@ def _reduce(rankings, relevance, grades, pad: int, complete: bool) -> tuple[Judg
     if isinstance(relevance, Mapping):
         raise TypeError("'relevance' must be a sequence with one entry per row when 'rankings' is an array")
     judged = _python_forms.judgements(list(relevance), str)
-    reduced = _id_arrays.from_array_and_ids(ranked, judged, pad)
-    if reduced is not None:
-        return reduced, None, int(ranked.shape[1])
-    # judged ids that are not integers: compare as Python objects, each row read up to the pad
+    if ranked.dtype.kind in "iu":
+        reduced = _id_arrays.from_array_and_ids(ranked, judged, pad)
+        if reduced is not None:
+            return reduced, None, int(ranked.shape[1])
+    elif ranked.ndim != 2:
+        raise ValueError(f"'rankings' as an array must be 2-D (n_queries, length); got shape {ranked.shape}")
+    # string ids, or judged ids that are not integers: compare as Python objects, rows read up to the pad
     rows = [[d for d in row if d != pad] for row in ranked.tolist()]
     return _from_python(rows, relevance, complete, judged)
 

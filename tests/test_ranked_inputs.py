@@ -208,3 +208,9 @@ def test_empty_rankings_and_infinite_scores_are_fine():
     r = embedeval.evaluate_rankings(run, {"q1": {"x": 1}, "q2": {"b": 1}}, metrics=["mrr", "recall@2"])
     assert r.per_query["mrr"].tolist() == [0.0, 1 / 3]
     assert r.per_query["recall@2"].tolist() == [0.0, 0.0]
+
+
+def test_a_two_dimensional_array_of_string_ids_with_sets():
+    ranked = np.array([["a", "b", "c"], ["d", "e", "f"]])
+    r = embedeval.evaluate_rankings(ranked, [{"b"}, {"f", "z"}], metrics=["mrr", "recall@3"])
+    assert r.per_query["mrr"].tolist() == [0.5, 1 / 3] and r.per_query["recall@3"].tolist() == [1.0, 0.5]
