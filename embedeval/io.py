@@ -4,7 +4,9 @@ A run line is ``query_id Q0 doc_id rank score tag``; trec_eval ignores the rank 
 orders each query's documents by score, descending, ties by doc id descending, and so does
 :func:`read_run`. A qrels line is ``query_id iteration doc_id grade``. Fields are separated by
 whitespace. With pyarrow installed (``pip install 'embedeval[fast]'``) the files are parsed by its
-CSV reader; without it, line by line (about 7 times slower); the results are the same.
+CSV reader; without it, line by line (6 to 7 times slower); the results are the same.
+:func:`evaluate_files` evaluates the files without making Python objects per line, as the
+``embedeval rankings`` command does.
 """
 
 from __future__ import annotations
