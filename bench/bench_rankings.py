@@ -1,19 +1,33 @@
-"""Time embedeval.evaluate_rankings against ranx and pytrec_eval on the same ranked lists.
+"""Time embedeval's ranked-list evaluation on every input form, against pytrec_eval and ranx.
 
-    python bench/bench_rankings.py                    # 100,000 queries x 100 retrieved, ~5 relevant
-    python bench/bench_rankings.py --queries 20000
+    python bench/bench_rankings.py                      # 100,000 queries x 100 retrieved, 5 judged
+    python bench/bench_rankings.py --queries 20000 --skip-slow
 
-Data: per query 100 distinct retrieved ids (from 10^6) and 5 judged relevant ids with grades
-1-3, about 3 of them retrieved. Metrics: precision@10, recall@100, mrr@10, ndcg@10, map@100.
+Data: per query 100 distinct retrieved ids (from 10^6) and 5 judged ids with grades 1-3, about
+3 of them retrieved. Metrics: precision@10, recall@100, mrr@10, ndcg@10, map@100 (trec_eval's
+P_10, recall_100, ndcg_cut_10, map_cut_100; it has no reciprocal rank with a cutoff).
 
-Timed: embedeval on 2-D id arrays (validation included); ranx.evaluate on prebuilt Qrels/Run
-after a warm-up call (its numba compilation excluded; building Qrels/Run is shown separately);
-pytrec_eval's evaluate on prebuilt dicts (building the evaluator shown separately).
+Rows, each on the same data:
+
+* 2-D id arrays (graded, and binary), and 2-D rankings with the relevant ids as a list of sets;
+* dicts of dicts ``{qid: {doc: score}}`` / ``{qid: {doc: grade}}`` with string ids: embedeval;
+  pytrec_eval's ``evaluate`` (its evaluator built beforehand, shown in the note); ranx counting
+  the construction of its ``Qrels``/``Run`` from those dicts (what a user of ranx pays), after a
+  warm-up call that compiles it (numba);
+* TREC files of the same data (``--trec-dir``, 10 million run lines at the default size, written
+  once and reused): ``read_run`` + ``read_qrels`` + ``evaluate_rankings`` in Python, and
+  ``embedeval rankings run.txt qrels.txt`` end to end (process start to printed table, its peak
+  resident memory) with pyarrow and without it; for scale, the peak memory of a process that
+  reads the same run into Python dicts (pytrec_eval's ``parse_run``).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 from _common import timed
@@ -41,59 +55,166 @@ def make_data(n_queries, length=100, n_relevant=5, seed=0):
     return ranked, relevant, grades
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--queries", type=int, default=100_000)
-    args = parser.parse_args()
-    ranked, relevant, grades = make_data(args.queries)
-    t_ours, ours = timed(lambda: embedeval.evaluate_rankings(ranked, relevant, grades=grades, metrics=METRICS))
-    rows = [("embedeval (arrays)", t_ours, "", ours.summary)]
-
-    qids = [f"q{i}" for i in range(args.queries)]
-    qrels_dict = {
+def as_dicts(ranked, relevant, grades):
+    qids = [f"q{i}" for i in range(ranked.shape[0])]
+    qrels = {
         q: {f"d{d}": int(g) for d, g in zip(rel, gr, strict=True)}
         for q, rel, gr in zip(qids, relevant.tolist(), grades.tolist(), strict=True)
     }
-    run_dict = {
+    run = {
         q: {f"d{d}": float(100 - i) for i, d in enumerate(row)} for q, row in zip(qids, ranked.tolist(), strict=True)
     }
+    return run, qrels
 
-    try:
-        import ranx
 
-        t_build, (qrels, run) = timed(lambda: (ranx.Qrels.from_dict(qrels_dict), ranx.Run.from_dict(run_dict)))
-        small_q, small_r = (
-            ranx.Qrels.from_dict(dict(list(qrels_dict.items())[:10])),
-            ranx.Run.from_dict(dict(list(run_dict.items())[:10])),
-        )
-        ranx.evaluate(small_q, small_r, METRICS)  # warm-up: numba compiles here
-        t_ranx, scores = timed(lambda: ranx.evaluate(qrels, run, METRICS))
-        rows.append(("ranx (after warm-up)", t_ranx, f"Qrels/Run built in {t_build:.1f} s", scores))
-    except ImportError:
-        print("# ranx not installed: pip install ranx")
+def write_trec(folder: Path, ranked, relevant, grades) -> tuple[Path, Path]:
+    """run.txt and qrels.txt of the same data (written once: a 10M-line run is 300 MB)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    run_path, qrels_path = folder / "run.txt", folder / "qrels.txt"
+    stamp = folder / f".made-for-{ranked.shape[0]}x{ranked.shape[1]}"
+    if not stamp.exists():
+        with open(run_path, "w") as f:
+            for q, row in enumerate(ranked.tolist()):
+                f.write("".join(f"q{q} Q0 d{d} {i + 1} {100 - i}.0 bench\n" for i, d in enumerate(row)))
+        with open(qrels_path, "w") as f:
+            for q, (rel, gr) in enumerate(zip(relevant.tolist(), grades.tolist(), strict=True)):
+                f.write("".join(f"q{q} 0 d{d} {g}\n" for d, g in zip(rel, gr, strict=True)))
+        stamp.touch()
+    return run_path, qrels_path
 
+
+def child_peak(argv: list[str]) -> tuple[float, float, str]:
+    """Run ``argv`` under a tiny Python wrapper that reports the child's own peak memory."""
+    wrapper = (
+        "import resource, subprocess, sys, time; s = time.perf_counter(); "
+        "p = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+        "t = time.perf_counter() - s; sys.stderr.write(p.stderr); "
+        "print(t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024); print(p.stdout, end=''); "
+        "sys.exit(p.returncode)"
+    )
+    done = subprocess.run([sys.executable, "-c", wrapper, *argv], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{argv} failed: {done.stderr}")
+    first, _, rest = done.stdout.partition("\n")
+    seconds, peak = map(float, first.split())
+    return seconds, peak, rest
+
+
+def summary_of_table(text: str) -> dict[str, float]:
+    """The values of ``embedeval rankings``'s table (four decimals)."""
+    values = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) > 1 and parts[0] in METRICS:
+            values[parts[0]] = float(parts[1])
+    return values
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--queries", type=int, default=100_000)
+    parser.add_argument("--trec-dir", default="/tmp/embedeval-bench-trec", help="where the TREC files are written")
+    parser.add_argument("--skip-slow", action="store_true", help="skip ranx and the reader without pyarrow")
+    args = parser.parse_args()
+    ranked, relevant, grades = make_data(args.queries)
+    rows = []  # (input, tool, seconds, note, values)
+
+    def add(what, tool, seconds, note, values):
+        rows.append((what, tool, seconds, note, dict(values)))
+
+    t, r = timed(lambda: embedeval.evaluate_rankings(ranked, relevant, grades=grades, metrics=METRICS))
+    add("2-D id arrays, graded", "embedeval", t, "validation included", r.summary)
+    t_arrays, r = timed(lambda: embedeval.evaluate_rankings(ranked, relevant, metrics=METRICS))
+    add("2-D id arrays, binary", "embedeval", t_arrays, "", r.summary)
+    sets = [set(row) for row in relevant.tolist()]
+    t, r = timed(lambda: embedeval.evaluate_rankings(ranked, sets, metrics=METRICS))
+    add("2-D rankings + list of relevant-id sets", "embedeval", t, f"{t / t_arrays:.2f} x the binary arrays", r.summary)
+
+    run, qrels = as_dicts(ranked, relevant, grades)
+    t_dicts, r = timed(lambda: embedeval.evaluate_rankings(run, qrels, metrics=METRICS))
+    add("dicts of dicts", "embedeval", t_dicts, "", r.summary)
     try:
         import pytrec_eval
 
         measures = set(TREC.values()) | {"recip_rank"}
-        t_build, evaluator = timed(lambda: pytrec_eval.RelevanceEvaluator(qrels_dict, measures))
-        t_trec, per_q = timed(lambda: evaluator.evaluate(run_dict))
-        means = {m: float(np.mean([v[t] for v in per_q.values()])) for m, t in TREC.items()}
-        means["mrr@10 (trec: recip_rank, no cutoff)"] = float(np.mean([v["recip_rank"] for v in per_q.values()]))
-        rows.append(("pytrec_eval", t_trec, f"evaluator built in {t_build:.1f} s", means))
+        t_build, evaluator = timed(lambda: pytrec_eval.RelevanceEvaluator(qrels, measures))
+        t, per_q = timed(lambda: evaluator.evaluate(run))
+        means = {m: float(np.mean([v[name] for v in per_q.values()])) for m, name in TREC.items()}
+        add("dicts of dicts", "pytrec_eval", t, f"evaluate only; evaluator built in {t_build:.2f} s", means)
     except ImportError:
         print("# pytrec_eval not installed: pip install pytrec-eval-terrier")
+    if not args.skip_slow:
+        try:
+            import ranx
+
+            few = dict(list(qrels.items())[:10]), dict(list(run.items())[:10])
+            ranx.evaluate(ranx.Qrels.from_dict(few[0]), ranx.Run.from_dict(few[1]), METRICS)  # numba compiles
+            t_build, (q_obj, r_obj) = timed(lambda: (ranx.Qrels.from_dict(qrels), ranx.Run.from_dict(run)))
+            t_eval, scores = timed(lambda: ranx.evaluate(q_obj, r_obj, METRICS))
+            add(
+                "dicts of dicts",
+                "ranx",
+                t_build + t_eval,
+                f"Qrels/Run {t_build:.2f} s + evaluate {t_eval:.2f} s",
+                scores,
+            )
+        except ImportError:
+            print("# ranx not installed: pip install ranx")
+    run = qrels = None  # free the dicts before the file rows
+
+    run_path, qrels_path = write_trec(Path(args.trec_dir), ranked, relevant, grades)
+    from embedeval.io import common_queries, read_qrels, read_run
+
+    t_read, files = timed(lambda: common_queries(read_run(run_path), read_qrels(qrels_path)))
+    t_eval, r = timed(lambda: embedeval.evaluate_rankings(*files, metrics=METRICS))
+    add(
+        "TREC files, read_run + read_qrels",
+        "embedeval",
+        t_read + t_eval,
+        f"read {t_read:.2f} s + evaluate {t_eval:.2f} s",
+        r.summary,
+    )
+    files = None
+    n_lines = ranked.size
+    command = [sys.executable, "-m", "embedeval.cli", "rankings", str(run_path), str(qrels_path), "--metrics", *METRICS]
+    t, peak, out = child_peak(command)
+    add(
+        f"`embedeval rankings` ({n_lines:,}-line run)",
+        "embedeval",
+        t,
+        f"end to end, peak {peak:.0f} MB",
+        summary_of_table(out),
+    )
+    if not args.skip_slow:
+        no_arrow = [
+            sys.executable,
+            "-c",
+            "import sys; sys.modules['pyarrow'] = None; from embedeval.cli import main; sys.exit(main(sys.argv[1:]))",
+            *command[3:],
+        ]
+        t, peak, out = child_peak(no_arrow)
+        add(
+            f"`embedeval rankings` ({n_lines:,}-line run)",
+            "embedeval, no pyarrow",
+            t,
+            f"line reader, peak {peak:.0f} MB",
+            summary_of_table(out),
+        )
+        dicts = [sys.executable, "-c", f"import pytrec_eval; pytrec_eval.parse_run(open({str(run_path)!r}))"]
+        t, peak, _ = child_peak(dicts)
+        add("the same run as Python dicts", "pytrec_eval.parse_run", t, f"reading only, peak {peak:.0f} MB", {})
 
     print(
-        f"# {args.queries} queries x {ranked.shape[1]} retrieved, {relevant.shape[1]} judged relevant each; "
-        f"metrics {METRICS}"
+        f"# {args.queries} queries x {ranked.shape[1]} retrieved, {relevant.shape[1]} judged each; metrics {METRICS}; "
+        f"load average at the end {os.getloadavg()[0]:.2f}"
     )
-    print("| tool | time s | x embedeval | note |")
+    print("| input | tool | time s | note |")
     print("|---|---|---|---|")
-    for name, t, note, _ in rows:
-        print(f"| {name} | {t:.2f} | {t / t_ours:.1f} | {note} |")
-    for name, _, _, values in rows:
-        print(f"#  {name}: " + ", ".join(f"{k}={v:.6f}" for k, v in values.items()))
+    for what, tool, t, note, _ in rows:
+        print(f"| {what} | {tool} | {t:.2f} | {note} |")
+    for what, tool, _, _, values in rows:
+        if values:
+            print(f"#  {what}, {tool}: " + ", ".join(f"{k}={v:.6f}" for k, v in values.items()))
 
 
 if __name__ == "__main__":

@@ -1,14 +1,18 @@
 """What ranked lists and score matrices share after ranking: judged grades -> hits -> result.
 
 A retrieved judged item is relevant when its grade reaches the threshold (trec_eval's relevance
-level); graded metrics read the grades themselves. Both :mod:`embedeval._rankings` and
-:mod:`embedeval._scores` reduce their input to (query, rank, grade) triples of retrieved judged
-items plus each query's judged grades, and finish here.
+level); graded metrics read the grades themselves. Every ranked input form (sequences, mappings,
+2-D id arrays, TREC files, score matrices) is reduced to :class:`Judged`: flat arrays of the
+(query, rank, grade) of each retrieved judged item and the (query, grade) of each judged item
+with a positive grade. Only positive grades matter: R counts grades >= threshold > 0, and a
+grade <= 0 adds no gain to DCG or its ideal.
 """
 
 from __future__ import annotations
 
 import numbers
+import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,23 +27,78 @@ def check_threshold(threshold) -> float:
     return float(threshold)
 
 
+@dataclass(frozen=True)
+class Judged:
+    """The judged items of every query, and where the ranking put those it retrieved.
+
+    Attributes
+    ----------
+    n_queries : int
+    rows, ranks, grades : numpy.ndarray of shape (h,)
+        Each retrieved judged item: its query, its 1-based rank (float) and its grade, in any order.
+    judged_rows, judged_grades : numpy.ndarray of shape (m,)
+        Each judged item with a grade > 0, retrieved or not: its query and its grade.
+    """
+
+    n_queries: int
+    rows: np.ndarray
+    ranks: np.ndarray
+    grades: np.ndarray
+    judged_rows: np.ndarray
+    judged_grades: np.ndarray
+
+    def hits(self, threshold: float) -> _kernels.Hits:
+        """:class:`~embedeval._kernels.Hits` at relevance level ``threshold``."""
+        n = self.n_queries
+        rows, ranks, grade = _by_row(self.rows, np.asarray(self.ranks, dtype=np.float64), self.grades)
+        positive = grade > 0
+        # each query's items in rank order: a sort of short rows, not of every item at once
+        gain_ranks = _kernels.pack(rows[positive], ranks[positive], n)
+        by_rank = np.argsort(gain_ranks, axis=1, kind="stable")
+        gain_ranks = np.take_along_axis(gain_ranks, by_rank, 1)
+        gain_grades = np.take_along_axis(_kernels.pack(rows[positive], grade[positive], n, fill=0.0), by_rank, 1)
+        relevant = np.sort(np.where(gain_grades >= threshold, gain_ranks, np.inf), axis=1)
+        width = max(int(np.isfinite(relevant).sum(axis=1).max(initial=0)), 1)
+        jr, jg = _by_row(self.judged_rows, np.asarray(self.judged_grades, dtype=np.float64))
+        return _kernels.Hits(
+            ranks=np.ascontiguousarray(relevant[:, :width]),
+            n_relevant=np.bincount(jr[jg >= threshold], minlength=n),
+            gain_ranks=gain_ranks,
+            gain_grades=gain_grades,
+            ideal=-np.sort(-_kernels.pack(jr, jg, n, fill=0.0), axis=1),  # each query's grades, largest first
+        )
+
+
+def _by_row(rows: np.ndarray, *columns: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``rows`` and ``columns`` ordered by row (stably), as :func:`embedeval._kernels.pack` needs."""
+    if rows.size and (rows[1:] < rows[:-1]).any():
+        order = np.argsort(rows, kind="stable")
+        return (rows[order], *(c[order] for c in columns))
+    return (rows, *columns)
+
+
 def judged_hits(rows, ranks, grade, n, threshold, judged_grades) -> _kernels.Hits:
-    """Hits from every retrieved judged item (row, rank, grade), rows ascending and ranks ascending
-    within a row; ``judged_grades`` holds each query's judged grades (zero-padded)."""
-    relevant = grade >= threshold
-    positive = grade > 0
-    return _kernels.Hits(
-        ranks=_kernels.pack(rows[relevant], ranks[relevant], n),
-        n_relevant=np.count_nonzero(judged_grades >= threshold, axis=1),
-        gain_ranks=_kernels.pack(rows[positive], ranks[positive], n),
-        gain_grades=_kernels.pack(rows[positive], grade[positive], n, fill=0.0),
-        ideal=-np.sort(-np.maximum(judged_grades, 0.0), axis=1),
-    )
+    """Hits from every retrieved judged item (row, rank, grade) and each query's judged grades
+    ``judged_grades``, an array of shape (n, width), zero-padded."""
+    judged_grades = np.asarray(judged_grades, dtype=np.float64)
+    jr, jc = np.nonzero(judged_grades > 0)
+    return Judged(n, np.asarray(rows), np.asarray(ranks), np.asarray(grade), jr, judged_grades[jr, jc]).hits(threshold)
 
 
-def finish(parsed, hits, empty, conventions, config, query_ids=None):
+def finish(parsed, hits, empty, conventions, config, query_ids=None, stacklevel=3):
+    """The result of per-query values over ``hits``; warns when no query has a relevant item."""
     values = per_query_values(parsed, hits)
     no_relevant = hits.n_relevant == 0
+    if no_relevant.all():
+        level = config.get("threshold")
+        grade = "a judged grade >= the threshold" if level is None else f"a judged grade >= {level:g}"
+        warnings.warn(
+            f"no query has a relevant item ({grade}), so every value is "
+            + ("NaN" if empty == "skip" else "0")
+            + "; check the relevance threshold and that the ids of rankings and judgements match",
+            UserWarning,
+            stacklevel=stacklevel,
+        )
     reasons = ()
     if empty == "skip":
         for v in values.values():

@@ -333,3 +333,6 @@ def parse_metrics(metrics, form: str) -> list[Metric]:
             metric = parse_metric(name, form)
             parsed.setdefault(metric.name, metric)
     return list(parsed.values())
+
+
+from . import _trec_names  # noqa: E402, F401  (registers trec_eval's measure names in ALIASES)

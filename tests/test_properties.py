@@ -205,6 +205,7 @@ def trec_eval(run: dict, qrels: dict) -> dict:
 
 
 @PROPERTY
+@pytest.mark.filterwarnings("ignore:no query has a relevant item")  # such cases are drawn on purpose too
 @given(trec_cases())
 def test_evaluate_rankings_equals_trec_eval(case):
     run, qrels = case
@@ -226,6 +227,7 @@ def score_matrices(draw):
 
 
 @PROPERTY
+@pytest.mark.filterwarnings("ignore:no query has a relevant item")  # such cases are drawn on purpose too
 @given(score_matrices())
 def test_evaluate_scores_equals_trec_eval(case):
     """Every item scored; trec_eval reads the matrix as a run whose document ids sort against the columns."""

@@ -145,45 +145,97 @@ def compare_command(args) -> int:
     return 0
 
 
+def _ranked_problems(args, paths: dict[str, str]) -> list[str]:
+    """Every problem of a ranked-list command's arguments, found before any file is read."""
+    from .._graded import check_threshold
+
+    problems = _argument_problems(paths, args.metrics, RANKINGS)
+    problems += _report_problems(args.report)
+    if args.report and not Path(args.report).resolve().parent.is_dir():
+        problems.append(f"--report: no such folder for {args.report}")
+    try:
+        check_threshold(args.threshold)
+    except ValueError:
+        problems.append(f"--threshold must be a number > 0 (grade 0 is never relevant); got {args.threshold}")
+    if args.format == "trec" and args.ci is not None:
+        problems.append("--ci has no place in --format trec (trec_eval prints no intervals); drop one of them")
+    return problems
+
+
+def _warnings_as_lines(command: str, caught) -> None:
+    """Warnings of the evaluation as one line each on stderr, the way the command reports notes."""
+    for w in caught:
+        print(f"embedeval {command}: warning: {w.message}", file=sys.stderr)
+
+
 def rankings_command(args) -> int:
     """``embedeval rankings``: a TREC run file against a TREC qrels file."""
-    from .._rankings import evaluate_rankings
-    from ..io import common_queries, read_qrels, read_run
+    import warnings
 
-    problems = _argument_problems({"RUN": args.run_file, "QRELS": args.qrels}, args.metrics, RANKINGS)
-    problems += _report_problems(args.report)
+    from .._trec import evaluate_files
+
+    problems = _ranked_problems(args, {"RUN": args.run_file, "QRELS": args.qrels})
     if problems:
         raise UsageError(problems)
-    run, qrels = read_run(args.run_file), read_qrels(args.qrels)
-    run_common, qrels_common = common_queries(run, qrels)
-    dropped = len(run) - len(run_common)
-    if dropped:
-        what = "query has no judgements and is" if dropped == 1 else "queries have no judgements and are"
-        print(f"embedeval rankings: note: {dropped} ranked {what} left out, as in trec_eval", file=sys.stderr)
-    if not run_common:
-        raise UsageError(["no query of RUN appears in QRELS"])
-    result = evaluate_rankings(
-        run_common, qrels_common, metrics=args.metrics, threshold=args.threshold, empty=args.empty
-    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result, coverage = evaluate_files(
+            args.run_file,
+            args.qrels,
+            parse_metrics(args.metrics, RANKINGS),
+            args.threshold,
+            args.empty,
+            args.complete,
+        )
+    _coverage_notes(coverage, args.complete)
+    _warnings_as_lines("rankings", caught)
     emit(result, args, {"run": args.run_file, "qrels": args.qrels})
     return 0
 
 
+def _coverage_notes(coverage, complete: bool) -> None:
+    def queries(n: int, one: str, many: str) -> str:
+        return f"{n} {one if n == 1 else many}"
+
+    if coverage.run_without_judgements:
+        n = coverage.run_without_judgements
+        print(
+            f"embedeval rankings: note: {queries(n, 'ranked query has', 'ranked queries have')} no judgements "
+            f"and {'is' if n == 1 else 'are'} left out, as in trec_eval",
+            file=sys.stderr,
+        )
+    if coverage.judged_without_run:
+        n = coverage.judged_without_run
+        what = queries(n, "judged query has", "judged queries have")
+        if complete:
+            print(f"embedeval rankings: note: {what} no run and count as empty rankings (--complete)", file=sys.stderr)
+        else:
+            print(
+                f"embedeval rankings: note: {what} no run and {'is' if n == 1 else 'are'} left out; --complete counts "
+                "them as 0, as trec_eval -c",
+                file=sys.stderr,
+            )
+
+
 def scores_command(args) -> int:
     """``embedeval scores``: a queries x items score matrix against a relevance matrix."""
+    import warnings
+
     from .._scores import evaluate_scores
 
-    problems = _argument_problems({"SCORES": args.scores, "RELEVANCE": args.relevance}, args.metrics, RANKINGS)
-    problems += _report_problems(args.report)
+    problems = _ranked_problems(args, {"SCORES": args.scores, "RELEVANCE": args.relevance})
     if problems:
         raise UsageError(problems)
-    result = evaluate_scores(
-        load_array(Path(args.scores), "scores"),
-        load_array(Path(args.relevance), "relevance"),
-        metrics=args.metrics,
-        threshold=args.threshold,
-        empty=args.empty,
-    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = evaluate_scores(
+            load_array(Path(args.scores), "scores"),
+            load_array(Path(args.relevance), "relevance"),
+            metrics=args.metrics,
+            threshold=args.threshold,
+            empty=args.empty,
+        )
+    _warnings_as_lines("scores", caught)
     emit(result, args, {"scores": args.scores, "relevance": args.relevance})
     return 0
 

@@ -22,6 +22,7 @@ from .._text import (
 
 FORMATS = ("table", "json", "csv", "markdown")
 BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED = 2000, 0  # the intervals of --ci
+RANKED_FORMATS = (*FORMATS, "trec")  # the ranked-list commands also print trec_eval's lines
 
 
 class Progress:
@@ -115,7 +116,7 @@ def emit(result, args, inputs: dict, figure=None) -> None:
         from ..stats import bootstrap
 
         intervals = bootstrap(result, confidence=args.ci, n_resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
-    print(format_result(result, args.format, intervals))
+    print(_result_text(result, args, intervals))
     if getattr(args, "per_class", None) and result.per_class is not None:
         Path(args.per_class).write_text(per_class_csv(result.per_class) + "\n")
         print(f"wrote {args.per_class}", file=sys.stderr)
@@ -132,6 +133,17 @@ def emit(result, args, inputs: dict, figure=None) -> None:
             command=getattr(args, "command_line", None),
         )
         print(f"wrote {args.report}", file=sys.stderr)
+
+
+def _result_text(result, args, intervals) -> str:
+    """``format_result``, or trec_eval's lines (``--format trec``), with per-query rows if asked."""
+    from ._per_query import per_query_text, trec_lines
+
+    per_query = getattr(args, "per_query", False)
+    if args.format == "trec":
+        return trec_lines(result, per_query)
+    text = format_result(result, args.format, intervals)
+    return per_query_text(result, args.format, text) if per_query else text
 
 
 def per_class_csv(per_class) -> str:

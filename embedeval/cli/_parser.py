@@ -14,7 +14,7 @@ from .._metrics import (
     valid_names,
 )
 from ._commands import compare_command, evaluate_command, rankings_command, reality_check_command, scores_command
-from ._output import FORMATS
+from ._output import FORMATS, RANKED_FORMATS
 
 EXAMPLES = """examples:
   embedeval evaluate emb.npy labels.txt --metrics precision@1 recall@10 map@r --ci 0.95
@@ -42,19 +42,19 @@ def _examples(command: str) -> str:
     return "examples:\n" + "\n".join(lines) + "\n" if lines else ""
 
 
-def _metrics_option(p, default, form: str) -> None:
+def _metrics_option(p, default, form: str, note: str = "") -> None:
     p.add_argument(
         "--metrics",
         nargs="+",
         default=list(default),
         metavar="NAME",
         help=f"metrics to compute (default: {' '.join(default)}); valid: {', '.join(valid_names(form))}, "
-        "with k an int from 1 to 10^9; case is ignored",
+        f"with k an int from 1 to 10^9; case is ignored{note}",
     )
 
 
-def _output_options(p, ci_help="add percentile bootstrap intervals at this level, e.g. 0.95"):
-    p.add_argument("--format", choices=FORMATS, default="table", help="output on stdout (default: table)")
+def _output_options(p, ci_help="add percentile bootstrap intervals at this level, e.g. 0.95", formats=FORMATS):
+    p.add_argument("--format", choices=formats, default="table", help="output on stdout (default: table)")
     p.add_argument("--ci", type=_confidence_level, metavar="LEVEL", help=ci_help)
 
 
@@ -145,9 +145,21 @@ def _add_ranked(ir: argparse.ArgumentParser, name: str, run) -> None:
     else:
         ir.add_argument("scores", metavar="SCORES", help=".npy/.npz/.csv/.tsv/.txt, higher is better")
         ir.add_argument("relevance", metavar="RELEVANCE", help="grades of the same shape (0 = not relevant)")
-    _metrics_option(ir, DEFAULT_RANKING_METRICS, RANKINGS)
+    _metrics_option(ir, DEFAULT_RANKING_METRICS, RANKINGS, "; trec_eval's names too (ndcg_cut_10, P.5,10, recip_rank)")
     ir.add_argument("--threshold", type=float, default=1.0, help="grade at which an item is relevant (default 1)")
-    ir.add_argument("--empty", choices=("skip", "zero"), default="skip", help="queries without relevant items")
+    ir.add_argument(
+        "--empty",
+        choices=("skip", "zero"),
+        default="skip",
+        help="queries without relevant items: skipped (default) or scored 0 and averaged, as trec_eval does",
+    )
+    if name == "rankings":
+        ir.add_argument(
+            "--complete",
+            action="store_true",
+            help="average over every judged query, a query without a run counting as 0 (trec_eval -c)",
+        )
+    ir.add_argument("--per-query", action="store_true", help="each query's values too, then 'all' (trec_eval -q)")
     ir.add_argument("--report", metavar="FILE", help="write a .md or .html report")
-    _output_options(ir)
+    _output_options(ir, formats=RANKED_FORMATS)
     ir.set_defaults(run=run)

@@ -1,0 +1,67 @@
+"""Per-query values (``--per-query``, trec_eval's ``-q``) in every format, and trec_eval's own
+output lines (``--format trec``), for the ranked-list commands.
+
+trec_eval prints ``measure<TAB>query<TAB>value`` with the measure left-aligned in 22 columns and
+the value as ``%6.4f``; with ``-q`` each query's lines come first, then the averages under the
+query ``all``. ``--format trec`` prints the same, with trec_eval's measure names (``P_10``,
+``ndcg_cut_10``) where trec_eval has the measure and embedeval's name otherwise (``mrr@10``).
+Skipped queries (no relevant item, ``--empty skip``) have no per-query line and are not in
+``all``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from .._text import aligned_table, csv_table, format_value, markdown_table
+from .._trec_names import trec_name
+
+
+def query_names(result) -> list[str]:
+    """The query ids of a result (``config["query_ids"]``), or the row numbers."""
+    ids = result.config.get("query_ids")
+    return [str(q) for q in ids] if ids is not None else [str(i) for i in range(result.n_queries)]
+
+
+def trec_lines(result, per_query: bool) -> str:
+    """trec_eval's output of ``result``: per-query lines if asked, then the ``all`` lines."""
+    names = {m: trec_name(m) for m in result.per_query}
+    lines = []
+    if per_query:
+        for i, query in enumerate(query_names(result)):
+            for m, name in names.items():
+                value = float(result.per_query[m][i])
+                if not math.isnan(value):
+                    lines.append(f"{name:<22}\t{query}\t{value:6.4f}")
+    lines += [f"{name:<22}\tall\t{result.summary[m]:6.4f}" for m, name in names.items()]
+    return "\n".join(lines)
+
+
+def _rows(result, cell) -> tuple[list[str], list[list[str]]]:
+    metrics = list(result.per_query)
+    rows = [
+        [query, *(cell(float(result.per_query[m][i])) for m in metrics)] for i, query in enumerate(query_names(result))
+    ]
+    rows.append(["all", *(cell(result.summary[m]) for m in metrics)])
+    return ["query", *metrics], rows
+
+
+def per_query_text(result, fmt: str, summary: str) -> str:
+    """The per-query values as ``fmt``, one row per query and a last row ``all`` (the summary);
+    ``summary`` is the result's usual output in that format, which the table and JSON keep."""
+    if fmt == "json":
+        payload = json.loads(summary)
+        payload["per_query"] = {
+            query: {
+                m: (None if math.isnan(v) else v)
+                for m, v in ((m, float(result.per_query[m][i])) for m in result.per_query)
+            }
+            for i, query in enumerate(query_names(result))
+        }
+        return json.dumps(payload, indent=2)
+    if fmt == "csv":
+        return csv_table(*_rows(result, repr))
+    if fmt == "markdown":
+        return markdown_table(*_rows(result, format_value))
+    return aligned_table(*_rows(result, format_value), rule="columns") + "\n\n" + summary
