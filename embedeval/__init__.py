@@ -4,6 +4,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from ._evaluate import evaluate
 from ._rankings import evaluate_rankings
+from ._retrieval import evaluate_retrieval
 from ._scores import evaluate_scores
 from .result import EvaluationResult, PerClass
 
@@ -12,4 +13,12 @@ try:
 except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
     __version__ = "0+unknown"
 
-__all__ = ["EvaluationResult", "PerClass", "__version__", "evaluate", "evaluate_rankings", "evaluate_scores"]
+__all__ = [
+    "EvaluationResult",
+    "PerClass",
+    "__version__",
+    "evaluate",
+    "evaluate_rankings",
+    "evaluate_retrieval",
+    "evaluate_scores",
+]
