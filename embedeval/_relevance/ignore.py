@@ -179,9 +179,12 @@ class IgnoreRules:
         return "ignored, removed by index (they take no rank and do not count in R): " + "; ".join(parts)
 
 
+PLURAL = {"query": "queries", "reference": "references", "corpus": "corpus entries"}
+
+
 def _position(value, n: int, what: str, argument: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"'{argument}' names {what}s by position (an int); got {value!r}")
+        raise TypeError(f"'{argument}' names {PLURAL.get(what, what)} by position (an int); got {value!r}")
     if not 0 <= value < n:
         raise ValueError(f"'{argument}' names {what} {value}, but positions run from 0 to {n - 1}")
     return int(value)

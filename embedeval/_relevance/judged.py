@@ -119,8 +119,8 @@ def _resolve(ids: dict | None, value, n: int, what: str, argument: str) -> int:
     if ids is None:
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < n:
             raise ValueError(
-                f"'{argument}' names {what} {value!r}, but without '{what}_ids' {what}s are named by their row "
-                f"positions 0 to {n - 1}; pass '{what}_ids'"
+                f"'{argument}' names {what} {value!r}, but without '{what}_ids' rows are named by position "
+                f"(0 to {n - 1}); pass '{what}_ids'"
             )
         return int(value)
     try:

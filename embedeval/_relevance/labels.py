@@ -264,6 +264,7 @@ def read_multilabels(query_kind, query_value, reference_kind, reference_value, n
     sides = [(query_kind, query_value, names[0])]
     if reference_kind is not None:
         sides.append((reference_kind, reference_value, names[1]))
+    sides = [(kind, _sets_of(kind, value, name) if kind == "sets" else value, name) for kind, value, name in sides]
     for kind, value, name in sides:
         if kind != "single":
             _check_not_empty(kind, value, name)
@@ -277,7 +278,8 @@ def read_multilabels(query_kind, query_value, reference_kind, reference_value, n
         bits, groups = _indicator_bits([value for _, value, _ in sides])
         labels = list(range(query_value.shape[1]))
     else:
-        labels, bits, groups = _set_bits([s for kind, value, name in sides for s in _sets_of(kind, value, name)])
+        sets = [s for kind, value, name in sides for s in (value if kind == "sets" else _sets_of(kind, value, name))]
+        labels, bits, groups = _set_bits(sets)
     n_queries = len(query_value)
     reference_groups = groups if reference_kind is None else groups[n_queries:]
     return MultiLabels(labels, bits, groups[:n_queries], reference_groups)
