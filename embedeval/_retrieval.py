@@ -191,7 +191,7 @@ def _conventions(threshold: float, empty: str, distance: str, relevance: Relevan
     out = conventions(threshold, empty, "corpus entries at equal distance are ranked by corpus row, lower first")
     if relevance.rules is not None:
         out["relevance"] += "; ignored entries are neither ranked nor counted"
-        out["ignore"] = relevance.rules.describe()
+        out["ignore"] = relevance.rules.describe("corpus entries")
     out["distance"] = distance
     out["queries without judgements"] = "skipped: NaN, counted in 'skipped' (trec_eval evaluates judged queries only)"
     return out

@@ -167,15 +167,15 @@ class IgnoreRules:
             n_references=self.n_references,
         )
 
-    def describe(self) -> str:
-        """The rules in words, for the result's conventions."""
+    def describe(self, references: str = "references") -> str:
+        """The rules in words, for the result's conventions (``references``: what they are called)."""
         parts = []
         if self.leave_one_out:
             parts.append("each query's own embedding (leave-one-out)")
         if self.query_keys is not None:
-            parts.append("every reference whose ignore_same key equals the query's")
+            parts.append(f"the {references} whose ignore_same key equals the query's")
         if self.indptr is not None:
-            parts.append(f"the references listed in 'ignore' ({self.n_listed} pairs given)")
+            parts.append(f"the {references} listed in 'ignore' ({self.n_listed} pairs given)")
         return "ignored, removed by index (they take no rank and do not count in R): " + "; ".join(parts)
 
 
