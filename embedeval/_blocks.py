@@ -123,8 +123,16 @@ def job_for(queries, relevance: Relevance, rows: np.ndarray, depth: int, metrics
 
 
 def depths_of(relevance: Relevance, rows: np.ndarray, needs: Needs) -> np.ndarray:
-    """How deep each of the queries ``rows`` is ranked at first (at least 1)."""
-    return np.maximum(needs.depth(relevance.n_relevant[rows], relevance.n_rankable[rows]), 1)
+    """How deep each of the queries ``rows`` is ranked at first (at least 1).
+
+    A metric that needs every relevant item (map, ndcg) needs at least R ranks: starting there
+    saves the rounds of doubling from the largest k up to R.
+    """
+    n_relevant, n_rankable = relevance.n_relevant[rows], relevance.n_rankable[rows]
+    depth = needs.depth(n_relevant, n_rankable)
+    if needs.all_hits:
+        depth = np.maximum(depth, np.minimum(n_relevant, n_rankable))
+    return np.maximum(depth, 1)
 
 
 def block_jobs(
