@@ -99,7 +99,8 @@ class DaskExecutor:
     """Query blocks on the workers of a Dask cluster (the executor signature of
     :mod:`embedeval._executors`), with a bounded number of blocks in flight.
 
-    ``shared`` (the reference codes) is scattered to every worker once; each block is one task.
+    ``shared`` (the reference side of relevance: labels or label sets, ignore keys) is scattered to
+    every worker once; each block is one task.
     """
 
     n_workers = 1  # the local memory budget is not split: blocks run on the workers' memory
