@@ -28,6 +28,7 @@ import numpy as np
 
 from .._kernels import Hits, hits_from_dense, hits_from_graded
 from .._search.ignored import Ignored
+from .csr import offsets_within, take_rows
 from .ignore import IgnoreBlock, IgnoreRules
 from .judged import Judgements
 from .labels import ClassLabels, MultiLabels
@@ -178,10 +179,9 @@ class Relevance:
         graded = {}
         if self.gains is not None:
             n_gain, indptr, values = self.gains
-            width = max(int(n_gain[rows].max(initial=0)), 1)
-            ideal = np.zeros((rows.size, width))
-            for i, q in enumerate(rows.tolist()):  # a few grades per query
-                ideal[i, : n_gain[q]] = values[indptr[q] : indptr[q + 1]]
+            ideal = np.zeros((rows.size, max(int(n_gain[rows].max(initial=0)), 1)))
+            local, at = take_rows(indptr, rows)
+            ideal[local, offsets_within(n_gain[rows])] = values[at]
             graded = {"threshold": self.source.threshold, "n_gain": n_gain[rows], "ideal": ideal}
         return QueryBlock(
             source=self.source.query_part(rows),

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._inputs import _to_numpy, as_labels, encode_labels
+from .csr import take_rows
 
 
 @dataclass(frozen=True)
@@ -156,10 +157,8 @@ class IgnoreRules:
             return None
         listed = None
         if self.indptr is not None:
-            starts, lengths = self.indptr[rows], np.diff(self.indptr)[rows]
-            local = np.repeat(np.arange(rows.size), lengths)
-            offsets = np.arange(local.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-            listed = local * self.n_references + self.indices[np.repeat(starts, lengths) + offsets]
+            local, at = take_rows(self.indptr, rows)
+            listed = local * self.n_references + self.indices[at]
         return IgnoreBlock(
             own=rows.astype(np.int64) if self.leave_one_out else None,
             keys=None if self.query_keys is None else self.query_keys[rows],

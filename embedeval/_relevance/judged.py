@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .csr import take_rows
+
 
 @dataclass(frozen=True)
 class JudgedPart:
@@ -63,9 +65,7 @@ class Judgements:
         return np.repeat(np.arange(self.indptr.size - 1), np.diff(self.indptr))
 
     def query_part(self, rows: np.ndarray) -> JudgedPart:
-        starts, lengths = self.indptr[rows], np.diff(self.indptr)[rows]
-        local = np.repeat(np.arange(rows.size), lengths)
-        at = np.repeat(starts, lengths) + np.arange(local.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        local, at = take_rows(self.indptr, rows)
         return JudgedPart(local * self.n_references + self.indices[at], self.values[at], self.n_references)
 
     def n_relevant(self) -> np.ndarray:

@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import _budget
 from .._inputs import encode_labels
+from .csr import offsets_within
 
 
 class _LabelSource:
@@ -168,7 +169,7 @@ class MultiLabels(_LabelSource):
         for s in range(0, wanted.size, step):
             n = lengths[s : s + step]
             owner = np.repeat(np.arange(n.size), n)
-            at = np.repeat(first[s : s + step], n) + np.arange(owner.size) - np.repeat(np.cumsum(n) - n, n)
+            at = np.repeat(first[s : s + step], n) + offsets_within(n)
             meets = _intersect(self.bits, want_sets[s : s + step][owner], pair_sets[at])
             out[s : s + step] = np.bincount(owner, weights=np.where(meets, pair_counts[at], 0), minlength=n.size)
         return out[inverse.reshape(-1)]
