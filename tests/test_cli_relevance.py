@@ -165,3 +165,23 @@ def test_evaluate_command_with_label_sets_and_ignore_pairs(tmp_path):
     (tmp_path / "bad.txt").write_text("sky\n\nsea\n" + "dog\n" * 47)
     out = run("evaluate", tmp_path / "x.npy", tmp_path / "bad.txt", "--multi-label")
     assert out.returncode == 2 and "'labels' item 1 is an empty label set" in out.stderr
+
+
+def test_evaluate_command_leave_one_out_keys_default_to_the_query_keys(tmp_path):
+    """OML's sequences: in leave-one-out one key file serves both sides."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((60, 5)).astype(np.float32)
+    labels, sequences = rng.integers(0, 4, 60), rng.integers(0, 10, 60)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", labels)
+    (tmp_path / "seq.txt").write_text("\n".join(f"s{v}" for v in sequences) + "\n")
+    out = run(
+        "evaluate", tmp_path / "x.npy", tmp_path / "y.npy", "--ignore-same-query", tmp_path / "seq.txt",
+        "--metrics", "map", "precision@1", "--format", "json",
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    keys = [f"s{v}" for v in sequences]
+    expected = embedeval.evaluate(x, labels, ignore_same=(keys, keys), metrics=["map", "precision@1"])
+    assert json.loads(out.stdout)["summary"] == expected.summary
+    plain = embedeval.evaluate(x, labels, metrics=["map", "precision@1"])
+    assert expected.summary != plain.summary  # the rule removed something
