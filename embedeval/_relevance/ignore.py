@@ -47,9 +47,9 @@ class IgnoreBlock:
 
     def test(self, reference_keys: np.ndarray | None, rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """Whether reference ``idx[i, j]`` is ignored by block query ``rows[i]``: bool (c, m)."""
-        out = np.zeros(idx.shape, dtype=bool)
-        if self.own is not None:
-            out |= idx == self.own[rows, None]
+        out = np.zeros(idx.shape, dtype=bool) if self.own is None else idx == self.own[rows, None]
+        if self.keys is None and (self.listed is None or not self.listed.size):
+            return out  # an own index is never -1: no mask needed
         if self.keys is not None:
             out |= reference_keys[idx] == self.keys[rows, None]
         if self.listed is not None and self.listed.size:

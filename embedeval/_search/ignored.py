@@ -74,9 +74,10 @@ def drop_ignored(idx: np.ndarray, k: int, rows: np.ndarray, ignore: Ignored) -> 
     width = min(k + int(counts.max(initial=0)), idx.shape[1])
     head = idx[:, :width]
     drop = ignore.test(rows, head) | (head < 0)
-    if width == k + 1 and counts.max(initial=0) == 1 and np.count_nonzero(drop, axis=1).max(initial=0) <= 1:
-        # One reference per query (leave-one-out): shift the columns after it left by one.
-        at = np.where(drop.any(axis=1), drop.argmax(axis=1), k)
+    n_drop = np.count_nonzero(drop, axis=1)
+    if width == k + 1 and n_drop.max(initial=0) <= 1:
+        # At most one per query (leave-one-out): shift the columns after it left by one.
+        at = np.where(n_drop > 0, drop.argmax(axis=1), k)
         return np.where(np.arange(k)[None, :] < at[:, None], head[:, :k], head[:, 1:])
     # A stable sort of booleans moves each row's kept columns to its front, in order.
     order = np.argsort(drop, axis=1, kind="stable")[:, :k]
