@@ -20,12 +20,10 @@ EXAMPLES = """examples:
   embedeval evaluate emb.npy labels.txt --metrics precision@1 recall@10 map@r --ci 0.95
   embedeval evaluate q.npy q_labels.npy --reference g.npy --reference-labels g_labels.npy --format json
   embedeval evaluate emb.npz labels.txt --key val_embeddings --plot eval.png --report eval.html
-  embedeval compare model_a.npy model_b.npy labels.txt --metrics precision@1 map@r
-  embedeval evaluate q.npy q_ids.txt --reference g.npy --reference-labels g_ids.txt \
-      --ignore-same-query q_id_cam.txt --ignore-same-reference g_id_cam.txt --metrics cmc@1 cmc@5 map
+  embedeval evaluate emb.npy labels.txt --ignore-same-query sequences.txt --metrics map@r precision@1
   embedeval evaluate emb.npy tags.txt --multi-label --metrics map precision@10
-  embedeval retrieval queries.npy corpus.npy qrels.txt --query-ids q.txt --corpus-ids docs.txt \
-      --metrics ndcg@10 recall@100 mrr@10 map@100
+  embedeval compare model_a.npy model_b.npy labels.txt --metrics precision@1 map@r
+  embedeval retrieval q.npy corpus.npy qrels.txt --query-ids q.txt --corpus-ids docs.txt --metrics ndcg@10 map
   embedeval rankings run.txt qrels.txt --metrics ndcg@10 map recall@100
   embedeval scores scores.npy relevance.npy --metrics ndcg@10 recall@20
   embedeval reality-check --out plots/ --n 2000 --seed 0
