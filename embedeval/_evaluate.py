@@ -186,12 +186,7 @@ def evaluate(
         check_sample=check_sample,
     )
     if not evaluated.size:
-        warnings.warn(
-            "no query was evaluated: no query has a relevant reference left in the reference set (R = 0), "
-            "so every summary value is NaN",
-            UserWarning,
-            stacklevel=2,
-        )
+        warnings.warn(_nothing_evaluated(relevance), UserWarning, stacklevel=2)
     single = isinstance(relevance.source, ClassLabels)
     reasons = _skip_reasons(relevance, reference is None)
     codes = relevance.skip_codes()
@@ -264,6 +259,15 @@ def _read_relevance(labels, reference_labels, queries, references, ignore, ignor
     lists = None if ignore is None else read_lists(ignore, n_q, n_r)
     rules = IgnoreRules.build(n_q, n_r, leave_one_out, keys, lists)
     return query_labels, Relevance.build(source, n_r, rules)
+
+
+def _nothing_evaluated(relevance: Relevance) -> str:
+    labels = "label has" if isinstance(relevance.source, ClassLabels) else "labels have"
+    ignored = "" if relevance.rules is None or _only_own(relevance) else ", or all of its relevant ones are ignored"
+    return (
+        f"no query was evaluated: every query's {labels} no other member in the reference set (R = 0){ignored}, "
+        "so every summary value is NaN"
+    )
 
 
 def _skip_reasons(relevance: Relevance, leave_one_out: bool) -> tuple[str, ...]:
