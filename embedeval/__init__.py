@@ -4,6 +4,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from ._evaluate import evaluate
 from ._rankings import evaluate_rankings
+from ._retrieval import evaluate_retrieval
 from ._scores import evaluate_scores
 from .accumulator import Accumulator
 from .result import EvaluationResult, PerClass
@@ -20,5 +21,6 @@ __all__ = [
     "__version__",
     "evaluate",
     "evaluate_rankings",
+    "evaluate_retrieval",
     "evaluate_scores",
 ]

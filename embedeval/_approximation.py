@@ -5,13 +5,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._blocks import evaluate_block, job_for
+from ._blocks import depths_of, evaluate_block, job_for
 from ._metrics import Needs
-from ._relevance import LabelSets
+from ._relevance import Relevance
 
 
 def check_approximation(
-    approximate, exact, queries, sets: LabelSets, evaluated, metrics, distance: str, size: int, seed: int, per_query
+    approximate,
+    exact,
+    queries,
+    relevance: Relevance,
+    evaluated,
+    metrics,
+    distance: str,
+    size: int,
+    seed: int,
+    per_query,
 ) -> dict:
     """Compare an approximate searcher with an exact one on ``size`` evaluated queries drawn with ``seed``.
 
@@ -25,12 +34,14 @@ def check_approximation(
     rng = np.random.default_rng(seed)
     sample = np.sort(rng.choice(evaluated, size=min(size, evaluated.size), replace=False))
     needs = Needs.of(metrics)
-    depths = needs.depth(sets.n_relevant[sample], sets.n_rankable)
-    job = job_for(queries, sets, sample, int(depths.max()), metrics, needs, distance)
-    found = approximate.search(job.queries, job.depth, job.exclude)
-    truth = exact.search(job.queries, job.depth, job.exclude)
+    depths = depths_of(relevance, sample, needs)
+    job = job_for(queries, relevance, sample, int(depths.max()), metrics, needs, distance)
+    shared = relevance.shared
+    ignored = job.relevance.judge(shared, metrics).ignored(np.arange(sample.size))
+    found = approximate.search(job.queries, job.depth, ignored)
+    truth = exact.search(job.queries, job.depth, ignored)
     recall = np.mean([np.intersect1d(found[i, :d], truth[i, :d]).size / d for i, d in enumerate(depths)])
-    exact_values = evaluate_block(exact, sets.reference_codes, job)
+    exact_values = evaluate_block(exact, shared, job)
     return {
         "sample": int(sample.size),
         "seed": seed,

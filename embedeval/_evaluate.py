@@ -1,29 +1,25 @@
-"""Evaluation of an embedding space with class labels: one short pipeline.
+"""Evaluation of an embedding space with class labels (one per item, or sets): one short pipeline.
 
-options checked -> inputs read and coded (:mod:`embedeval._relevance`) -> a searcher
-(:mod:`embedeval._search`) -> query blocks planned (:mod:`embedeval._blocks`) -> blocks run on
-an executor (:mod:`embedeval._executors`, :mod:`embedeval.distributed`), each one search -> hits
--> kernels -> per-query arrays -> the result (:meth:`EvaluationResult.from_per_query`).
+options checked -> inputs read and coded into a :class:`~embedeval._relevance.Relevance` (class
+labels or label sets, and the ignore rules) -> :func:`embedeval._pipeline.score` (searcher,
+blocks, executor; each block search -> hits -> kernels) -> the result
+(:meth:`EvaluationResult.from_per_query`).
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 
-import faiss
 import numpy as np
 
-from ._approximation import check_approximation
-from ._blocks import block_jobs, evaluate_block
-from ._executors import Sequential, Threads
-from ._inputs import DISTANCES, as_embeddings, as_labels, check_choice, check_directions, check_positive_int
-from ._metrics import ALL_HITS, DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, FIRST_HIT, parse_metrics
-from ._relevance import LabelSets
-from ._search import Device, FlatSearcher, gpu_device, make_searcher
+from ._inputs import as_embeddings, as_labels, check_directions, check_positive_int
+from ._metrics import DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, parse_metrics
+from ._pipeline import TIE_RULE, Options, score, warn_if_k_exceeds
+from ._relevance import ClassLabels, IgnoreRules, Relevance
+from ._relevance.ignore import read_keys, read_lists
+from ._relevance.labels import multilabel_kind, read_multilabels
+from ._search import Device
 from .result import EvaluationResult
-
-TIE_RULE = "references at equal distance are ranked by index, lower first"
 
 
 def evaluate(
@@ -34,6 +30,8 @@ def evaluate(
     reference_labels=None,
     metrics=DEFAULT_EMBEDDING_METRICS,
     distance: str = "euclidean",
+    ignore=None,
+    ignore_same=None,
     block_size: int | None = None,
     n_threads: int | None = None,
     progress=None,
@@ -57,18 +55,31 @@ def evaluate(
     embeddings : array-like of shape (n_queries, d)
         Query embeddings; numpy arrays, torch tensors (CPU or GPU, with or without grad) and
         anything with ``__array__`` are accepted. Searched in float32.
-    labels : array-like of shape (n_queries,)
-        Hashable class labels (ints of any width, strings, ...); compared by identity, never
-        cast to float.
+    labels : array-like of shape (n_queries,), sequence of label sets, or bool array of shape (n_queries, n_labels)
+        Hashable class labels (ints of any width, strings, tuples such as ``(identity, camera)``,
+        ...); compared by identity, never cast to float. Multi-label: a sequence with a set,
+        frozenset or list of labels per item, or a boolean indicator array; a reference is then
+        relevant when it shares at least one label with the query. An empty label set is an
+        error.
     reference, reference_labels : array-like of shape (n_references, d) and (n_references,), optional
         A separate gallery to search. Both or neither. Without them, the reference set is
         ``embeddings`` itself, and each query is excluded from its own ranking by its index.
+        ``reference_labels`` take the forms of ``labels`` (single labels on one side and label
+        sets on the other are sets of one label).
     metrics : str or sequence of str
-        Any of ``precision@k``, ``recall@k``, ``hit_rate@k``, ``r_precision``, ``map@r``,
-        ``map``, ``map@k``, ``mrr``, ``mrr@k``, for any ``k >= 1``.
+        Any of ``precision@k``, ``recall@k``, ``hit_rate@k``, ``cmc@k``, ``r_precision``,
+        ``map@r``, ``map``, ``map@k``, ``mrr``, ``mrr@k``, for any ``k >= 1``.
     distance : {"euclidean", "cosine", "inner_product"}
         ``cosine`` L2-normalises queries and references; ``inner_product`` ranks by
         :math:`q \cdot r`, larger first.
+    ignore : mapping or sequence, optional
+        References each query ignores: ``{query position: iterable of reference positions}``,
+        or one iterable per query. An ignored reference takes no rank and does not count in R.
+    ignore_same : (query_keys, reference_keys), optional
+        Each query ignores every reference whose key equals its own: keys are hashables
+        (tuples too) or rows of 2-D arrays, e.g. ``(identity, camera)`` for re-identification's
+        junk (``np.column_stack([ids, cams])`` on both sides). In leave-one-out evaluation
+        both are keys of ``embeddings``.
     block_size : int, optional
         Queries per block. Default: chosen so a block's working memory stays near 170 MB.
         Results do not depend on it.
@@ -129,7 +140,15 @@ def evaluate(
     * Ties in distance are broken by reference index, lower first, so results do not depend on
       block size, thread count or run.
     * A query with R = 0 (no other reference has its label) is skipped: NaN in ``per_query``,
-      counted in ``skipped``, never averaged in.
+      counted in ``skipped``, never averaged in. A query whose relevant references are all
+      ignored is skipped for that reason, counted separately.
+    * Ignored references (the query itself in leave-one-out evaluation, ``ignore_same``,
+      ``ignore``) are removed from the ranking by index, never by position: duplicates of them
+      keep their ranks. ``config`` counts them (``n_ignored``, ``n_relevant_ignored``).
+    * Multi-label relevance is binary: a reference sharing one label with the query is as
+      relevant as one sharing all of them. No graded variant (gain = number of shared labels)
+      is offered here; ``evaluate_retrieval`` takes grades as judgements.
+    * ``cmc@k`` is re-identification's CMC rank-k, the same number as ``recall@k`` here.
     * If k exceeds the number of rankable references, the ranking is the whole reference set
       and precision@k still divides by k.
 
@@ -146,146 +165,61 @@ def evaluate(
     {'precision@1': 1.0, 'map@r': 1.0}
     """
     parsed = parse_metrics(metrics, EMBEDDINGS)
-    options = _Options.check(
+    options = Options.check(
         parsed, distance, block_size, n_threads, shard_size, stream_reference, client, index, index_params, device
     )
     if options.approximate:
         check_sample = check_positive_int(check_sample, "check_sample")
-    queries, references, query_labels, sets = _read_inputs(embeddings, labels, reference, reference_labels, distance)
-    _warn_if_k_exceeds(parsed, sets.n_rankable)
-    per_query = {m.name: np.full(queries.shape[0], np.nan) for m in parsed}
-    evaluated = np.flatnonzero(sets.n_relevant > 0)
-    approximation = None
-    if evaluated.size:
-        searcher = options.searcher(references, seed)
-        executor = options.executor()
-        jobs = block_jobs(queries, sets, evaluated, parsed, distance, options.block_size, executor.n_workers)
-        done = 0
-        for rows, values in executor.run(evaluate_block, searcher, sets.reference_codes, jobs):
-            for name, v in values.items():
-                per_query[name][rows] = v
-            done += rows.size
-            if progress is not None:
-                progress(done, evaluated.size)
-        if options.approximate:
-            exact = FlatSearcher(references, distance)
-            approximation = check_approximation(
-                searcher, exact, queries, sets, evaluated, parsed, distance, check_sample, seed, per_query
-            )
-            approximation.update(index=index, index_params=index_params)
-    else:
-        warnings.warn(
-            "no query was evaluated: every query's label has no other member in the reference "
-            "set (R = 0), so every summary value is NaN",
-            UserWarning,
-            stacklevel=2,
-        )
+    queries, references = _read_embeddings(embeddings, reference, reference_labels, distance)
+    query_labels, relevance = _read_relevance(labels, reference_labels, queries, references, ignore, ignore_same)
+    evaluated = np.flatnonzero(relevance.n_relevant > 0)
+    warn_if_k_exceeds(parsed, relevance.n_rankable[evaluated])
+    per_query, approximation = score(
+        options,
+        queries,
+        references,
+        relevance,
+        parsed,
+        evaluated,
+        progress=progress,
+        seed=seed,
+        check_sample=check_sample,
+    )
+    if not evaluated.size:
+        warnings.warn(_nothing_evaluated(relevance), UserWarning, stacklevel=2)
+    single = isinstance(relevance.source, ClassLabels)
+    reasons = _skip_reasons(relevance, reference is None)
+    codes = relevance.skip_codes()
+    if len(reasons) == 1:  # leave-one-out alone: a query without another member of its class
+        codes = np.minimum(codes, 0)
     return EvaluationResult.from_per_query(
         per_query,
         {m.name: m.definition for m in parsed},
-        _conventions(distance, sets.leave_one_out),
-        skip_reasons=(sets.skip_reason,),
+        _conventions(distance, relevance, reference is None),
+        skip_codes=codes,
+        skip_reasons=reasons,
         query_labels=query_labels,
-        label_codes=(sets.classes, sets.query_codes),
+        label_codes=(relevance.source.classes, relevance.source.query_codes) if single else None,
         approximation=approximation,
-        config=_config(options, sets, references.shape, queries.shape[1]),
+        config=_config(options, relevance, references.shape, queries.shape[1], reference is None),
     )
 
 
-@dataclass(frozen=True)
-class _Options:
-    """The checked options of an evaluation: which searcher and which executor it runs."""
-
-    distance: str
-    block_size: int | None
-    n_threads: int | None
-    shard_size: int | None
-    stream: bool
-    client: object
-    index: str
-    index_params: str | None
-    device: str | Device  # "cpu" or a Device ("gpu" is checked into one)
-
-    @property
-    def approximate(self) -> bool:
-        return self.index != "flat"
-
-    @classmethod
-    def check(cls, metrics, distance, block_size, n_threads, shard_size, stream, client, index, index_params, device):
-        """Every option checked, and every conflict refused, before any work."""
-        distance = check_choice(distance, "distance", DISTANCES)
-        if block_size is not None:
-            block_size = check_positive_int(block_size, "block_size")
-        if n_threads is not None:
-            n_threads = check_positive_int(n_threads, "n_threads")
-        if shard_size is not None:
-            shard_size = check_positive_int(shard_size, "shard_size")
-        if not isinstance(device, Device):
-            device = check_choice(device, "device", ("cpu", "gpu"))
-        if device != "cpu" and (index != "flat" or client is not None or shard_size is not None or stream):
-            raise ValueError(
-                "'device' 'gpu' searches exactly with the references on the GPU; drop index, client, shard_size "
-                "and stream_reference"
-            )
-        if device == "gpu":
-            device = gpu_device()  # fails here, before any work, without a GPU
-        if index != "flat":
-            if not isinstance(index, str):
-                raise TypeError(f"'index' must be 'flat' or a faiss index-factory string; got {type(index).__name__}")
-            whole = [m.name for m in metrics if m.uncut in (FIRST_HIT, ALL_HITS)]
-            if whole:
-                raise ValueError(
-                    f"{whole} rank every reference, which an approximate index cannot; use index='flat' or "
-                    "a cutoff (map@k, mrr@k)"
-                )
-            if client is not None or shard_size is not None or stream:
-                raise ValueError(
-                    "an approximate 'index' runs in one process; drop client, shard_size and stream_reference"
-                )
-        return cls(distance, block_size, n_threads, shard_size, stream, client, index, index_params, device)
-
-    def searcher(self, references, seed: int):
-        """The searcher over the references that these options ask for."""
-        return make_searcher(
-            references,
-            self.distance,
-            index=self.index,
-            index_params=self.index_params,
-            shard_size=self.shard_size,
-            stream=self.stream,
-            device=self.device,
-            client=self.client,
-            seed=seed,
-        )
-
-    def executor(self):
-        """Where the blocks run: a Dask cluster, local threads, or one after another."""
-        if self.client is not None:
-            from .distributed import DaskExecutor
-
-            return DaskExecutor(self.client)
-        n_workers = 1 if self.approximate else self.n_threads or max(1, faiss.omp_get_max_threads())
-        return Threads(n_workers) if n_workers > 1 else Sequential()
-
-
-def _read_inputs(embeddings, labels, reference, reference_labels, distance: str):
-    """(queries, references, query labels, LabelSets), every input checked before any work.
+def _read_embeddings(embeddings, reference, reference_labels, distance: str):
+    """(queries, references), checked before any work.
 
     Queries are not normalised here: they are read (and normalised) block by block, so that
     memory-mapped queries are streamed from disk; each searcher prepares the references itself.
     """
     queries = as_embeddings(embeddings, "embeddings")
-    query_labels = as_labels(labels, queries.shape[0], "labels", "embeddings")
     if (reference is None) != (reference_labels is None):
         given, missing = (
             ("reference", "reference_labels") if reference is not None else ("reference_labels", "reference")
         )
         raise ValueError(f"'{missing}' is required when '{given}' is given; got None")
-    if reference is None:
-        references, ref_labels = queries, None
-    else:
+    references = queries
+    if reference is not None:
         references = as_embeddings(reference, "reference")
-        ref_labels = as_labels(reference_labels, references.shape[0], "reference_labels", "reference")
         if references.shape[1] != queries.shape[1]:
             raise ValueError(
                 f"'reference' must have the dimension of 'embeddings' ({queries.shape[1]}); got {references.shape[1]}"
@@ -294,43 +228,109 @@ def _read_inputs(embeddings, labels, reference, reference_labels, distance: str)
         check_directions(queries, "embeddings")
         if reference is not None:
             check_directions(references, "reference")
-    return queries, references, query_labels, LabelSets.from_labels(query_labels, ref_labels)
+    return queries, references
 
 
-def _warn_if_k_exceeds(metrics, n_rankable: int) -> None:
-    beyond = [m.name for m in metrics if m.k is not None and m.k > n_rankable]
-    if beyond:
-        warnings.warn(
-            f"{beyond}: k exceeds the {n_rankable} rankable references; the whole reference set is ranked "
-            "and precision@k still divides by k",
-            UserWarning,
-            stacklevel=3,
-        )
+def _label_side(value, n: int, name: str, against: str):
+    """(kind, value) of one side's labels: "indicator", "sets" or "single" (a checked 1-D array)."""
+    multi = multilabel_kind(value)
+    if multi is None:
+        return "single", as_labels(value, n, name, against)
+    kind, value = multi
+    if len(value) != n:
+        raise ValueError(f"'{name}' must have one label set per row of '{against}' ({n}); got {len(value)}")
+    return kind, value
 
 
-def _config(options: _Options, sets: LabelSets, reference_shape, dim: int) -> dict:
-    if options.approximate:
-        search = f"approximate: faiss {options.index!r} {options.index_params or ''}".strip()
+def _read_relevance(labels, reference_labels, queries, references, ignore, ignore_same):
+    """(query labels or None, Relevance): single labels or label sets, and the ignore rules."""
+    leave_one_out = reference_labels is None
+    q_kind, q_value = _label_side(labels, queries.shape[0], "labels", "embeddings")
+    r_kind = r_value = None
+    if not leave_one_out:
+        r_kind, r_value = _label_side(reference_labels, references.shape[0], "reference_labels", "reference")
+    if q_kind == "single" and r_kind in (None, "single"):
+        query_labels, source = q_value, ClassLabels.from_labels(q_value, r_value)
     else:
-        device = getattr(options.device, "name", options.device)
-        search = f"exact: faiss flat candidates ({device}), ranked by float64 distance"
+        query_labels = None  # per-class averages are by class label: none for label sets
+        source = read_multilabels(q_kind, q_value, r_kind, r_value, ("labels", "reference_labels"))
+    n_q, n_r = queries.shape[0], references.shape[0]
+    keys = None if ignore_same is None else read_keys(ignore_same, n_q, n_r)
+    lists = None if ignore is None else read_lists(ignore, n_q, n_r)
+    rules = IgnoreRules.build(n_q, n_r, leave_one_out, keys, lists)
+    return query_labels, Relevance.build(source, n_r, rules)
+
+
+def _nothing_evaluated(relevance: Relevance) -> str:
+    labels = "label has" if isinstance(relevance.source, ClassLabels) else "labels have"
+    ignored = "" if relevance.rules is None or _only_own(relevance) else ", or all of its relevant ones are ignored"
+    return (
+        f"no query was evaluated: every query's {labels} no other member in the reference set (R = 0){ignored}, "
+        "so every summary value is NaN"
+    )
+
+
+def _skip_reasons(relevance: Relevance, leave_one_out: bool) -> tuple[str, ...]:
+    if isinstance(relevance.source, ClassLabels):
+        no_relevant = (
+            "no other embedding shares the query's label (R = 0)"
+            if leave_one_out
+            else "no reference shares the query's label (R = 0)"
+        )
+    else:
+        no_relevant = (
+            "no " + ("other embedding" if leave_one_out else "reference") + " shares a label with the query (R = 0)"
+        )
+    if relevance.rules is None or (leave_one_out and _only_own(relevance)):
+        return (no_relevant,)
+    return no_relevant, "every relevant reference is ignored (R = 0 after ignoring)"
+
+
+def _only_own(relevance: Relevance) -> bool:
+    rules = relevance.rules
+    return rules.query_keys is None and rules.indptr is None
+
+
+def _config(options: Options, relevance: Relevance, reference_shape, dim: int, leave_one_out: bool) -> dict:
+    source = relevance.source
+    labels = (
+        {"n_classes": int(source.classes.size)}
+        if isinstance(source, ClassLabels)
+        else {"labels": "multi-label", "n_labels": len(source.labels), "n_label_sets": int(source.bits.shape[0])}
+    )
     return {
         "distance": options.distance,
-        "mode": "leave-one-out" if sets.leave_one_out else "separate reference set",
+        "mode": "leave-one-out" if leave_one_out else "separate reference set",
         "n_references": int(reference_shape[0]),
         "dim": int(dim),
-        "n_classes": int(sets.classes.size),
-        "search": search,
+        **labels,
+        "search": options.search_config(),
         "tie_rule": TIE_RULE,
+        **({} if relevance.rules is None or _only_own(relevance) else relevance.counts()),
     }
 
 
-def _conventions(distance: str, leave_one_out: bool) -> dict[str, str]:
+def _conventions(distance: str, relevance: Relevance, leave_one_out: bool) -> dict[str, str]:
+    if isinstance(relevance.source, ClassLabels):
+        relevant = "a reference is relevant when it shares the query's label; R counts them"
+    else:
+        relevant = (
+            "multi-label: a reference is relevant when it shares at least one label with the query (binary: "
+            "the number of shared labels is no grade); R counts them"
+        )
+    extra = {}
+    if relevance.rules is not None and not _only_own(relevance):
+        relevant += ", ignored references excluded"
+        extra["ignore"] = relevance.rules.describe()
+    elif leave_one_out:
+        relevant += ", the query excluded"
     return {
         "recall": "metric-learning Recall@K (hit rate): a same-label reference in the top k",
-        "relevance": "a reference is relevant when it shares the query's label; R counts them"
-        + (", the query excluded" if leave_one_out else ""),
+        "relevance": relevant,
+        **extra,
         "ties": TIE_RULE,
         "distance": distance,
-        "average": "summary = micro average over evaluated queries; per_class.macro = mean of class means",
+        "average": "summary = micro average over evaluated queries; per_class.macro = mean of class means"
+        if isinstance(relevance.source, ClassLabels)
+        else "summary = micro average over evaluated queries (no per-class averages for label sets)",
     }

@@ -270,6 +270,57 @@ def ndcg(t: TiedHits, k: int | None = None, exponential: bool = False) -> np.nda
     return _safe_divide(dcg(t, k, exponential), _ideal_dcg(t.ideal, k, exponential))
 
 
+def trapezoid_average_precision(t: TiedHits, cutoff=None) -> np.ndarray:
+    r"""E[revisited Oxford/Paris AP] = :math:`\frac{1}{2R}\sum_g (A_g + B_g)` over the whole ranking.
+
+    The trapezoidal AP is :math:`\frac{1}{2R}\sum_i rel_i\,(P(i) + P(i-1))`, P(0) = 1. :math:`A_g`
+    is the group's AP term (:func:`_ap_terms`); :math:`B_g = E[\sum_p rel_p P(s+p-1)]` takes
+    :math:`E[rel_p\,h_{s+p-1}] = \frac{r}{n}(c + (p-1)\frac{r-1}{n-1})` over
+    :math:`s+p-1`: :math:`\frac{r}{n}[c\,H(s, m) + \frac{r-1}{n-1}K(s, m)]`; for the first group
+    (s = 0, c = 0) its first position counts P(0) = 1 and each later one :math:`\frac{r-1}{n-1}`.
+    """
+    m, r, n, s = t.size, t.relevant, t.size, t.start
+    first = s == 0
+    h, k = partial_harmonic(np.where(first, 1.0, s), m)
+    share = (r - 1.0) / np.maximum(n - 1.0, 1.0)
+    # One position: exactly the ordinary (j - 1) / (rank - 1) (or 1 at rank 1), for the same bits.
+    later = np.where(m == 1, t.before / np.maximum(s, 1.0), t.before * h + share * k)
+    before = (r / n) * np.where(first, 1.0 + (m - 1.0) * share, later)
+    return _safe_divide(_per_query(t, (_ap_terms(t, m) + before) / 2), t.n_relevant)
+
+
+def revisited_precision(t: TiedHits, k: int) -> np.ndarray:
+    r"""E[revisited P@k]: :math:`E[h_k/k\,;\,L > k] + E[R/L\,;\,L \le k]`, L the rank of the last relevant item.
+
+    Every relevant item is in the top k only if all R are ranked; then L lies in the last
+    group g holding a relevant item: L = s + M, M the largest of its r relevant positions among
+    n, :math:`P(M = j) = \binom{j-1}{r-1}/\binom{n}{r}`, built down from :math:`P(M = n) = r/n` by
+    ratios :math:`(j-r)/(j-1) \le 1`. So :math:`E = (E[h_k] - R\,P(L \le k))/k + R\,E[1/L\,;\,L \le k]`.
+    """
+    found = expected_hits(t, k)
+    has = t.relevant > 0
+    last = np.full(t.n_queries, -1)
+    last[t.query[has]] = np.flatnonzero(has)  # the query's last group with a relevant item
+    ranked = np.bincount(t.query, weights=t.relevant, minlength=t.n_queries)
+    every = (last >= 0) & (ranked == t.n_relevant)
+    g = last[every]
+    s, n, r = t.start[g], t.size[g], t.relevant[g]
+    top = np.clip(k - s, 0.0, n)  # M <= top keeps L within the top k
+    span = np.where(top >= r, n - r + 1.0, 0.0)  # j = n, n - 1, ..., r
+    seg, step = _segments(span)
+    j = n[seg] - step
+    ratio = np.where(step == 0, r[seg] / n[seg], (j + 1.0 - r[seg]) / np.maximum(j, 1.0))
+    pmf = _segment_cumprod(ratio, span) if seg.size else ratio
+    inside = j <= top[seg]
+    R = t.n_relevant[every].astype(np.float64)
+    p_inside = np.bincount(seg, weights=np.where(inside, pmf, 0.0), minlength=g.size)
+    # R * P(M = j) / L: a group of one gives exactly the ordinary R / L
+    r_over_l = np.bincount(seg, weights=np.where(inside, R[seg] * pmf / (s[seg] + j), 0.0), minlength=g.size)
+    out = found / float(k)
+    out[every] = (found[every] - R * p_inside) / float(k) + r_over_l
+    return np.where(t.n_relevant > 0, out, np.nan)
+
+
 # The expected counterpart of each ordinary kernel, with the same signature (hits, cutoff):
 # the registry declares ordinary kernels, and this table makes each of them tie-aware.
 COUNTERPARTS = {
@@ -287,6 +338,8 @@ COUNTERPARTS = {
     K.dcg: dcg,
     K.dcg_exp: lambda t, cutoff: dcg(t, cutoff, exponential=True),
     K.cg: cg,
+    K.trapezoid_average_precision: trapezoid_average_precision,
+    K.revisited_precision: revisited_precision,
 }
 
 

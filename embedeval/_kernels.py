@@ -58,6 +58,22 @@ def hits_from_dense(relevant: np.ndarray, n_relevant: np.ndarray) -> Hits:
     return Hits(ranks, np.asarray(n_relevant))
 
 
+def hits_from_graded(grades: np.ndarray, threshold: float, n_relevant: np.ndarray, ideal: np.ndarray) -> Hits:
+    """:class:`Hits` from a float (n_queries, depth) matrix of ranked grades (0: not judged).
+
+    A ranked item is relevant when its grade reaches ``threshold``; items with a positive grade
+    carry gain. ``ideal`` (n_queries, w) holds each query's positive grades in decreasing order.
+    """
+    ranks = hits_from_dense(grades >= threshold, n_relevant).ranks
+    gain_ranks = hits_from_dense(grades > 0, n_relevant).ranks
+    finite = np.isfinite(gain_ranks)
+    gain_grades = np.zeros(gain_ranks.shape)
+    if grades.shape[1]:
+        at = np.where(finite, gain_ranks - 1, 0).astype(np.int64)
+        gain_grades = np.where(finite, np.take_along_axis(grades, at, 1), 0.0)
+    return Hits(ranks, np.asarray(n_relevant), gain_ranks, gain_grades, ideal)
+
+
 def _row_sum(values: np.ndarray) -> np.ndarray:
     if values.shape[1] == 0:
         return np.zeros(values.shape[0])
@@ -137,6 +153,38 @@ def average_precision_over_hits(h: Hits, cutoff) -> np.ndarray:
     r""":math:`\frac{\sum_{i \le k} P(i)\,rel_i}{\sum_{i \le k} rel_i}`, 0 without a hit (the tutorial's AP@k)."""
     found = _within(h.ranks, cutoff)
     return np.where(found > 0, _row_sum(_precision_at_hits(h, cutoff)) / np.maximum(found, 1), 0.0)
+
+
+def trapezoid_average_precision(h: Hits, cutoff=None) -> np.ndarray:
+    r"""Revisited Oxford/Paris AP: the area under the precision-recall curve by trapezoids.
+
+    :math:`\frac{1}{R}\sum_j \frac{P(r_j - 1) + P(r_j)}{2}` over the j-th relevant item at rank
+    :math:`r_j`, with :math:`P(r_j) = j / r_j`, :math:`P(r_j - 1) = (j - 1)/(r_j - 1)` and
+    :math:`P(0) = 1` (Radenovic et al. 2018, ``compute_ap``).
+    """
+    j = np.arange(1, h.ranks.shape[1] + 1, dtype=np.float64)
+    after = j / h.ranks  # +inf padding gives 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        before = np.where(h.ranks == 1, 1.0, (j - 1) / (h.ranks - 1))
+    before = np.where(np.isfinite(h.ranks), before, 0.0)
+    return _safe_divide(_row_sum((before + after) / 2), h.n_relevant)
+
+
+def revisited_precision(h: Hits, cutoff) -> np.ndarray:
+    r"""Revisited Oxford/Paris P@k: precision at :math:`k_q = \min(k, r_R)`, :math:`r_R` the rank of the
+    query's last relevant item: (relevant items among the top :math:`k_q`) / :math:`k_q`.
+
+    When every relevant item is in the top k, the cutoff drops to the last of them, so a query
+    with R < k can still score 1. NaN where R = 0.
+    """
+    k = np.asarray(cutoff, dtype=np.float64)
+    found = _within(h.ranks, cutoff)
+    n_relevant = np.asarray(h.n_relevant)
+    every = (found == n_relevant) & (n_relevant > 0)
+    at = np.clip(n_relevant - 1, 0, h.ranks.shape[1] - 1)[:, None]
+    last = np.take_along_axis(h.ranks, at, 1)[:, 0]  # read only where every relevant item is found
+    k_q = np.where(every, np.minimum(last, k), k)
+    return np.where(n_relevant > 0, found / k_q, np.nan)
 
 
 def reciprocal_rank(h: Hits, cutoff) -> np.ndarray:

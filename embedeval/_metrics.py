@@ -159,6 +159,37 @@ FAMILIES: dict[str, Family] = {
     "cg": Family(
         _OPT, ALL_HITS, _forms("CG@k = sum_{i<=k} rel_i (graded, no discount)", K.cg, (RANKINGS,)), graded=True
     ),
+    # Protocol metrics: a community's own convention, under its own name.
+    "cmc": Family(
+        _K,
+        None,
+        _forms(
+            "CMC rank-k (re-identification): 1 if any of the top k (junk removed) is a correct match, else 0; "
+            "identical to hit_rate@k",
+            K.hit_rate,
+        ),
+    ),
+    "revisited_map": Family(
+        _NONE,
+        ALL_HITS,
+        _forms(
+            "revisited Oxford/Paris AP (Radenovic et al. 2018): (1/R) * sum_j (P(r_j - 1) + P(r_j)) / 2 over the "
+            "j-th relevant item at rank r_j of the whole ranking, P(r) = relevant items among the top r / r, "
+            "P(0) = 1 (trapezoids under the precision-recall curve)",
+            K.trapezoid_average_precision,
+            (RANKINGS,),
+        ),
+    ),
+    "revisited_mp": Family(
+        _K,
+        None,
+        _forms(
+            "revisited Oxford/Paris P@k (the mean is mP@k): relevant items among the top k_q / k_q, "
+            "k_q = min(k, rank of the query's last relevant item)",
+            K.revisited_precision,
+            (RANKINGS,),
+        ),
+    ),
 }
 
 

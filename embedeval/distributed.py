@@ -100,7 +100,8 @@ class DaskExecutor:
     """Query blocks on the workers of a Dask cluster (the executor signature of
     :mod:`embedeval._executors`), with a bounded number of blocks in flight.
 
-    ``shared`` (the reference codes) is scattered to every worker once; each block is one task.
+    ``shared`` (the reference side of relevance: labels or label sets, ignore keys) is scattered to
+    every worker once; each block is one task.
     A worker lost mid-evaluation takes the shards scattered to it: the evaluation then stops
     with a RuntimeError saying so, never with a partial result.
     """

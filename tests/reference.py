@@ -61,3 +61,90 @@ def evaluate_reference(queries, labels, metrics, distance="euclidean", reference
         for m in metrics:
             out[m].append(math.nan if R == 0 else binary_metric(m, rel, R))
     return {m: np.array(v) for m, v in out.items()}
+
+
+# Relevance beyond one class label: judgements, label sets and ignore rules, from the same full sort.
+
+
+def ranking_without(query, references, distance, ignored):
+    """Reference indices sorted by (float64 distance, index), every index in ``ignored`` left out."""
+    ignored = set(ignored)
+    return [j for j in full_ranking(query, references, distance) if j not in ignored]
+
+
+def _dcg(grades, k, discounted=True):
+    gain = [max(g, 0.0) for g in grades[:k]]
+    return sum(g / (math.log2(i + 2) if discounted else 1.0) for i, g in enumerate(gain))
+
+
+def _ndcg(grades, k, ideal):
+    best = _dcg(sorted(ideal, reverse=True), k)
+    return _dcg(grades, k) / best if best > 0 else math.nan
+
+
+def _trapezoid_ap(hit_ranks, R):
+    total = 0.0
+    for j, p in enumerate(r - 1 for r in hit_ranks):  # compute_ap reads 0-based positions
+        before = 1.0 if p == 0 else j / p
+        total += (before + (j + 1) / (p + 1)) / 2
+    return total / R
+
+
+def _revisited_precision(hit_ranks, k):
+    k_q = min(max(hit_ranks), k)  # hit_ranks hold every relevant item: the ranking is whole
+    return sum(1 for r in hit_ranks if r <= k_q) / k_q
+
+
+def _mean_or_zero(values):
+    return sum(values) / len(values) if values else 0.0
+
+
+# family -> f(rel, grades, hit_ranks, k, R, ideal), each a published definition in plain Python
+_GRADED = {
+    "precision": lambda rel, g, h, k, R, ideal: sum(rel[:k]) / k,
+    "recall": lambda rel, g, h, k, R, ideal: sum(rel[:k]) / R,
+    "capped_recall": lambda rel, g, h, k, R, ideal: sum(rel[:k]) / min(k, R),
+    "hit_rate": lambda rel, g, h, k, R, ideal: 1.0 if any(rel[:k]) else 0.0,
+    "cmc": lambda rel, g, h, k, R, ideal: 1.0 if any(rel[:k]) else 0.0,
+    "r_precision": lambda rel, g, h, k, R, ideal: sum(rel[:R]) / R,
+    "map": lambda rel, g, h, k, R, ideal: sum(j / r for j, r in enumerate(h, start=1) if r <= k) / R,
+    "map_hits": lambda rel, g, h, k, R, ideal: _mean_or_zero([j / r for j, r in enumerate(h, start=1) if r <= k]),
+    "mrr": lambda rel, g, h, k, R, ideal: 1.0 / h[0] if h and h[0] <= k else 0.0,
+    "dcg": lambda rel, g, h, k, R, ideal: _dcg(g, k),
+    "cg": lambda rel, g, h, k, R, ideal: _dcg(g, k, discounted=False),
+    "ndcg": lambda rel, g, h, k, R, ideal: _ndcg(g, k, ideal),
+    "revisited_map": lambda rel, g, h, k, R, ideal: _trapezoid_ap(h, R),
+    "revisited_mp": lambda rel, g, h, k, R, ideal: _revisited_precision(h, k),
+}
+
+
+def graded_metric(name, grades, n_relevant, ideal, threshold=1.0):
+    """One metric from the grades of every ranked item in order (0: not relevant, not judged).
+
+    ``n_relevant`` is R (> 0); ``ideal`` lists the positive grades a query could rank (for
+    nDCG). Plain loops over the published definitions: trec_eval's recall, AP and nDCG (linear
+    gain), CMC, and revisited Oxford's trapezoidal AP and its P@k cutoff rule.
+    """
+    family, _, cut = name.partition("@")
+    k = int(cut) if cut.isdigit() else (n_relevant if cut == "r" else len(grades))
+    rel = [g >= threshold for g in grades]
+    hit_ranks = [i + 1 for i, r in enumerate(rel) if r]
+    return _GRADED[family](rel, grades, hit_ranks, k, n_relevant, ideal)
+
+
+def evaluate_general(queries, references, metrics, distance, grade, ignored, threshold=1.0):
+    """Per-query values with any relevance and ignore rule; NaN where R = 0 after ignoring.
+
+    ``grade(i, j)`` is reference j's grade for query i (True/False or a number); ``ignored(i)``
+    the set of references query i ignores. Every query ranks every reference it does not ignore.
+    """
+    out = {m: [] for m in metrics}
+    for i, q in enumerate(queries):
+        skip = ignored(i)
+        order = ranking_without(q, references, distance, skip)
+        grades = [float(grade(i, j)) for j in order]
+        R = sum(g >= threshold for g in grades)
+        ideal = [g for g in grades if g > 0]
+        for m in metrics:
+            out[m].append(math.nan if R == 0 else graded_metric(m, grades, R, ideal, threshold))
+    return {m: np.array(v) for m, v in out.items()}

@@ -37,11 +37,17 @@ def test_nan_labels_are_refused_by_the_health_check_too():
 
 @pytest.mark.parametrize(
     ("labels", "kind"),
-    [([[1], [2]] * 6, "list"), (np.array([{1}, {2}] * 6, dtype=object), "set")],
+    [([{1: 0}, {2: 0}] * 6, "dict"), (np.array([{1: 0}, {2: 0}] * 6, dtype=object), "dict")],
 )
 def test_unhashable_labels_name_the_argument_and_the_position(labels, kind):
+    """Lists and sets per item are label sets (issue #13); other unhashable values are refused."""
     with pytest.raises(TypeError, match=rf"'labels' must hold hashable labels .*; got a {kind} at position 0"):
         embedeval.evaluate(X, labels)
+
+
+def test_an_unhashable_label_inside_a_label_set_names_the_item():
+    with pytest.raises(TypeError, match=r"'labels' item 0 holds an unhashable label"):
+        embedeval.evaluate(X, [[[1]], [2]] * 6)
 
 
 def test_none_and_tuples_are_labels_like_any_hashable_value():

@@ -46,6 +46,13 @@ CASES = {
     ("dcg", RANKINGS): [("dcg@3", 2 / L3 + 1 / L4), ("dcg", 2 / L3 + 1 / L4 + 3 / L6)],
     ("dcg_exp", RANKINGS): [("dcg_exp@3", 3 / L3 + 1 / L4)],
     ("cg", RANKINGS): [("cg@3", 3.0), ("cg", 6.0)],
+    ("cmc", EMBEDDINGS): [("cmc@2", 1.0), ("cmc@1", 0.0)],  # re-ID's name for "a match in the top k"
+    ("cmc", RANKINGS): [("cmc@3", 1.0), ("cmc@1", 0.0)],
+    # Trapezoids at hits j = 1, 2, 3 (ranks 2, 3, 5): (P(r - 1) + P(r)) / 2 = (0 + 1/2) / 2, (1/2 + 2/3) / 2,
+    # (2/4 + 3/5) / 2; their sum 83/60 over R = 4.
+    ("revisited_map", RANKINGS): [("revisited_map", 83 / 240)],
+    # Not every relevant item is in the top k, so k_q = k: 2 of the top 3, 3 of the top 10.
+    ("revisited_mp", RANKINGS): [("revisited_mp@3", 2 / 3), ("revisited_mp@10", 3 / 10)],
 }
 
 

@@ -21,6 +21,7 @@ NAMES = [
     *(f"{f}@{k}" for f in ("precision", "recall", "capped_recall", "hit_rate", "f1", "map_hits") for k in CUTOFFS),
     *(f"{f}@{k}" for f in ("map", "mrr", "ndcg", "ndcg_exp", "dcg", "dcg_exp", "cg") for k in CUTOFFS),
     *("r_precision", "map@r", "map", "mrr", "ndcg", "ndcg_exp", "dcg", "dcg_exp", "cg"),
+    *("revisited_map", *(f"revisited_mp@{k}" for k in CUTOFFS), *(f"cmc@{k}" for k in CUTOFFS)),
 ]
 METRICS = parse_metrics(NAMES, RANKINGS) + parse_metrics([f"recall@{k}" for k in CUTOFFS], EMBEDDINGS)
 # Monotone metrics: a better item moved ahead of a worse one never lowers them (not map_hits).

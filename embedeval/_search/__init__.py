@@ -1,11 +1,13 @@
 """Exact k-nearest-neighbour search: faiss proposes, float64 decides, ties go to the lower index.
 
-Every searcher here answers ``search(queries, k, exclude=None)`` with each query's ``k``
-nearest references. All but :class:`ApproximateSearcher` are *exact*: the ranking they return
-is the one a full stable sort of float64 distances would give, references ordered by their
-distance to the query computed in float64 from the (float32) input vectors, and references at
-equal distance by index, lower first. It never depends on how queries are blocked, on thread
-counts, on the BLAS kernel faiss happens to use, or on how the references are split into shards.
+Every searcher here answers ``search(queries, k, ignore=None)`` with each query's ``k``
+nearest references, the references each query ignores (:class:`Ignored`: the query itself in
+leave-one-out evaluation, junk, same-camera images) removed by index. All but
+:class:`ApproximateSearcher` are *exact*: the ranking they return is the one a full stable sort
+of float64 distances would give, references ordered by their distance to the query computed in
+float64 from the (float32) input vectors, and references at equal distance by index, lower
+first. It never depends on how queries are blocked, on thread counts, on the BLAS kernel faiss
+happens to use, or on how the references are split into shards.
 
 How exactness is reached
 ------------------------
@@ -18,7 +20,14 @@ each gathered distance (|fl(d) - d| <= E for every reference):
 * candidates whose gathered distances differ by more than 2E are in their true order;
 * runs of candidates closer than that are recomputed in float64 and sorted by (distance, index);
 * a query's top k is settled once such a gap lies after its k-th candidate (nothing left out can
-  then come before it); a query that is not settled is searched again with twice as many.
+  then come before it); a query that is not settled is searched again with twice as many;
+* a query that ignores c references is ranked k + c deep this way, and its ignored references
+  are then removed from that exact head by index.
+
+With ``classes`` (each candidate's relevance class for its query) only the sequence of classes
+is guaranteed: a run whose members all share a class is left in faiss's order, since no metric
+can tell its orders apart. The class is the binary relevance for binary metrics and the grade
+when graded metrics (nDCG) are computed.
 
 The bound and its preconditions
 -------------------------------
@@ -69,6 +78,7 @@ from .approximate import ApproximateSearcher
 from .candidates import Candidates, flat_index, from_index, merge
 from .device import Device, DeviceSearcher, gpu_device
 from .flat import FlatSearcher
+from .ignored import Ignored
 from .ranking import ExactSearcher
 from .sharded import ShardedSearcher, default_shard_size
 
@@ -79,6 +89,7 @@ __all__ = [
     "DeviceSearcher",
     "ExactSearcher",
     "FlatSearcher",
+    "Ignored",
     "ShardedSearcher",
     "flat_index",
     "from_index",

@@ -6,13 +6,15 @@ import faiss
 import numpy as np
 
 from .._inputs import prepare
+from .ignored import as_ignored, drop_ignored
 
 
 class ApproximateSearcher:
     """A faiss index built from an index-factory string, searched approximately.
 
-    Neighbours are ordered by (approximate distance, index); the query itself is removed by
-    index. An index that finds fewer than k neighbours pads with -1 (not relevant).
+    Neighbours are ordered by (approximate distance, index); ignored references (the query
+    itself, in leave-one-out evaluation) are removed by index. An index that finds fewer than k
+    neighbours pads with -1 (not relevant).
 
     Parameters
     ----------
@@ -51,7 +53,7 @@ class ApproximateSearcher:
                 raise ValueError(f"'index_params' {params!r} do not apply to {factory!r}: {str(exc).strip()}") from None
         self.size = ref.shape[0]
 
-    def search(self, queries: np.ndarray, k: int, exclude: np.ndarray | None = None) -> np.ndarray:
+    def search(self, queries: np.ndarray, k: int, ignore=None) -> np.ndarray:
         """Indices of each query's ``k`` nearest references as the index finds them.
 
         Parameters
@@ -59,23 +61,24 @@ class ApproximateSearcher:
         queries : numpy.ndarray of shape (n_queries, d), float32
             Prepared as the references are.
         k : int
-        exclude : numpy.ndarray of shape (n_queries,), optional
-            A reference index per query that must not be returned (the query itself).
+        ignore : Ignored or numpy.ndarray of shape (n_queries,), optional
+            References each query must not be given (see :meth:`ExactSearcher.search`): the
+            index is asked for ``k`` plus the most any query ignores, and the ignored ones are
+            removed by index.
 
         Returns
         -------
         numpy.ndarray of shape (n_queries, k), int64
             -1 where the index found fewer than ``k``.
         """
-        extra = 0 if exclude is None else 1
+        ignore = as_ignored(ignore)
+        extra = 0 if ignore is None else int(ignore.counts.max(initial=0))
         dist, idx = self._index.search(np.ascontiguousarray(queries, dtype=np.float32), min(k + extra, self.size))
         if not self.euclidean:
             dist = -dist
         dist = np.where(idx < 0, np.inf, dist)
         order = np.lexsort((np.where(idx < 0, np.iinfo(np.int64).max, idx), dist), axis=1)
         idx = np.take_along_axis(idx, order, 1)
-        if exclude is not None:
-            is_self = idx == exclude[:, None]
-            keep = np.argsort(is_self, axis=1, kind="stable")  # self (if found) to the end
-            idx = np.take_along_axis(idx, keep, 1)
+        if ignore is not None:
+            return drop_ignored(idx, k, np.arange(len(idx)), ignore)
         return idx[:, :k]

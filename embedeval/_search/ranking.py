@@ -6,6 +6,7 @@ import numpy as np
 
 from .candidates import Candidates
 from .float64 import pair_distances
+from .ignored import as_ignored, drop_ignored
 
 
 class ExactSearcher:
@@ -37,57 +38,65 @@ class ExactSearcher:
             return slack * (q_norm + self.max_norm) ** 2
         return slack * q_norm * self.max_norm
 
-    def search(
-        self,
-        queries: np.ndarray,
-        k: int,
-        exclude: np.ndarray | None = None,
-        query_groups: np.ndarray | None = None,
-        reference_groups: np.ndarray | None = None,
-    ) -> np.ndarray:
+    def search(self, queries: np.ndarray, k: int, ignore=None, classes=None) -> np.ndarray:
         """Indices of each query's ``k`` nearest references, nearest first, ties by lower index.
 
         Parameters
         ----------
-        queries : numpy.ndarray of shape (n_queries, d), float32
+        queries : numpy.ndarray of shape (b, d), float32
             Prepared (:func:`embedeval._inputs.prepare`) as the references are.
         k : int
-            At most the number of references (minus one with ``exclude``).
-        exclude : numpy.ndarray of shape (n_queries,), optional
-            A reference index per query that must not be returned (the query itself in
-            leave-one-out evaluation). It is removed by index, never by position, so duplicate
-            embeddings at distance 0 cannot push a real neighbour out of the top k.
-        query_groups, reference_groups : numpy.ndarray of shape (n_queries,) and (n_references,), optional
-            Class codes. When given, only the relevance sequence (``reference_groups[i] ==
-            query_groups``) of the result is guaranteed exact: candidates whose float32
-            distances are too close to order are recomputed only where their relevance differs,
-            since reordering references of equal relevance changes no metric.
+            In [1, number of references - the fewest references a query ignores].
+        ignore : Ignored or numpy.ndarray of shape (b,), optional
+            References each query must not be given (:class:`~embedeval._search.ignored.Ignored`;
+            an int array is one reference per query, the query itself in leave-one-out
+            evaluation). Query i is ranked ``k + ignore.counts[i]`` deep exactly and its ignored
+            references are then removed by index, never by position, so duplicates of them at
+            the same distance keep their ranks.
+        classes : callable, optional
+            ``classes(rows, idx) -> array of shape (c, m)``: the relevance class of reference
+            ``idx[i, j]`` for query ``rows[i]`` (``rows``: positions among ``queries``, shape
+            (c,); ``idx`` may hold -1, whose class is not read). References of one class must
+            be interchangeable for every metric computed from the result (binary relevance
+            for binary metrics, the grade for graded ones). When given, only the sequence of
+            classes of the result is guaranteed exact: near-tied candidates are recomputed in
+            float64 only in runs that hold more than one class, since reordering references of
+            one class changes no metric. An ignored reference may have any class: a run is
+            left unordered only when all its members share one class, and then its remaining
+            members still do.
 
         Returns
         -------
-        numpy.ndarray of shape (n_queries, k), int64
+        numpy.ndarray of shape (b, k), int64
+            -1 after a query's last reference, where it ignores so many that fewer than ``k``
+            are left.
+
+        Notes
+        -----
+        Later work reads this path: the runs that hold more than one class are the only places
+        where candidates are recomputed in float64 and sorted by (distance, index), so exactly
+        equal float64 distances between references of different classes are found there.
         """
-        n_excluded = 0 if exclude is None else 1
-        if not 1 <= k <= self.size - n_excluded:
-            raise ValueError(f"k must be in [1, {self.size - n_excluded}]; got {k}")
+        ignore = as_ignored(ignore)
+        counts = np.zeros(queries.shape[0], dtype=np.int64) if ignore is None else ignore.counts
+        fewest = int(counts.min()) if counts.size else 0
+        if not 1 <= k <= self.size - fewest:
+            raise ValueError(f"k must be in [1, {self.size - fewest}]; got {k}")
         out = np.empty((queries.shape[0], k), dtype=np.int64)
         pending = np.arange(queries.shape[0])
-        n_candidates = k + n_excluded + max(8, k // 64)
+        n_candidates = k + max(8, k // 64)
         while pending.size:
-            n_candidates = min(n_candidates, self.size)
-            relevant_to = None if query_groups is None else (query_groups[pending], reference_groups)
-            ranked, settled = self._rank(
-                queries[pending], k, n_candidates, None if exclude is None else exclude[pending], relevant_to
-            )
+            n = min(n_candidates + int(counts[pending].max(initial=0)), self.size)
+            ranked, settled = self._rank(queries[pending], k, n, pending, ignore, classes)
             out[pending[settled]] = ranked[settled]
             pending = pending[~settled]
             n_candidates *= 2
         return out
 
-    def _rank(self, queries, k, n_candidates, exclude, relevant_to):
+    def _rank(self, queries, k, n_candidates, rows, ignore, classes):
         """Each row's top k in exact order, and whether that top k is certain.
 
-        Returns ``(ranked, settled)``: ranked of shape (b, k), the excluded reference removed;
+        Returns ``(ranked, settled)``: ranked of shape (b, k), ignored references removed;
         settled of shape (b,), bool.
         """
         c = self._gather(queries, n_candidates)
@@ -100,14 +109,14 @@ class ExactSearcher:
             joined = ~gap & (np.arange(1, m)[None, :] < c.length[:, None])
         else:
             joined = ~gap
-        # The excluded reference stays in place until the end: a run through it only joins
-        # candidates that are then ordered exactly. So rows are ranked one column deeper.
-        last = min(k if exclude is not None else k - 1, m - 1)
-        if relevant_to is not None:
-            # Only a run holding both relevant and other references needs ordering.
-            query_groups, reference_groups = relevant_to
-            relevant = reference_groups[idx] == query_groups[:, None]
-            pair = joined & (relevant[:, 1:] != relevant[:, :-1])
+        # Ignored references stay in place until the end: row i is ranked counts[i] columns
+        # deeper, up to column last[i], and they are removed from that exact head.
+        counts = np.zeros(b, dtype=np.int64) if ignore is None else ignore.counts[rows]
+        last = np.minimum(k - 1 + counts, m - 1)
+        if classes is not None:
+            # Only a run holding references of more than one class needs ordering.
+            cls = classes(rows, idx)
+            pair = joined & (cls[:, 1:] != cls[:, :-1])
         else:
             pair = joined
         # Runs: maximal stretches of joined candidates, numbered across the block, row by row.
@@ -116,28 +125,35 @@ class ExactSearcher:
         run = np.cumsum(starts, dtype=np.int64).reshape(b, m)
         r, col = np.nonzero(pair)
         run_of_pair = run[r, col]
-        needed = run_of_pair <= run[r, last]  # runs that begin after column ``last`` cannot matter
+        needed = run_of_pair <= run[r, last[r]]  # runs that begin after column ``last`` cannot matter
         if needed.any():
             to_order = np.zeros(int(run[-1, -1]) + 1, dtype=bool)
             to_order[run_of_pair[needed]] = True
-            rows, cols = np.nonzero(to_order[run])  # row-major: grouped by row, then by run
-            members = idx[rows, cols]
+            sel_rows, cols = np.nonzero(to_order[run])  # row-major: grouped by row, then by run
+            members = idx[sel_rows, cols]
             if c.exact is not None:
-                exact = c.exact[rows, cols]
+                exact = c.exact[sel_rows, cols]
             else:
-                exact = pair_distances(queries, rows, members, self._reference_rows, self.euclidean)
+                exact = pair_distances(queries, sel_rows, members, self._reference_rows, self.euclidean)
             # Each run occupies contiguous positions; sorting its members by (distance, index)
             # and writing them back into the same positions orders the run exactly.
-            idx[rows, cols] = members[_order_runs(run[rows, cols], exact, members)]
+            idx[sel_rows, cols] = members[_order_runs(run[sel_rows, cols], exact, members)]
         # Settled: a gap after column ``last`` (nothing left out can come before it), or nothing
         # was left out at all.
-        settled = np.isinf(c.worst) | gap[:, last:].any(axis=1)
-        if exclude is None:
+        settled = np.isinf(c.worst) | _gap_from(gap, last)
+        if ignore is None:
             return idx[:, :k], settled
-        head = idx[:, : k + 1]
-        is_self = head == exclude[:, None]
-        at = np.where(is_self.any(axis=1), is_self.argmax(axis=1), k)
-        return np.where(np.arange(k)[None, :] < at[:, None], head[:, :k], head[:, 1:]), settled
+        return drop_ignored(idx, k, rows, ignore), settled
+
+
+def _gap_from(gap: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """Whether each row of ``gap`` (b, m - 1) has a True at a column >= its ``last`` (b,)."""
+    if gap.shape[1] == 0:
+        return np.zeros(gap.shape[0], dtype=bool)
+    if (last == last[0]).all():
+        return gap[:, int(last[0]) :].any(axis=1)
+    final = gap.shape[1] - 1 - np.argmax(gap[:, ::-1], axis=1)  # each row's last gap
+    return gap.any(axis=1) & (final >= last)
 
 
 def _order_runs(run: np.ndarray, exact: np.ndarray, members: np.ndarray) -> np.ndarray:

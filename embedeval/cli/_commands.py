@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from .._metrics import EMBEDDINGS, RANKINGS, parse_metrics
-from ._loaders import load_array, load_labels
+from ._loaders import load_array, load_ids, load_keys, load_label_sets, load_labels, load_pairs
 from ._output import Progress, emit, format_comparison, format_examples
 
 _PLOT_METRICS = [f"recall@{k}" for k in range(1, 21)] + ["map@r"]  # what --plot draws
@@ -59,10 +59,12 @@ def evaluate_command(args) -> int:
         "LABELS": args.labels,
         "--reference": args.reference,
         "--reference-labels": args.reference_labels,
+        **_ignore_paths(args, "reference"),
     }
     problems = _argument_problems(paths, args.metrics, EMBEDDINGS)
     if (args.reference is None) != (args.reference_labels is None):
         problems.append("--reference and --reference-labels go together; give both or neither")
+    problems += _ignore_problems(args, "reference", separate=args.reference is not None)
     problems += _report_problems(args.report)
     for flag, value in (("--block-size", args.block_size), ("--threads", args.threads)):
         if value is not None and value < 1:
@@ -73,14 +75,15 @@ def evaluate_command(args) -> int:
     # metrics the figure needs are dropped by them.
     shown = [m.name for m in parse_metrics(args.metrics, EMBEDDINGS)]
     embeddings = load_array(Path(args.embeddings), "embeddings", args.key)
-    labels = load_labels(Path(args.labels), args.label_key)
+    read_labels = load_label_sets if args.multi_label else load_labels
+    labels = read_labels(Path(args.labels), args.label_key)
     _check_rows(labels, embeddings, f"LABELS ({args.labels})", f"EMBEDDINGS ({args.embeddings})")
-    gallery = {}
+    gallery = _ignore_arguments(args, "reference", positions=True)
     if args.reference is not None:
-        gallery = {
-            "reference": load_array(Path(args.reference), "reference", args.key),
-            "reference_labels": load_labels(Path(args.reference_labels), args.label_key, "reference labels"),
-        }
+        gallery.update(
+            reference=load_array(Path(args.reference), "reference", args.key),
+            reference_labels=read_labels(Path(args.reference_labels), args.label_key),
+        )
         _check_rows(
             gallery["reference_labels"],
             gallery["reference"],
@@ -277,3 +280,92 @@ def _confidence_figures(n: int, seed: int, out: Path) -> list[Path]:
         plot_confidence_experiment(exp, out / "confidence_experiment.png"),
         plot_error_reject(curves, out / "error_reject.png", title=title),
     ]
+
+
+def _ignore_paths(args, reference: str) -> dict:
+    return {
+        "--ignore": args.ignore,
+        "--ignore-same-query": args.ignore_same_query,
+        f"--ignore-same-{reference}": getattr(args, f"ignore_same_{reference}"),
+    }
+
+
+def _ignore_problems(args, reference: str, separate: bool) -> list[str]:
+    """--ignore-same-query and --ignore-same-REFERENCE go together (in leave-one-out the second may be left out)."""
+    other = getattr(args, f"ignore_same_{reference}")
+    if other is not None and args.ignore_same_query is None:
+        return [f"--ignore-same-{reference} needs --ignore-same-query"]
+    if separate and args.ignore_same_query is not None and other is None:
+        return [f"--ignore-same-query needs --ignore-same-{reference} (a key per {reference})"]
+    return []
+
+
+def _ignore_arguments(args, reference: str, positions: bool) -> dict:
+    """The ``ignore`` and ``ignore_same`` arguments the ignore options ask for (files read now)."""
+    out = {}
+    if args.ignore is not None:
+        out["ignore"] = load_pairs(Path(args.ignore), positions)
+    if args.ignore_same_query is not None:
+        query_keys = load_keys(Path(args.ignore_same_query))
+        other = getattr(args, f"ignore_same_{reference}")
+        out["ignore_same"] = (query_keys, query_keys if other is None else load_keys(Path(other)))
+    return out
+
+
+def retrieval_command(args) -> int:
+    """``embedeval retrieval``: query and corpus embeddings against a TREC qrels file."""
+    from .._retrieval import evaluate_retrieval
+    from ..io import read_qrels
+
+    paths = {
+        "QUERIES": args.queries,
+        "CORPUS": args.corpus,
+        "QRELS": args.qrels,
+        "--query-ids": args.query_ids,
+        "--corpus-ids": args.corpus_ids,
+        **_ignore_paths(args, "corpus"),
+    }
+    problems = _argument_problems(paths, args.metrics, RANKINGS) + _report_problems(args.report)
+    problems += _ignore_problems(args, "corpus", separate=True)
+    if args.ignore_same_id and args.ignore_same_query is not None:
+        problems.append("--ignore-same-id and --ignore-same-query are two ways to give keys; choose one")
+    for flag, value in (("--block-size", args.block_size), ("--threads", args.threads)):
+        if value is not None and value < 1:
+            problems.append(f"{flag} must be >= 1; got {value}")
+    if problems:
+        raise UsageError(problems)
+    queries = load_array(Path(args.queries), "queries", args.key)
+    corpus = load_array(Path(args.corpus), "corpus", args.key)
+    qrels = read_qrels(args.qrels)
+    query_ids = load_ids(Path(args.query_ids)) if args.query_ids else list(qrels)
+    if args.query_ids is None and len(query_ids) != len(queries):
+        raise UsageError(
+            [f"QUERIES has {len(queries)} rows but QRELS names {len(query_ids)} queries; give --query-ids"]
+        )
+    corpus_ids = load_ids(Path(args.corpus_ids)) if args.corpus_ids else [str(i) for i in range(len(corpus))]
+    extra = _ignore_arguments(args, "corpus", positions=False)
+    if args.ignore_same_id:
+        extra["ignore_same"] = (query_ids, corpus_ids)
+    progress = Progress(not args.quiet)
+    try:
+        result = evaluate_retrieval(
+            queries,
+            corpus,
+            qrels,
+            query_ids=query_ids,
+            corpus_ids=corpus_ids,
+            metrics=args.metrics,
+            distance=args.distance,
+            threshold=args.threshold,
+            empty=args.empty,
+            block_size=args.block_size,
+            n_threads=args.threads,
+            device=args.device,
+            progress=progress,
+            **extra,
+        )
+    finally:
+        progress.close()
+    inputs = {"queries": f"{args.queries} {tuple(np.shape(queries))}", "corpus": args.corpus, "qrels": args.qrels}
+    emit(result, args, inputs)
+    return 0

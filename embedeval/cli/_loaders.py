@@ -143,3 +143,73 @@ def load_labels(path: Path, key: str | None = None, what: str = "labels") -> np.
         return np.array([int(v) for v in lines], dtype=np.int64)
     except ValueError:
         return np.array(lines)
+
+
+def _text_lines(path: Path) -> list[str]:
+    return [line.strip() for line in path.read_text().splitlines()]
+
+
+def _ints_or_strings(values: list[str]) -> list:
+    try:
+        return [int(v) for v in values]
+    except ValueError:
+        return values
+
+
+def load_label_sets(path: Path, key: str | None = None):
+    """Read label sets: ``.npy``/``.npz``/``.parquet`` as an array (a 2-D boolean array is an indicator,
+    one column per label), or text with one line per item and its labels separated by commas
+    (``cat,dog``; ints where every label is an int). An empty line is an item without labels."""
+    if path.suffix.lower() in (".npy", ".npz", ".parquet"):
+        return load_labels(path, key)
+    rows = [[v.strip() for v in line.split(",") if v.strip()] for line in _text_lines(path)]
+    flat = _ints_or_strings([v for row in rows for v in row])
+    out, at = [], 0
+    for row in rows:
+        out.append(set(flat[at : at + len(row)]))
+        at += len(row)
+    return out
+
+
+def load_keys(path: Path):
+    """Read ``ignore_same`` keys: ``.npy``/``.npz`` as an array (a 2-D array: one key per row), or text
+    with one key per line, a key of several fields (``identity camera``, or with commas) read as a
+    tuple; ints where every field of the file is an int."""
+    if path.suffix.lower() in (".npy", ".npz"):
+        return np.asarray(load_array(path, "keys"))
+    rows = [line.replace(",", " ").split() for line in _text_lines(path) if line]
+    flat = _ints_or_strings([v for row in rows for v in row])
+    widths = {len(row) for row in rows}
+    if widths == {1}:
+        return flat
+    keys, at = [], 0
+    for row in rows:
+        keys.append(tuple(flat[at : at + len(row)]))
+        at += len(row)
+    return keys
+
+
+def load_ids(path: Path) -> list[str]:
+    """Read ids, one per line (blank lines skipped)."""
+    return [line for line in _text_lines(path) if line]
+
+
+def load_pairs(path: Path, positions: bool) -> dict:
+    """Read ignore lists: one ``query reference`` pair per line (whitespace-separated), as
+    ``{query: [references]}``; row positions (ints) with ``positions``, ids otherwise."""
+    pairs: dict = {}
+    for number, line in enumerate(_text_lines(path), start=1):
+        if not line:
+            continue
+        fields = line.split()
+        if len(fields) != 2:
+            raise ValueError(f"{path}:{number}: a line needs 2 fields (query reference); got {len(fields)}")
+        if positions:
+            try:
+                fields = [int(f) for f in fields]
+            except ValueError:
+                raise ValueError(
+                    f"{path}:{number}: query and reference must be row positions (ints); got {line!r}"
+                ) from None
+        pairs.setdefault(fields[0], []).append(fields[1])
+    return pairs

@@ -13,14 +13,24 @@ from .._metrics import (
     RANKINGS,
     valid_names,
 )
-from ._commands import compare_command, evaluate_command, rankings_command, reality_check_command, scores_command
+from ._commands import (
+    compare_command,
+    evaluate_command,
+    rankings_command,
+    reality_check_command,
+    retrieval_command,
+    scores_command,
+)
 from ._output import FORMATS, RANKED_FORMATS
 
 EXAMPLES = """examples:
   embedeval evaluate emb.npy labels.txt --metrics precision@1 recall@10 map@r --ci 0.95
   embedeval evaluate q.npy q_labels.npy --reference g.npy --reference-labels g_labels.npy --format json
   embedeval evaluate emb.npz labels.txt --key val_embeddings --plot eval.png --report eval.html
+  embedeval evaluate emb.npy labels.txt --ignore-same-query sequences.txt --metrics map@r precision@1
+  embedeval evaluate emb.npy tags.txt --multi-label --metrics map precision@10
   embedeval compare model_a.npy model_b.npy labels.txt --metrics precision@1 map@r
+  embedeval retrieval q.npy corpus.npy qrels.txt --query-ids q.txt --corpus-ids docs.txt --metrics ndcg@10 map
   embedeval rankings run.txt qrels.txt --metrics ndcg@10 map recall@100
   embedeval scores scores.npy relevance.npy --metrics ndcg@10 recall@20
   embedeval reality-check --out plots/ --n 2000 --seed 0
@@ -74,6 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub_kw = {"formatter_class": argparse.RawDescriptionHelpFormatter}
     _add_evaluate(sub.add_parser("evaluate", help="evaluate saved embeddings with class labels", **sub_kw))
     _add_compare(sub.add_parser("compare", help="compare two embedding sets of the same items (paired test)", **sub_kw))
+    _add_retrieval(
+        sub.add_parser("retrieval", help="evaluate query and corpus embeddings against TREC qrels", **sub_kw)
+    )
     for name, helptext, run in (
         ("rankings", "evaluate a TREC run file against a TREC qrels file", rankings_command),
         ("scores", "evaluate a queries x items score matrix against a relevance matrix", scores_command),
@@ -118,9 +131,59 @@ def _add_evaluate(ev: argparse.ArgumentParser) -> None:
         default="cpu",
         help="where faiss computes the candidates (gpu: a faiss GPU build; same numbers)",
     )
+    ev.add_argument(
+        "--multi-label",
+        action="store_true",
+        help="text label files hold a set of labels per line, separated by commas (cat,dog); "
+        "a 2-D boolean .npy is read as label sets without it",
+    )
+    _ignore_options(ev, "reference", "--ignore: 'query reference' row positions per line")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     _output_options(ev)
     ev.set_defaults(run=evaluate_command)
+
+
+def _ignore_options(p: argparse.ArgumentParser, reference: str, pairs_help: str) -> None:
+    """--ignore and --ignore-same-query/--ignore-same-REFERENCE (evaluate, retrieval)."""
+    p.add_argument("--ignore", metavar="FILE", help=f"references each query ignores; {pairs_help}")
+    p.add_argument(
+        "--ignore-same-query",
+        metavar="KEYS",
+        help="a key per query (.npy, or text: one per line, several fields make one key, e.g. 'identity camera'); "
+        f"each query ignores every {reference} with its key",
+    )
+    p.add_argument(
+        f"--ignore-same-{reference}",
+        metavar="KEYS",
+        help=f"a key per {reference}, as --ignore-same-query"
+        + (" (default in leave-one-out: the query keys)" if reference == "reference" else ""),
+    )
+
+
+def _add_retrieval(rt: argparse.ArgumentParser) -> None:
+    rt.add_argument("queries", metavar="QUERIES", help="query embeddings: .npy (memory-mapped), .npz, .parquet, text")
+    rt.add_argument("corpus", metavar="CORPUS", help="corpus embeddings, same formats")
+    rt.add_argument("qrels", metavar="QRELS", help="TREC qrels: qid iteration docid grade")
+    rt.add_argument(
+        "--query-ids", metavar="FILE", help="one id per line, per row of QUERIES (default: the qrels' order)"
+    )
+    rt.add_argument("--corpus-ids", metavar="FILE", help="one id per line, per row of CORPUS (default: 0, 1, ...)")
+    _metrics_option(rt, ("ndcg@10", "recall@100", "mrr@10", "map@100"), RANKINGS)
+    rt.add_argument("--distance", choices=DISTANCES, default="cosine")
+    rt.add_argument("--threshold", type=float, default=1.0, help="grade at which an item is relevant (default 1)")
+    rt.add_argument("--empty", choices=("skip", "zero"), default="skip", help="queries without relevant items")
+    rt.add_argument("--key", help=_KEY_HELP)
+    _ignore_options(rt, "corpus", "'query_id doc_id' per line")
+    rt.add_argument(
+        "--ignore-same-id", action="store_true", help="each query ignores the corpus entry with its own id (BEIR)"
+    )
+    rt.add_argument("--block-size", type=int, default=None, help="queries per block (default: automatic)")
+    rt.add_argument("--threads", type=int, default=None, help="query blocks run at once (default: faiss's threads)")
+    rt.add_argument("--device", choices=["cpu", "gpu"], default="cpu", help="where faiss computes the candidates")
+    rt.add_argument("--report", metavar="FILE", help="write a .md or .html report")
+    rt.add_argument("--quiet", action="store_true", help="no progress bar")
+    _output_options(rt)
+    rt.set_defaults(run=retrieval_command)
 
 
 def _add_compare(cp: argparse.ArgumentParser) -> None:

@@ -1,0 +1,208 @@
+"""Who is relevant to whom, and whom each query ignores: the relevance model of every search-based evaluation.
+
+A *source* says which references are relevant to a query:
+
+* :class:`~embedeval._relevance.labels.ClassLabels`: the same class label (metric learning, re-ID);
+* :class:`~embedeval._relevance.labels.MultiLabels`: at least one shared label (multi-label);
+* :class:`~embedeval._relevance.judged.Judgements`: judged (reference, grade) pairs (qrels).
+
+:class:`~embedeval._relevance.ignore.IgnoreRules` say which references a query ignores
+(leave-one-out, ``ignore_same``, ``ignore``). :class:`Relevance` joins the two once per
+evaluation: R of each query after ignoring (computed exactly, in bounded memory), its number of
+ignored references, the skip reasons, the reference side shipped to every worker once
+(:class:`Shared`) and, per block, the query side that travels in the block's job
+(:class:`QueryBlock`). On the worker, :class:`Judge` binds the two and answers the search
+(relevance classes, ignored references) and the kernels (:class:`~embedeval._kernels.Hits`).
+
+Every source offers: ``n_relevant()`` (R before ignoring), ``relevant_ignored(rules)`` (relevant
+references that the rules remove), ``reference_side`` and ``query_part(rows)`` (whose
+``grades(reference_side, rows, idx)`` gives each candidate's relevance: booleans for binary
+sources, grades for judgements), ``graded`` and ``threshold``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._kernels import Hits, hits_from_dense, hits_from_graded
+from .._search.ignored import Ignored
+from .csr import offsets_within, take_rows
+from .ignore import IgnoreBlock, IgnoreRules
+from .judged import Judgements
+from .labels import ClassLabels, MultiLabels
+
+__all__ = ["ClassLabels", "IgnoreRules", "Judge", "Judgements", "MultiLabels", "QueryBlock", "Relevance", "Shared"]
+
+
+@dataclass(frozen=True)
+class Shared:
+    """The reference side of relevance: shipped to every worker once (scattered on Dask)."""
+
+    source: object
+    reference_keys: np.ndarray | None
+
+
+@dataclass(frozen=True)
+class QueryBlock:
+    """The query side of relevance for one block of queries (picklable: it travels in the job).
+
+    Attributes
+    ----------
+    source : object
+        The source's query part (``grades(reference_side, rows, idx)``).
+    ignore : IgnoreBlock or None
+    n_relevant, n_ignored : numpy.ndarray of shape (b,), int64
+        R after ignoring, and the number of ignored references.
+    threshold : float or None
+        For graded sources, the grade at which a reference is relevant.
+    n_gain : numpy.ndarray of shape (b,) or None
+        For graded sources, the positively graded references no rule ignores.
+    ideal : numpy.ndarray of shape (b, w) or None
+        Their grades in decreasing order, zero-padded (the ideal ranking of nDCG).
+    """
+
+    source: object
+    ignore: IgnoreBlock | None
+    n_relevant: np.ndarray
+    n_ignored: np.ndarray
+    threshold: float | None = None
+    n_gain: np.ndarray | None = None
+    ideal: np.ndarray | None = None
+
+    def judge(self, shared: Shared, metrics) -> Judge:
+        return Judge(self, shared, metrics)
+
+
+class Judge:
+    """A block's relevance bound to the reference side, on the process that runs the block.
+
+    Parameters
+    ----------
+    block : QueryBlock
+    shared : Shared
+    metrics : sequence of Metric
+        With a graded metric (nDCG, DCG, CG) among them, the search's relevance classes are
+        grades; otherwise binary relevance.
+    """
+
+    def __init__(self, block: QueryBlock, shared: Shared, metrics):
+        self.block, self.shared = block, shared
+        self.by_grade = block.threshold is not None and any(m.spec.graded for m in metrics)
+
+    def grades(self, rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """Relevance of reference ``idx[i, j]`` to block query ``rows[i]``: bool, or grades."""
+        return self.block.source.grades(self.shared.source, rows, idx)
+
+    def relevant(self, grades: np.ndarray) -> np.ndarray:
+        return grades if grades.dtype == bool else grades >= self.block.threshold
+
+    def classes(self, rows: np.ndarray):
+        """The search's ``classes(local, idx)`` for the queries ``rows`` of the block."""
+
+        def of(local, idx):
+            grades = self.grades(rows[local], idx)
+            return grades if self.by_grade else self.relevant(grades)
+
+        return of
+
+    def ignored(self, rows: np.ndarray) -> Ignored | None:
+        """The search's :class:`Ignored` for the queries ``rows`` of the block (None: none ignored)."""
+        rules = self.block.ignore
+        if rules is None:
+            return None
+        keys = self.shared.reference_keys
+        return Ignored(self.block.n_ignored[rows], lambda local, idx: rules.test(keys, rows[local], idx))
+
+    def hits(self, rows: np.ndarray, ranked: np.ndarray) -> tuple[Hits, np.ndarray, np.ndarray]:
+        """Hits of the rankings ``ranked`` (c, depth) of block queries ``rows`` (-1: nothing ranked),
+        and per query how many relevant and how many positively graded references they hold."""
+        grades = self.grades(rows, ranked)
+        valid = ranked >= 0
+        if grades.dtype == bool:
+            relevant = grades & valid
+            found = np.count_nonzero(relevant, axis=1)
+            return hits_from_dense(relevant, self.block.n_relevant[rows]), found, found
+        grades = np.where(valid, grades, 0.0)
+        hits = hits_from_graded(grades, self.block.threshold, self.block.n_relevant[rows], self.block.ideal[rows])
+        return hits, np.count_nonzero(grades >= self.block.threshold, axis=1), np.count_nonzero(grades > 0, axis=1)
+
+
+@dataclass(frozen=True)
+class Relevance:
+    """Relevance and ignore rules of one evaluation, joined.
+
+    Attributes
+    ----------
+    source : ClassLabels, MultiLabels or Judgements
+    rules : IgnoreRules or None
+    n_references : int
+    n_relevant : numpy.ndarray of shape (n_queries,), int64
+        R: the relevant references of each query that no rule ignores.
+    n_before : numpy.ndarray of shape (n_queries,), int64
+        R before ignoring.
+    n_ignored : numpy.ndarray of shape (n_queries,), int64
+    gains : tuple or None
+        Graded sources: (n_gain, indptr, grades) of the positively graded references no rule
+        ignores, grades decreasing within each query (:meth:`Judgements.gains`).
+    """
+
+    source: object
+    rules: IgnoreRules | None
+    n_references: int
+    n_relevant: np.ndarray
+    n_before: np.ndarray
+    n_ignored: np.ndarray
+    gains: tuple | None = None
+
+    @classmethod
+    def build(cls, source, n_references: int, rules: IgnoreRules | None = None) -> Relevance:
+        before = np.asarray(source.n_relevant(), dtype=np.int64)
+        active = rules is not None and rules.any
+        lost = source.relevant_ignored(rules) if active else 0
+        n_ignored = rules.n_ignored if active else np.zeros(before.size, dtype=np.int64)
+        gains = source.gains(rules if active else None) if source.graded else None
+        return cls(source, rules if active else None, n_references, before - lost, before, n_ignored, gains)
+
+    @property
+    def n_rankable(self) -> np.ndarray:
+        """References each query can be ranked against, shape (n_queries,)."""
+        return self.n_references - self.n_ignored
+
+    @property
+    def shared(self) -> Shared:
+        return Shared(self.source.reference_side, None if self.rules is None else self.rules.reference_keys)
+
+    def block(self, rows: np.ndarray) -> QueryBlock:
+        """The query side of the queries ``rows`` (positions in the evaluation)."""
+        graded = {}
+        if self.gains is not None:
+            n_gain, indptr, values = self.gains
+            ideal = np.zeros((rows.size, max(int(n_gain[rows].max(initial=0)), 1)))
+            local, at = take_rows(indptr, rows)
+            ideal[local, offsets_within(n_gain[rows])] = values[at]
+            graded = {"threshold": self.source.threshold, "n_gain": n_gain[rows], "ideal": ideal}
+        return QueryBlock(
+            source=self.source.query_part(rows),
+            ignore=None if self.rules is None else self.rules.block(rows),
+            n_relevant=self.n_relevant[rows],
+            n_ignored=self.n_ignored[rows],
+            **graded,
+        )
+
+    def skip_codes(self) -> np.ndarray:
+        """Per query: -1 (R > 0), 0 (no relevant reference at all) or 1 (every relevant one ignored)."""
+        codes = np.full(self.n_relevant.size, -1, dtype=np.int8)
+        codes[self.n_relevant == 0] = 1
+        codes[self.n_before == 0] = 0
+        return codes
+
+    def counts(self) -> dict:
+        """What the ignore rules removed, for the result's ``config``."""
+        if self.rules is None:
+            return {}
+        return {
+            "n_ignored": int(self.n_ignored.sum()),
+            "n_relevant_ignored": int((self.n_before - self.n_relevant).sum()),
+        }

@@ -1,0 +1,185 @@
+"""Relevance from judgements (qrels): per query, a sparse set of (reference, grade).
+
+The conventions are those of :func:`embedeval.evaluate_rankings` (trec_eval's): a judged reference
+is relevant when its grade reaches ``threshold``; unjudged references are not relevant; graded
+metrics read the grades, negative grades giving no gain. Judgements are held as CSR rows sorted
+by reference index, and a block looks up its candidates' grades by binary search.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .csr import take_rows
+
+
+@dataclass(frozen=True)
+class JudgedPart:
+    """A block's judgements: ``keys`` = row * n_references + reference (sorted) and their grades."""
+
+    keys: np.ndarray
+    values: np.ndarray
+    n_references: int
+
+    def grades(self, _reference_side, rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """The grade of reference ``idx[i, j]`` for block query ``rows[i]`` (0 if unjudged): (c, m)."""
+        if self.keys.size == 0:
+            return np.zeros(idx.shape)
+        wanted = rows[:, None] * self.n_references + idx
+        pos = np.minimum(np.searchsorted(self.keys, wanted), self.keys.size - 1)
+        return np.where((self.keys[pos] == wanted) & (idx >= 0), self.values[pos], 0.0)
+
+
+@dataclass(frozen=True)
+class Judgements:
+    """Judged (reference, grade) pairs per query.
+
+    Attributes
+    ----------
+    n_references : int
+    indptr : numpy.ndarray of shape (n_queries + 1,), int64
+    indices : numpy.ndarray of shape (n_judged,), int64
+        Judged references, ascending within each query.
+    values : numpy.ndarray of shape (n_judged,), float64
+        Their grades.
+    threshold : float
+        The grade at which a judged reference is relevant.
+    judged : numpy.ndarray of shape (n_queries,), bool
+        Queries that the judgements name at all (a query named with no pair is judged).
+    """
+
+    n_references: int
+    indptr: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray
+    threshold: float
+    judged: np.ndarray
+    graded = True
+    reference_side = None
+
+    def _rows(self) -> np.ndarray:
+        return np.repeat(np.arange(self.indptr.size - 1), np.diff(self.indptr))
+
+    def query_part(self, rows: np.ndarray) -> JudgedPart:
+        local, at = take_rows(self.indptr, rows)
+        return JudgedPart(local * self.n_references + self.indices[at], self.values[at], self.n_references)
+
+    def n_relevant(self) -> np.ndarray:
+        """R before ignoring: judged references with a grade >= threshold."""
+        relevant = self.values >= self.threshold
+        return np.bincount(self._rows()[relevant], minlength=self.indptr.size - 1)
+
+    def kept(self, rules) -> np.ndarray:
+        """Which judged pairs no ignore rule removes: bool of shape (n_judged,)."""
+        if rules is None or not rules.any:
+            return np.ones(self.indices.size, dtype=bool)
+        return ~rules.is_ignored(self._rows(), self.indices)
+
+    def relevant_ignored(self, rules) -> np.ndarray:
+        """Per query, the relevant judged references that the rules ignore."""
+        lost = (self.values >= self.threshold) & ~self.kept(rules)
+        return np.bincount(self._rows()[lost], minlength=self.indptr.size - 1)
+
+    def gains(self, rules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Positive grades of the judged references no rule ignores: (n_gain per query, CSR indptr,
+        grades sorted in decreasing order within each query): what the ideal DCG is made of."""
+        rows = self._rows()
+        keep = self.kept(rules) & (self.values > 0)
+        order = np.lexsort((-self.values[keep], rows[keep]))
+        n_gain = np.bincount(rows[keep], minlength=self.indptr.size - 1)
+        return n_gain, np.concatenate([[0], np.cumsum(n_gain)]), self.values[keep][order]
+
+
+def _grade(value, query, doc) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+        raise ValueError(f"'qrels' grades must be finite numbers; got {value!r} for {doc!r} of query {query!r}")
+    return float(value)
+
+
+def _pairs(entry, query) -> list:
+    """One query's judgements as (id, grade) pairs: a mapping as given, a set or list of ids grade 1."""
+    if isinstance(entry, Mapping):
+        return [(doc, _grade(g, query, doc)) for doc, g in entry.items()]
+    if isinstance(entry, (set, frozenset, Sequence, np.ndarray)) and not isinstance(entry, (str, bytes)):
+        ids = entry.tolist() if isinstance(entry, np.ndarray) else list(entry)
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"'qrels' of query {query!r} lists a corpus id twice")
+        return [(doc, 1.0) for doc in ids]
+    raise TypeError(
+        f"'qrels' of query {query!r} must be a mapping corpus id -> grade, or a set or list of relevant ids; "
+        f"got {type(entry).__name__}"
+    )
+
+
+def _resolve(ids: dict | None, value, n: int, what: str, argument: str) -> int:
+    if ids is None:
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < n:
+            raise ValueError(
+                f"'{argument}' names {what} {value!r}, but without '{what}_ids' rows are named by position "
+                f"(0 to {n - 1}); pass '{what}_ids'"
+            )
+        return int(value)
+    try:
+        return ids[value]
+    except (KeyError, TypeError):
+        raise ValueError(f"'{argument}' names {what} {value!r}, which is not in '{what}_ids'") from None
+
+
+def read_judgements(qrels, n_queries: int, n_references: int, query_ids, corpus_ids, threshold: float) -> Judgements:
+    """Judgements from ``qrels`` ({query: {corpus id: grade}} or a sequence with one entry per
+    query), with queries and corpus entries named through the id -> position maps ``query_ids``
+    and ``corpus_ids`` (None: by position). Every id must be known; none may be judged twice."""
+    if isinstance(qrels, Mapping):
+        items = [(_resolve(query_ids, q, n_queries, "query", "qrels"), q, entry) for q, entry in qrels.items()]
+    elif isinstance(qrels, Sequence) and not isinstance(qrels, (str, bytes)):
+        if len(qrels) != n_queries:
+            raise ValueError(f"'qrels' as a sequence must hold one entry per query ({n_queries}); got {len(qrels)}")
+        items = [(i, i, entry) for i, entry in enumerate(qrels)]
+    else:
+        raise TypeError(f"'qrels' must map query ids to {{corpus id: grade}}; got {type(qrels).__name__}")
+    judged = np.zeros(n_queries, dtype=bool)
+    rows, cols, grades = [], [], []
+    for row, query, entry in items:
+        if judged[row]:
+            raise ValueError(f"'qrels' names query {query!r} twice (as two ids of one query row)")
+        judged[row] = True
+        for doc, grade in _pairs(entry, query):
+            rows.append(row)
+            cols.append(_resolve(corpus_ids, doc, n_references, "corpus", "qrels"))
+            grades.append(grade)
+    keys = np.asarray(rows, dtype=np.int64) * n_references + np.asarray(cols, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    keys, values = keys[order], np.asarray(grades, dtype=np.float64)[order]
+    if keys.size > 1 and (keys[1:] == keys[:-1]).any():
+        twice = keys[1:][keys[1:] == keys[:-1]][0]
+        raise ValueError(
+            f"'qrels' must judge a corpus row once per query; got row {twice % n_references} twice for query row "
+            f"{twice // n_references}"
+        )
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(keys // n_references, minlength=n_queries))])
+    return Judgements(n_references, indptr, keys % n_references, values, threshold, judged)
+
+
+def id_positions(ids, n: int, argument: str) -> dict | None:
+    """``{id: position}`` of a sequence of ``n`` distinct ids (None stays None)."""
+    if ids is None:
+        return None
+    if isinstance(ids, np.ndarray) or hasattr(ids, "__array__"):
+        ids = np.asarray(ids).tolist()
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, Sequence):
+        raise TypeError(f"'{argument}' must be a sequence of ids, one per row; got {type(ids).__name__}")
+    if len(ids) != n:
+        raise ValueError(f"'{argument}' must hold one id per row ({n}); got {len(ids)}")
+    positions: dict = {}
+    for i, value in enumerate(ids):
+        try:
+            first = positions.setdefault(value, i)
+        except TypeError:
+            raise TypeError(f"'{argument}' must hold hashable ids; got {value!r} at row {i}") from None
+        if first != i:
+            raise ValueError(f"'{argument}' must be distinct; got {value!r} at rows {first} and {i}")
+    return positions
