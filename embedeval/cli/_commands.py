@@ -189,6 +189,7 @@ def rankings_command(args) -> int:
             args.threshold,
             args.empty,
             args.complete,
+            args.ties,
         )
     _coverage_notes(coverage, args.complete)
     _warnings_as_lines("rankings", caught)
@@ -237,6 +238,7 @@ def scores_command(args) -> int:
             metrics=args.metrics,
             threshold=args.threshold,
             empty=args.empty,
+            ties=args.ties,
         )
     _warnings_as_lines("scores", caught)
     emit(result, args, {"scores": args.scores, "relevance": args.relevance})

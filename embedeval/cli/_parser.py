@@ -13,6 +13,7 @@ from .._metrics import (
     RANKINGS,
     valid_names,
 )
+from .._ties import RULES
 from ._commands import (
     compare_command,
     evaluate_command,
@@ -60,6 +61,17 @@ def _metrics_option(p, default, form: str, note: str = "") -> None:
         metavar="NAME",
         help=f"metrics to compute (default: {' '.join(default)}); valid: {', '.join(valid_names(form))}, "
         f"with k an int from 1 to 10^9; case is ignored{note}",
+    )
+
+
+def _ties_option(p, default: str) -> None:
+    p.add_argument(
+        "--ties",
+        choices=RULES,
+        default=None,
+        help="items with exactly equal scores (or distances): 'expected' averages every metric over all their "
+        "orders (exactly, in closed form), 'optimistic'/'pessimistic' put relevant items first/last in each tie "
+        f"group (default: {default})",
     )
 
 
@@ -222,6 +234,10 @@ def _add_ranked(ir: argparse.ArgumentParser, name: str, run) -> None:
             action="store_true",
             help="average over every judged query, a query without a run counting as 0 (trec_eval -c)",
         )
+    _ties_option(
+        ir,
+        "the run's own rule: trec_eval's, by document id" if name == "rankings" else "lower column index first",
+    )
     ir.add_argument("--per-query", action="store_true", help="each query's values too, then 'all' (trec_eval -q)")
     ir.add_argument("--report", metavar="FILE", help="write a .md or .html report")
     _output_options(ir, formats=RANKED_FORMATS)
