@@ -12,6 +12,8 @@ import warnings
 
 import numpy as np
 
+from ._codes import HAMMING, read_codes
+from ._hamming import describe_ties
 from ._inputs import as_embeddings, as_labels, check_directions, check_positive_int
 from ._metrics import DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, parse_metrics
 from ._pipeline import TIE_RULE, Options, score, warn_if_k_exceeds
@@ -19,6 +21,7 @@ from ._relevance import ClassLabels, IgnoreRules, Relevance
 from ._relevance.ignore import read_keys, read_lists
 from ._relevance.labels import multilabel_kind, read_multilabels
 from ._search import Device
+from ._ties import check_ties
 from .result import EvaluationResult
 
 
@@ -32,6 +35,7 @@ def evaluate(
     distance: str = "euclidean",
     ignore=None,
     ignore_same=None,
+    ties: str | None = None,
     block_size: int | None = None,
     n_threads: int | None = None,
     progress=None,
@@ -54,7 +58,9 @@ def evaluate(
     ----------
     embeddings : array-like of shape (n_queries, d)
         Query embeddings; numpy arrays, torch tensors (CPU or GPU, with or without grad) and
-        anything with ``__array__`` are accepted. Searched in float32.
+        anything with ``__array__`` are accepted. Searched in float32. With
+        ``distance="hamming"``, binary codes: packed ``uint8`` of shape (n_queries, d / 8)
+        (faiss's layout), or bool / 0-1 values of shape (n_queries, d).
     labels : array-like of shape (n_queries,), sequence of label sets, or bool array of shape (n_queries, n_labels)
         Hashable class labels (ints of any width, strings, tuples such as ``(identity, camera)``,
         ...); compared by identity, never cast to float. Multi-label: a sequence with a set,
@@ -68,10 +74,15 @@ def evaluate(
         sets on the other are sets of one label).
     metrics : str or sequence of str
         Any of ``precision@k``, ``recall@k``, ``hit_rate@k``, ``cmc@k``, ``r_precision``,
-        ``map@r``, ``map``, ``map@k``, ``mrr``, ``mrr@k``, for any ``k >= 1``.
-    distance : {"euclidean", "cosine", "inner_product"}
+        ``map@r``, ``map``, ``map@k``, ``map_hits@k`` (deep hashing's mAP@k), ``mrr``,
+        ``mrr@k``, for any ``k >= 1``; with ``distance="hamming"`` also
+        ``precision_radius@r`` and ``recall_radius@r`` for a Hamming radius ``r >= 0``.
+    distance : {"euclidean", "cosine", "inner_product", "hamming"}
         ``cosine`` L2-normalises queries and references; ``inner_product`` ranks by
-        :math:`q \cdot r`, larger first.
+        :math:`q \cdot r`, larger first; ``hamming`` ranks binary codes by the number of
+        differing bits, every distance computed exactly (``block_size``, ``n_threads`` and
+        ``progress`` apply; ``index``, ``device``, ``client``, ``shard_size`` and
+        ``stream_reference`` do not).
     ignore : mapping or sequence, optional
         References each query ignores: ``{query position: iterable of reference positions}``,
         or one iterable per query. An ignored reference takes no rank and does not count in R.
@@ -80,6 +91,12 @@ def evaluate(
         (tuples too) or rows of 2-D arrays, e.g. ``(identity, camera)`` for re-identification's
         junk (``np.column_stack([ids, cams])`` on both sides). In leave-one-out evaluation
         both are keys of ``embeddings``.
+    ties : {None, "expected", "optimistic", "pessimistic"}, optional
+        ``distance="hamming"`` only (where hundreds of references share each distance): None
+        ranks references at equal distance by index, lower first; ``"expected"`` gives each
+        metric's exact expected value over every order of them (McSherry & Najork 2008, in
+        closed form); ``"optimistic"`` / ``"pessimistic"`` the order with relevant references
+        first / last in each tie group, the range a tie rule can move a value in.
     block_size : int, optional
         Queries per block. Default: chosen so a block's working memory stays near 170 MB.
         Results do not depend on it.
@@ -165,8 +182,9 @@ def evaluate(
     {'precision@1': 1.0, 'map@r': 1.0}
     """
     parsed = parse_metrics(metrics, EMBEDDINGS)
+    ties = check_ties(ties)
     options = Options.check(
-        parsed, distance, block_size, n_threads, shard_size, stream_reference, client, index, index_params, device
+        parsed, distance, block_size, n_threads, shard_size, stream_reference, client, index, index_params, device, ties
     )
     if options.approximate:
         check_sample = check_positive_int(check_sample, "check_sample")
@@ -184,6 +202,7 @@ def evaluate(
         progress=progress,
         seed=seed,
         check_sample=check_sample,
+        ties=ties,
     )
     if not evaluated.size:
         warnings.warn(_nothing_evaluated(relevance), UserWarning, stacklevel=2)
@@ -195,13 +214,13 @@ def evaluate(
     return EvaluationResult.from_per_query(
         per_query,
         {m.name: m.definition for m in parsed},
-        _conventions(distance, relevance, reference is None),
+        _conventions(distance, relevance, reference is None, ties),
         skip_codes=codes,
         skip_reasons=reasons,
         query_labels=query_labels,
         label_codes=(relevance.source.classes, relevance.source.query_codes) if single else None,
         approximation=approximation,
-        config=_config(options, relevance, references.shape, queries.shape[1], reference is None),
+        config=_config(options, relevance, references.shape, queries.shape[1], reference is None, ties),
     )
 
 
@@ -211,12 +230,17 @@ def _read_embeddings(embeddings, reference, reference_labels, distance: str):
     Queries are not normalised here: they are read (and normalised) block by block, so that
     memory-mapped queries are streamed from disk; each searcher prepares the references itself.
     """
-    queries = as_embeddings(embeddings, "embeddings")
+    if distance == HAMMING:  # binary codes, packed (embedeval._codes)
+        queries, references = read_codes(embeddings, reference, ("embeddings", "reference"))
+    else:
+        queries = as_embeddings(embeddings, "embeddings")
     if (reference is None) != (reference_labels is None):
         given, missing = (
             ("reference", "reference_labels") if reference is not None else ("reference_labels", "reference")
         )
         raise ValueError(f"'{missing}' is required when '{given}' is given; got None")
+    if distance == HAMMING:
+        return queries, references
     references = queries
     if reference is not None:
         references = as_embeddings(reference, "reference")
@@ -291,7 +315,7 @@ def _only_own(relevance: Relevance) -> bool:
     return rules.query_keys is None and rules.indptr is None
 
 
-def _config(options: Options, relevance: Relevance, reference_shape, dim: int, leave_one_out: bool) -> dict:
+def _config(options: Options, relevance: Relevance, reference_shape, dim: int, leave_one_out: bool, ties) -> dict:
     source = relevance.source
     labels = (
         {"n_classes": int(source.classes.size)}
@@ -302,15 +326,16 @@ def _config(options: Options, relevance: Relevance, reference_shape, dim: int, l
         "distance": options.distance,
         "mode": "leave-one-out" if leave_one_out else "separate reference set",
         "n_references": int(reference_shape[0]),
-        "dim": int(dim),
+        ("n_bits" if options.distance == HAMMING else "dim"): int(dim),
         **labels,
         "search": options.search_config(),
-        "tie_rule": TIE_RULE,
+        "tie_rule": describe_ties(ties) if options.distance == HAMMING else TIE_RULE,
+        "ties": ties or "index",
         **({} if relevance.rules is None or _only_own(relevance) else relevance.counts()),
     }
 
 
-def _conventions(distance: str, relevance: Relevance, leave_one_out: bool) -> dict[str, str]:
+def _conventions(distance: str, relevance: Relevance, leave_one_out: bool, ties=None) -> dict[str, str]:
     if isinstance(relevance.source, ClassLabels):
         relevant = "a reference is relevant when it shares the query's label; R counts them"
     else:
@@ -328,8 +353,8 @@ def _conventions(distance: str, relevance: Relevance, leave_one_out: bool) -> di
         "recall": "metric-learning Recall@K (hit rate): a same-label reference in the top k",
         "relevance": relevant,
         **extra,
-        "ties": TIE_RULE,
-        "distance": distance,
+        "ties": describe_ties(ties) if distance == HAMMING else TIE_RULE,
+        "distance": "hamming: the number of differing bits of two binary codes" if distance == HAMMING else distance,
         "average": "summary = micro average over evaluated queries; per_class.macro = mean of class means"
         if isinstance(relevance.source, ClassLabels)
         else "summary = micro average over evaluated queries (no per-class averages for label sets)",

@@ -37,6 +37,15 @@ def _argument_problems(paths: dict[str, str | None], metrics: list[str], form: s
     return problems
 
 
+def _ties_problems(args) -> list[str]:
+    """Embeddings: a tie-aware rule needs Hamming distances (float distances rank ties by index)."""
+    if args.ties is not None and args.distance != "hamming":
+        return [
+            f"--ties {args.ties} needs --distance hamming (float embeddings rank ties by index); got {args.distance}"
+        ]
+    return []
+
+
 def _report_problems(report: str | None) -> list[str]:
     if report and Path(report).suffix.lower() not in (".md", ".html", ".htm"):
         return [f"--report must end in .md or .html; got {report}"]
@@ -65,7 +74,7 @@ def evaluate_command(args) -> int:
     if (args.reference is None) != (args.reference_labels is None):
         problems.append("--reference and --reference-labels go together; give both or neither")
     problems += _ignore_problems(args, "reference", separate=args.reference is not None)
-    problems += _report_problems(args.report)
+    problems += _report_problems(args.report) + _ties_problems(args)
     for flag, value in (("--block-size", args.block_size), ("--threads", args.threads)):
         if value is not None and value < 1:
             problems.append(f"{flag} must be >= 1; got {value}")
@@ -102,6 +111,7 @@ def evaluate_command(args) -> int:
             n_threads=args.threads,
             device=args.device,
             progress=progress,
+            ties=args.ties,
             **gallery,
         )
     finally:
@@ -328,7 +338,7 @@ def retrieval_command(args) -> int:
         **_ignore_paths(args, "corpus"),
     }
     problems = _argument_problems(paths, args.metrics, RANKINGS) + _report_problems(args.report)
-    problems += _ignore_problems(args, "corpus", separate=True)
+    problems += _ignore_problems(args, "corpus", separate=True) + _ties_problems(args)
     if args.ignore_same_id and args.ignore_same_query is not None:
         problems.append("--ignore-same-id and --ignore-same-query are two ways to give keys; choose one")
     for flag, value in (("--block-size", args.block_size), ("--threads", args.threads)):
@@ -364,6 +374,7 @@ def retrieval_command(args) -> int:
             n_threads=args.threads,
             device=args.device,
             progress=progress,
+            ties=args.ties,
             **extra,
         )
     finally:

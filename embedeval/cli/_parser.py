@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from .._codes import HAMMING
 from .._inputs import DISTANCES
 from .._metrics import (
     DEFAULT_EMBEDDING_METRICS,
@@ -30,6 +31,7 @@ EXAMPLES = """examples:
   embedeval evaluate emb.npz labels.txt --key val_embeddings --plot eval.png --report eval.html
   embedeval evaluate emb.npy labels.txt --ignore-same-query sequences.txt --metrics map@r precision@1
   embedeval evaluate emb.npy tags.txt --multi-label --metrics map precision@10
+  embedeval evaluate codes.npy labels.txt --distance hamming --ties expected --metrics map precision_radius@2
   embedeval compare model_a.npy model_b.npy labels.txt --metrics precision@1 map@r
   embedeval retrieval q.npy corpus.npy qrels.txt --query-ids q.txt --corpus-ids docs.txt --metrics ndcg@10 map
   embedeval rankings run.txt qrels.txt --metrics ndcg@10 map recall@100
@@ -123,7 +125,13 @@ def _add_evaluate(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--reference", help="a separate gallery to search (default: leave-one-out)")
     ev.add_argument("--reference-labels", help="labels of the gallery")
     _metrics_option(ev, MUSGRAVE_METRICS, EMBEDDINGS)
-    ev.add_argument("--distance", choices=DISTANCES, default="euclidean")
+    ev.add_argument(
+        "--distance",
+        choices=(*DISTANCES, HAMMING),
+        default="euclidean",
+        help="hamming: binary codes, packed uint8 (n, bits/8) or bool/0-1 (n, bits) (default: euclidean)",
+    )
+    _ties_option(ev, "by index, lower first; the other rules with --distance hamming only")
     ev.add_argument("--key", help=_KEY_HELP)
     ev.add_argument("--label-key", help=_LABEL_KEY_HELP)
     ev.add_argument("--per-class", metavar="FILE", help="write per-class averages as CSV")
@@ -181,7 +189,10 @@ def _add_retrieval(rt: argparse.ArgumentParser) -> None:
     )
     rt.add_argument("--corpus-ids", metavar="FILE", help="one id per line, per row of CORPUS (default: 0, 1, ...)")
     _metrics_option(rt, ("ndcg@10", "recall@100", "mrr@10", "map@100"), RANKINGS)
-    rt.add_argument("--distance", choices=DISTANCES, default="cosine")
+    rt.add_argument(
+        "--distance", choices=(*DISTANCES, HAMMING), default="cosine", help="hamming: binary codes (default: cosine)"
+    )
+    _ties_option(rt, "by corpus row, lower first; the other rules with --distance hamming only")
     rt.add_argument("--threshold", type=float, default=1.0, help="grade at which an item is relevant (default 1)")
     rt.add_argument("--empty", choices=("skip", "zero"), default="skip", help="queries without relevant items")
     rt.add_argument("--key", help=_KEY_HELP)
