@@ -379,3 +379,66 @@ def test_float_embeddings_refuse_hamming_only_options():
 def test_uint8_holding_only_zeros_and_ones_warns_that_it_is_read_as_packed():
     with pytest.warns(UserWarning, match="read as packed codes .* pass it as bool"):
         embedeval.evaluate(np.eye(6, dtype=np.uint8), [0, 0, 1, 1, 2, 2], distance="hamming")
+
+
+def test_pr_curve_over_radii_against_plain_loops(tmp_path):
+    from embedeval.hashing import pr_curve
+    from embedeval.plotting import plot_hamming_pr
+
+    rng = np.random.default_rng(9)
+    gallery, queries = codes(rng, 120, 6), codes(rng, 30, 6)
+    g_sets = [set(rng.choice(4, int(rng.integers(1, 3)), replace=False).tolist()) for _ in range(120)]
+    q_sets = [set(rng.choice(4, int(rng.integers(1, 3)), replace=False).tolist()) for _ in range(30)]
+    curve = pr_curve(queries, q_sets, reference=gallery, reference_labels=g_sets)
+    names = [f"{f}_radius@{t}" for f in ("precision", "recall") for t in range(7)]
+    want = evaluate_hamming(queries, gallery, names, lambda i, j: bool(q_sets[i] & g_sets[j]), lambda i: set())
+    np.testing.assert_array_equal(curve.radius, np.arange(7))
+    np.testing.assert_allclose(curve.precision, [np.nanmean(want[f"precision_radius@{t}"]) for t in range(7)])
+    np.testing.assert_allclose(curve.recall, [np.nanmean(want[f"recall_radius@{t}"]) for t in range(7)])
+    assert curve.recall[-1] == 1.0 and (np.diff(curve.recall) >= 0).all()
+    assert plot_hamming_pr(curve, tmp_path / "pr.png").stat().st_size > 10_000
+
+
+def test_radius_values_do_not_depend_on_the_tie_rule():
+    """A radius never splits a tie group: every rule gives the same precision and recall within it."""
+    rng = np.random.default_rng(10)
+    bits, labels = codes(rng, 80, 8), rng.integers(0, 3, 80)
+    names = [f"{f}_radius@{t}" for f in ("precision", "recall") for t in range(9)]
+    runs = [embedeval.evaluate(bits, labels, distance="hamming", metrics=names, ties=rule).per_query for rule in RULES]
+    for run in runs[1:]:
+        for m in names:
+            np.testing.assert_allclose(run[m], runs[0][m], rtol=1e-14, atol=0, err_msg=m)
+
+
+def test_per_class_averages_and_intervals_of_tie_aware_values():
+    from embedeval.stats import bootstrap
+
+    rng = np.random.default_rng(11)
+    bits, labels = codes(rng, 90, 8), rng.integers(0, 3, 90)
+    r = embedeval.evaluate(bits, labels, distance="hamming", metrics=["map"], ties="expected")
+    per_class = r.per_class.values["map"]
+    for c, label in enumerate(r.per_class.labels):
+        assert per_class[c] == pytest.approx(np.nanmean(r.per_query["map"][labels == label]))
+    interval = bootstrap(r, n_resamples=200, seed=0)["map"]
+    assert interval.low < r.summary["map"] < interval.high
+
+
+def test_cli_evaluates_codes_with_a_tie_rule(tmp_path, capsys):
+    import json
+
+    from embedeval.cli import main
+
+    rng = np.random.default_rng(12)
+    bits, labels = codes(rng, 60, 16), rng.integers(0, 3, 60)
+    np.save(tmp_path / "codes.npy", pack_bits(bits))
+    np.savetxt(tmp_path / "labels.txt", labels, fmt="%d")
+    files = [str(tmp_path / "codes.npy"), str(tmp_path / "labels.txt")]
+    for rule in RULES:
+        extra = [] if rule is None else ["--ties", rule]
+        main(["evaluate", *files, "--distance", "hamming", "--metrics", "map", "--format", "json", "--quiet", *extra])
+        payload = json.loads(capsys.readouterr().out)
+        want = embedeval.evaluate(bits, labels, distance="hamming", metrics=["map"], ties=rule).summary["map"]
+        assert payload["summary"]["map"] == pytest.approx(want, rel=1e-12)
+        assert payload["config"]["ties"] == (rule or "index")
+    assert main(["evaluate", *files, "--ties", "expected"]) == 2
+    assert "--ties expected needs --distance hamming" in capsys.readouterr().err
