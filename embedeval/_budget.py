@@ -23,6 +23,17 @@ FAISS_BLAS_THRESHOLD = 128_000
 RECOMPUTE_ELEMENTS = 1 << 17
 # float64 elements of one (queries x references) block of the deep float64 path (32 MB).
 DENSE_ELEMENTS = 1 << 22
+# float64 elements of one (rows x references) distance block of the deep ranking (32 MB),
+# whichever precision the product has; its survivors (keys, indices) take a few times that at most.
+DEEP_ELEMENTS = 1 << 22
+# References sampled to place the deep ranking's thresholds (at most 1/16 of them), and how
+# many standard deviations of the sampled quantile a threshold aims above the depth (a row
+# whose threshold proves too tight is redone from all of its values).
+DEEP_SAMPLE_COLUMNS = 1024
+DEEP_SAMPLE_SIGMAS = 3.0
+# Recomputing one float32 near-tie in float64 costs about as much time as this many columns of
+# the extra time of a float64 product over a float32 one, whatever d (bench/bench_deep.py --pieces).
+DEEP_TIE_COLUMNS = 40.0
 # Bytes of one reference shard when sharding is implied (streaming, Dask) but no size is given.
 DEFAULT_SHARD_BYTES = 256 << 20
 # faiss indexes of reference shards cached per Dask worker process.

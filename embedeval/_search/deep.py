@@ -1,0 +1,232 @@
+"""Deep rankings: where each query's relevant references fall in its top ``depth``, exactly.
+
+Metrics of embeddings with labels read only the relevance sequence of a ranking, never which
+other reference sits where. The j-th relevant reference of a query has rank j + c_j, c_j the
+number of other references ranked before it, so a deep ranking (a class holding much of the
+data) needs no order among the other references at all. :class:`DeepRanker` computes those
+ranks (:class:`embedeval._kernels.Hits`) for a block of query rows:
+
+1. a threshold t per row, from the products with a fixed sample of references: the value
+   that the ``depth``-th nearest reference probably does not exceed;
+2. the product of the rows with every reference; with class codes, float32 for the other
+   references and float64 for the query's class (its relevant references, one contiguous
+   slice of the references sorted by class) where the float32 near-ties would cost less than a
+   float64 product (:meth:`DeepRanker._mixed`), else float64 for all;
+3. per row, the J = min(depth, R) smallest relevant values, sorted (``np.sort``);
+4. the other references within t (plus the bounds), found by one comparison of the whole
+   block: usually a few, the query's near misses; each one's place among the sorted relevant
+   values (``np.searchsorted``) gives every c_j by counting;
+5. an other value within the bounds of a neighbouring relevant one is recomputed in float64;
+   a row where that leaves a near-tie, or whose sampled threshold proves too tight, is ranked
+   from its candidates with every mixed run of near-ties put in exact order
+   (:func:`~embedeval._search.deep_exact.exact_ranks`).
+
+The ranks equal those of a full stable sort of float64 distances
+(:func:`embedeval._search.float64.exact_distance`) by (distance, index); they depend neither
+on the blocks nor on the precision chosen.
+
+Why it is exact
+---------------
+Each value v has a bound E (E_o for other references, E_r <= E_o for relevant ones; see
+:func:`~embedeval._search.deep_exact.error_bounds`) with |v - exact| <= E. Let T be the
+smaller of t (when at least ``depth`` values of the row are <= t) and the J-th relevant
+value. A relevant reference with a value beyond T + E_o + E_r ranks beyond depth (or beyond
+the J-th relevant one); everything exactly before a relevant reference with a value up to
+there has a value <= T + 2 (E_o + E_r), so those are the only candidates. An other reference
+whose value is more than E_o + E_r away from both neighbouring relevant values is exactly
+ordered against every relevant reference, and then c_j is exact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _budget
+from .._kernels import Hits
+from .deep_block import Block
+from .relevant import ClassCodes
+
+
+class DeepRanker:
+    """Exact ranks of relevant references in deep rankings; made once per evaluation.
+
+    Parameters
+    ----------
+    reference : numpy.ndarray of shape (n_references, d), float32
+        Prepared (:func:`embedeval._inputs.prepare`) reference vectors, held in memory.
+    euclidean : bool
+        True: squared euclidean distance; False: minus the inner product (cosine once
+        normalised).
+    relevance
+        :class:`~embedeval._search.relevant.ClassCodes`, ``LabelBits`` or ``Judgements``.
+    precision : {"auto", "float64", "mixed"}
+        How products are computed (class codes only; results never depend on it): "auto"
+        chooses per block, "float64" always uses float64, "mixed" always float32 for the other
+        references.
+    sample_columns : int
+        References sampled for the thresholds (at most n_references / 16).
+    sample_sigmas : float
+        How many standard deviations of the sampled quantile the threshold aims above depth.
+    block_elements : int
+        Rows are ranked in blocks of about this many (row, reference) products.
+    seed : int
+        Chooses the sampled references (only time depends on it).
+
+    Notes
+    -----
+    Memory: the references as a (n_references, d + 1) float64 matrix (and a float32 one for
+    class codes), sorted by class for class codes, and per block of rows a (rows x
+    references) product of about ``_budget.DEEP_ELEMENTS`` elements.
+    """
+
+    def __init__(
+        self,
+        reference: np.ndarray,
+        euclidean: bool,
+        relevance,
+        precision: str = "auto",
+        sample_columns: int = _budget.DEEP_SAMPLE_COLUMNS,
+        sample_sigmas: float = _budget.DEEP_SAMPLE_SIGMAS,
+        block_elements: int = _budget.DEEP_ELEMENTS,
+        seed: int = 0,
+    ):
+        self.reference = np.asarray(reference, dtype=np.float32)  # in index order, for the exact formula
+        self.size, self.dim = self.reference.shape
+        self.euclidean = euclidean
+        self.relevance = relevance
+        self.precision = precision
+        self._classes = isinstance(relevance, ClassCodes)
+        if self._classes:  # columns: references sorted by class, by index within a class
+            self._index = np.argsort(relevance.reference_codes, kind="stable")
+            codes = relevance.reference_codes[self._index]
+            every = np.arange(len(relevance._class_sizes))
+            self._class_start = np.searchsorted(codes, every)
+            self._class_stop = np.searchsorted(codes, every, side="right")
+            columns = self.reference[self._index]
+        else:
+            self._index = np.arange(self.size)
+            columns = self.reference
+        self._column = np.empty(self.size, dtype=np.int64)
+        self._column[self._index] = np.arange(self.size)
+        norms = np.einsum("ij,ij->i", columns, columns, dtype=np.float64)
+        self.max_norm = float(np.sqrt(norms.max()))
+        self._matrix64 = _factor_matrix(columns, norms, euclidean, np.float64)
+        self._matrix32 = _factor_matrix(columns, norms, euclidean, np.float32) if self._classes else None
+        n_sample = min(sample_columns, self.size // 16)
+        rng = np.random.default_rng(seed)
+        self._sample = np.sort(rng.choice(self.size, n_sample, replace=False))
+        self._sample_matrix = _factor_matrix(columns[self._sample], norms[self._sample], euclidean, np.float32)
+        self._sigmas = sample_sigmas
+        self._block_rows = max(1, block_elements // self.size)
+
+    def hits(self, queries: np.ndarray, query_ids: np.ndarray, depth, ignored: np.ndarray | None = None) -> Hits:
+        """Ranks of each query's relevant references within its top ``depth``.
+
+        Parameters
+        ----------
+        queries : numpy.ndarray of shape (b, d), float32
+            Prepared as the references are.
+        query_ids : numpy.ndarray of shape (b,), int
+            The queries' indices for ``relevance``.
+        depth : int or numpy.ndarray of shape (b,), int
+            How deep each query is ranked: 1 to the number of references it can rank.
+        ignored : numpy.ndarray of shape (b, k), int, optional
+            References each query must neither rank nor count (its own index in leave-one-out
+            evaluation), padded with -1; an index at most once per row.
+
+        Returns
+        -------
+        Hits
+            ``ranks`` of shape (b, h): the 1-based ranks, ascending, of the relevant references
+            ranked within ``depth``, padded with +inf; ``n_relevant``: R, the relevant
+            references that are not ignored.
+        """
+        queries = np.asarray(queries, dtype=np.float32)
+        query_ids = np.asarray(query_ids, dtype=np.int64)
+        b = queries.shape[0]
+        depth = np.broadcast_to(np.asarray(depth, dtype=np.int64), (b,))
+        n_relevant = self.relevance.counts(query_ids).astype(np.int64)
+        if ignored is not None:
+            ignored = np.asarray(ignored, dtype=np.int64).reshape(b, -1)
+            rows, cols = np.nonzero(ignored >= 0)
+            ignored_relevant = self.relevance.pairs(query_ids[rows], ignored[rows, cols])
+            n_relevant = n_relevant - np.bincount(rows[ignored_relevant], minlength=b)
+        step = self._block_rows
+        parts = []
+        for s in range(0, b, step):
+            sl = slice(s, s + step)
+            ign = None if ignored is None else ignored[sl]
+            parts.append(Block(self, queries[sl], query_ids[sl], depth[sl], n_relevant[sl], ign).ranks())
+        ranks = np.full((b, max(p.shape[1] for p in parts)), np.inf)
+        for s, p in zip(range(0, b, step), parts, strict=True):
+            ranks[s : s + len(p), : p.shape[1]] = p
+        return Hits(ranks, n_relevant)
+
+    def _factors(self, queries: np.ndarray, dtype) -> np.ndarray:
+        """The queries' side of the product: (-2q, 1) (euclidean) or -q, shape (b, d (+ 1))."""
+        if not self.euclidean:
+            return np.negative(queries, dtype=dtype)
+        out = np.empty((len(queries), self.dim + 1), dtype=dtype)
+        np.multiply(queries, -2, out=out[:, :-1])  # scaling by 2 is exact
+        out[:, -1] = 1
+        return out
+
+    def _class_bounds(self, query_ids: np.ndarray):
+        """(start, stop) columns of each query's class, shape (b,) each (class codes only)."""
+        codes = self.relevance.query_codes[query_ids]
+        return self._class_start[codes], self._class_stop[codes]
+
+    def _mixed(self, sample, threshold, query_ids, n_relevant, bound32, bound64) -> bool:
+        """Whether this block's other references are cheaper in float32 than in float64.
+
+        float32 saves about half the product for the other references but leaves near-ties to
+        recompute one by one: an other value within E_o + E_r of a relevant one. Their number
+        is estimated from the sample: the others within the threshold times the chance that a
+        relevant value lies that close (twice the window times the relevant values' density
+        there). One recomputation costs about as much as ``_budget.DEEP_TIE_COLUMNS`` columns
+        of the float64 product's extra time.
+        """
+        if not self._classes or self.precision != "auto" or sample.shape[1] == 0:
+            return self._classes and self.precision == "mixed"
+        start, stop = self._class_bounds(query_ids)
+        is_relevant = (self._sample[None, :] >= start[:, None]) & (self._sample[None, :] < stop[:, None])
+        inside = sample <= np.minimum(threshold, np.max(sample, axis=1))[:, None]
+        scale = self.size / max(len(self._sample), 1)
+        others = scale * np.count_nonzero(inside & ~is_relevant, axis=1)
+        spread = np.where(inside, sample, -np.inf).max(axis=1).astype(np.float64) - sample.min(axis=1)
+        relevant = scale * np.count_nonzero(inside & is_relevant, axis=1)
+        # relevant values per unit of distance within the threshold (all tied: every other is near)
+        chance = np.ones(len(sample))
+        spread_out = spread > 0
+        chance[spread_out] = np.minimum(
+            1.0, 2 * (bound32 + bound64)[spread_out] * relevant[spread_out] / spread[spread_out]
+        )
+        ties = others * chance
+        return bool(ties.sum() * _budget.DEEP_TIE_COLUMNS < np.sum(self.size - 2 * n_relevant))
+
+    def _sampled_threshold(self, sample: np.ndarray, depth: np.ndarray, sigmas: float) -> np.ndarray:
+        """Per row, a value that probably at least ``depth`` of its values do not exceed (+inf: none).
+
+        ``sample`` (b, s) holds each row's values at the sampled references, sorted.
+        """
+        s = sample.shape[1]
+        out = np.full(len(sample), np.inf)
+        if s == 0:
+            return out
+        # The k-th smallest of s sampled values has about k n / s of the row's values below it,
+        # give or take sqrt(k) n / s: aim ``sigmas`` standard deviations above depth.
+        mean = depth * (s / self.size)
+        k = np.maximum(np.ceil(mean + sigmas * np.sqrt(mean) + 1), 1).astype(np.int64)
+        rows = np.flatnonzero(k <= s)
+        out[rows] = sample[rows, k[rows] - 1]
+        return out
+
+
+def _factor_matrix(columns: np.ndarray, norms: np.ndarray, euclidean: bool, dtype) -> np.ndarray:
+    """The references' side of the product: (r, ||r||^2) (euclidean) or r, in ``dtype``."""
+    if not euclidean:
+        return np.ascontiguousarray(columns, dtype=dtype)
+    out = np.empty((len(columns), columns.shape[1] + 1), dtype=dtype)
+    out[:, :-1] = columns
+    out[:, -1] = norms
+    return out
