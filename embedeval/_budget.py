@@ -30,7 +30,7 @@ DEEP_ELEMENTS = 1 << 22
 # many standard deviations of the sampled quantile a threshold aims above the depth (a row
 # whose threshold proves too tight is redone from all of its values).
 DEEP_SAMPLE_COLUMNS = 1024
-DEEP_SAMPLE_SIGMAS = 3.0
+DEEP_SAMPLE_SIGMAS = 2.0
 # Recomputing one float32 near-tie in float64 costs about as much time as this many columns of
 # the extra time of a float64 product over a float32 one, whatever d (bench/bench_deep.py --pieces).
 DEEP_TIE_COLUMNS = 40.0

@@ -151,15 +151,17 @@ class DeepRanker:
             rows, cols = np.nonzero(ignored >= 0)
             ignored_relevant = self.relevance.pairs(query_ids[rows], ignored[rows, cols])
             n_relevant = n_relevant - np.bincount(rows[ignored_relevant], minlength=b)
+        # Blocks of queries of one class where possible: one product with its relevant slice.
+        order = np.argsort(self.relevance.query_codes[query_ids], kind="stable") if self._classes else np.arange(b)
         step = self._block_rows
         parts = []
         for s in range(0, b, step):
-            sl = slice(s, s + step)
+            sl = order[s : s + step]
             ign = None if ignored is None else ignored[sl]
             parts.append(Block(self, queries[sl], query_ids[sl], depth[sl], n_relevant[sl], ign).ranks())
         ranks = np.full((b, max(p.shape[1] for p in parts)), np.inf)
         for s, p in zip(range(0, b, step), parts, strict=True):
-            ranks[s : s + len(p), : p.shape[1]] = p
+            ranks[order[s : s + step], : p.shape[1]] = p
         return Hits(ranks, n_relevant)
 
     def _factors(self, queries: np.ndarray, dtype) -> np.ndarray:
@@ -176,22 +178,24 @@ class DeepRanker:
         codes = self.relevance.query_codes[query_ids]
         return self._class_start[codes], self._class_stop[codes]
 
-    def _mixed(self, sample, threshold, query_ids, n_relevant, bound32, bound64) -> bool:
-        """Whether this block's other references are cheaper in float32 than in float64.
+    def _mixed(self, sample, depth, query_ids, n_relevant, bound32, bound64) -> bool:
+        """Whether other references are cheaper in float32 than in float64 for these rows.
 
         float32 saves about half the product for the other references but leaves near-ties to
         recompute one by one: an other value within E_o + E_r of a relevant one. Their number
-        is estimated from the sample: the others within the threshold times the chance that a
-        relevant value lies that close (twice the window times the relevant values' density
-        there). One recomputation costs about as much as ``_budget.DEEP_TIE_COLUMNS`` columns
-        of the float64 product's extra time.
+        is estimated from the rows' values at the sampled references, ``sample`` (rows, s): the
+        others within the sampled threshold times the chance that a relevant value lies that
+        close (twice the window times the relevant values' density there). One recomputation
+        costs about as much as ``_budget.DEEP_TIE_COLUMNS`` columns of the float64 product's
+        extra time, and the float64 product of the relevant slice is paid either way.
         """
         if not self._classes or self.precision != "auto" or sample.shape[1] == 0:
             return self._classes and self.precision == "mixed"
         start, stop = self._class_bounds(query_ids)
         is_relevant = (self._sample[None, :] >= start[:, None]) & (self._sample[None, :] < stop[:, None])
+        threshold = self._sampled_threshold(np.sort(sample, axis=1), depth, self._sigmas)
         inside = sample <= np.minimum(threshold, np.max(sample, axis=1))[:, None]
-        scale = self.size / max(len(self._sample), 1)
+        scale = self.size / len(self._sample)
         others = scale * np.count_nonzero(inside & ~is_relevant, axis=1)
         spread = np.where(inside, sample, -np.inf).max(axis=1).astype(np.float64) - sample.min(axis=1)
         relevant = scale * np.count_nonzero(inside & is_relevant, axis=1)

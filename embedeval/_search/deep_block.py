@@ -1,4 +1,8 @@
-"""One block of rows of the deep ranking (:mod:`embedeval._search.deep`), from products to ranks."""
+"""One block of rows of the deep ranking (:mod:`embedeval._search.deep`), from products to ranks.
+
+Every (rows x references) or (rows x depth) array is made once and worked on in place where
+possible: at these sizes a fresh array costs more (page faults, zeroing) than a pass over it.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import itertools
 
 import numpy as np
 
+from . import deep_count as steps
 from .deep_exact import error_bounds, exact_ranks
 
 
@@ -30,10 +35,9 @@ class Block:
         q_norms = np.sqrt(np.einsum("ij,ij->i", self.queries, self.queries, dtype=np.float64))
         bound32, bound64 = error_bounds(q_norms, rk.max_norm, rk.dim, rk.euclidean)
         factors32 = rk._factors(self.queries, np.float32)
-        sample = np.sort(factors32 @ rk._sample_matrix.T, axis=1)
+        sample = factors32 @ rk._sample_matrix.T  # (b, s): values at the sampled references
         sigmas = rk._sigmas
-        threshold = rk._sampled_threshold(sample, self.depth, sigmas)
-        mixed = rk._mixed(sample, threshold, self.query_ids, self.n_relevant, bound32, bound64)
+        mixed = self._mixed(sample, bound32, bound64)
         self.factors64 = rk._factors(self.queries, np.float64)
         values = factors32 @ rk._matrix32.T if mixed else self.factors64 @ rk._matrix64.T
         self.ignored_at = None
@@ -42,27 +46,28 @@ class Block:
             self.ignored_at = (rows, rk._column[self.ignored[rows, cols]])
             values[self.ignored_at] = np.inf
         n_ranked = np.minimum(self.depth, self.n_relevant)  # J
-        self.nearest = self._nearest_relevant(values, n_ranked, mixed)
         self.bound_rel, self.bound_other = bound64, bound32 if mixed else bound64
-        has = n_ranked > 0
-        jth = np.full(b, np.inf)
-        jth[has] = self.nearest[np.flatnonzero(has), n_ranked[has] - 1]
-        w = self.nearest.shape[1]
-        self.padded = np.empty((b, w + 2))
-        self.padded[:, 0], self.padded[:, 1:-1], self.padded[:, -1] = -np.inf, self.nearest, np.inf
-        ranks = np.full((b, w), np.inf)
+        # padded (b, J + 2): -inf, each row's J smallest relevant values ascending (+inf after
+        # its own J), +inf. The relevant entries of ``values`` are +inf from here on.
+        self.padded = self._nearest_relevant(values, n_ranked, mixed)
+        jth = self.padded[np.arange(b), n_ranked]  # -inf where J = 0
+        estimate = self._others_sampled(sample)
+        ranks = None
         # Rows whose sampled threshold proves too tight are counted again with a looser one,
         # and at last with the J-th relevant value (always enough).
         rows = np.arange(b)
         while rows.size:
-            threshold = (
-                rk._sampled_threshold(sample[rows], self.depth[rows], sigmas)
-                if sigmas is not None
-                else np.full(rows.size, np.inf)
-            )
-            top = np.where(has[rows], np.minimum(threshold, jth[rows]), -np.inf)
-            sampled = threshold < jth[rows]
-            ranks[rows], short = self._count(values, mixed, rows, top, np.where(sampled, threshold, np.nan))
+            if sigmas is None:
+                threshold = np.full(rows.size, np.inf)
+            else:
+                threshold = steps.threshold(*(e[rows] for e in estimate), self.depth[rows], sigmas)
+            top = np.minimum(threshold, jth[rows])
+            sampled = np.where(threshold < jth[rows], threshold, np.nan)
+            found, short = self._count(values, mixed, rows, top, sampled)
+            if ranks is None:
+                ranks = found
+            else:
+                ranks[rows] = found
             rows = rows[short]
             sigmas = 4 * max(sigmas, 0) + 4 if sigmas is not None and sigmas < 16 else None
         return ranks
@@ -73,81 +78,151 @@ class Block:
         Returns ``(ranks (m, w), short (m,))``: short rows have fewer than depth values at or
         below their (sampled, non-NaN) ``threshold``; their ranks are meaningless.
         """
-        n, m = self.ranker.size, rows.size
-        block = values if m == len(values) else values[rows]
+        m = rows.size
         window = self.bound_other[rows] + self.bound_rel[rows]
-        flat = np.flatnonzero(block <= _round_up(top + 2 * window, values.dtype)[:, None])
-        ends = np.searchsorted(flat, np.arange(m + 1) * n)
-        at = np.repeat(np.arange(m), np.diff(ends))  # position in rows
-        cols = flat - at * n
-        other = block.ravel()[flat].astype(np.float64)
-        del block
-        nearest = self.nearest if m == len(values) else self.nearest[rows]
+        ends, at, cols, other = self._others(values, rows, top + 2 * window)
+        padded = self.padded if m == len(values) else self.padded[rows]
+        nearest = padded[:, 1:-1]
         depth = self.depth[rows]
-        # Each other value's place among its row's nearest relevant values (searched in about
-        # ascending order, which numpy's search exploits); near: within the bounds of the
-        # relevant value on either side.
-        order = _rough_order(at, ends[at], other, n)
-        at, cols, other = at[order], cols[order], other[order]
-        probes = np.column_stack([np.nan_to_num(threshold, nan=-np.inf), top + window])
-        place, (below, ranked) = _places(nearest, ends, other, probes)
-        below += np.bincount(at[other <= threshold[at]], minlength=m)
+        # Each other value's place among its row's nearest relevant values, searched in
+        # ascending order (which numpy's search exploits: 2x); near: within the bounds of the
+        # relevant value on either side. Float32 values that may need float64 keep their
+        # columns (a sort of keys); float64 values are sorted alone, their columns kept for
+        # the rare row with a near-tie.
+        probes = np.column_stack([top + window, threshold])
+        if mixed:
+            order = steps.rough_order(at, ends[at], other, self.ranker.size)
+            at, cols, other = at[order], cols[order], other[order]
+            place, (ranked, below), _ = steps.places(nearest, ends, other, probes)
+            below += np.bincount(at[other <= threshold[at]], minlength=m)
+        else:
+            place, (ranked, below), own = steps.places(nearest, ends, other, probes, own=threshold)
+            below += own
         short = ~np.isnan(threshold) & (below < depth)
-        w2 = self.padded.shape[1]
-        flat_padded = self.padded.ravel()
+        flat_padded, at_padded = padded.ravel(), at * padded.shape[1]
+        near = steps.near(flat_padded, at_padded + place, other, window[at])
         bound = self.bound_other[rows][at]
-        near = _near(flat_padded, rows[at] * w2 + place, other, bound + self.bound_rel[rows][at])
         if mixed and near.any():  # those others again, in float64
             k = np.flatnonzero(near)
             other[k], place[k] = self._float64_places(nearest, rows, at[k], cols[k])
             bound[k] = self.bound_rel[rows][at[k]]
-            near[k] = _near(flat_padded, rows[at[k]] * w2 + place[k], other[k], 2 * bound[k])
-        # c_j, the others before the j-th relevant value: those placed at j or before. Past
-        # the relevant values that are ranked, a count beyond any depth.
-        w = nearest.shape[1]
-        before = np.bincount(at * (w + 1) + place, minlength=m * (w + 1)).reshape(m, w + 1)
-        before[np.arange(m), ranked] += self.ranker.size + 1
-        ranks = np.add(np.cumsum(before[:, :w], axis=1, dtype=np.int64), np.arange(1, w + 1), dtype=np.float64)
-        ranks[ranks > depth[:, None]] = np.inf
+            near[k] = steps.near(flat_padded, at_padded[k] + place[k], other[k], 2 * bound[k])
+        ranks = steps.ranks_from_places(at, place, ends, ranked, depth, nearest.shape[1], presorted=not mixed)
         tied = np.zeros(m, dtype=bool)
         tied[at[near]] = True
         for i in np.flatnonzero(tied & ~short):
             seg = slice(ends[i], ends[i + 1])
-            exact = self._candidates_row(rows[i], top[i] + 2 * window[i], cols[seg], other[seg], bound[seg])
+            values = (other[seg], bound[seg]) if mixed else None  # else no longer in the order of cols
+            exact = self._candidates_row(rows[i], top[i] + 2 * window[i], cols[seg], values)
             ranks[i] = np.inf
             ranks[i, : exact.size] = exact
         return ranks, short
 
-    def _nearest_relevant(self, values, n_ranked, mixed: bool) -> np.ndarray:
-        """Each row's J smallest relevant values, ascending, shape (b, max J), +inf after J.
+    def _mixed(self, sample, bound32, bound64) -> bool:
+        """:meth:`DeepRanker._mixed` on a few rows of the block (its rows are much alike: one class, similar depth)."""
+        few = np.linspace(0, len(sample) - 1, min(len(sample), 16)).astype(np.int64)
+        args = (self.depth, self.query_ids, self.n_relevant, bound32, bound64)
+        return self.ranker._mixed(sample[few], *(a[few] for a in args))
 
-        Keeps every row's relevant values (for :meth:`_candidates_row`) and sets their entries
-        in ``values`` to +inf.
+    def _others_sampled(self, sample):
+        """What the sample says of each row's other references, for :func:`_threshold`.
+
+        Returns ``(values, reached, scale)``: the sampled others' values, ascending, of shape
+        (b, s) padded with +inf; how many of the row's nearest relevant values each reaches
+        (exact); and how many other references one sampled other stands for (b,).
+        """
+        rk, b = self.ranker, len(sample)
+        if rk._classes:
+            others = np.full(sample.shape, np.inf)
+            count = np.zeros(b, dtype=np.int64)
+            for i0, i1, lo, hi in self._spans(np.arange(b)):
+                a, z = np.searchsorted(rk._sample, [lo, hi])
+                part = np.concatenate([sample[i0:i1, :a], sample[i0:i1, z:]], axis=1)
+                part.sort(axis=1)
+                others[i0:i1, : part.shape[1]] = part
+                count[i0:i1] = part.shape[1]
+        else:
+            queries = np.repeat(self.query_ids, sample.shape[1])
+            relevant = rk.relevance.pairs(queries, np.tile(rk._index[rk._sample], b)).reshape(sample.shape)
+            others = np.sort(np.where(relevant, np.inf, sample), axis=1)
+            count = sample.shape[1] - np.count_nonzero(relevant, axis=1)
+        scale = (rk.size - self.n_relevant) / np.maximum(count, 1)
+        # Only the first few sampled others can be the threshold, up to a generous sigmas.
+        expected = np.minimum(self.depth / np.maximum(scale, 1e-9), others.shape[1])
+        width = min(others.shape[1], int(np.ceil((expected + 12 * np.sqrt(expected)).max(initial=0))) + 4)
+        others = others[:, :width]
+        count = np.minimum(count, width)
+        reached = np.zeros(others.shape, dtype=np.int64)
+        nearest = self.padded[:, 1:-1]
+        for r in range(b):
+            reached[r, : count[r]] = np.searchsorted(nearest[r], others[r, : count[r]], side="right")
+        return others, reached, scale
+
+    def _others(self, values, rows, limit):
+        """The other references of ``rows`` (m,) with values at most ``limit`` (m,), grouped by row.
+
+        Returns ``(ends, at, cols, values)``: row i's are at ``ends[i]:ends[i + 1]``, ``at`` is
+        each one's position in ``rows``, ``cols`` its column and ``values`` its float64 value.
+        With class codes each row's relevant slice is skipped; otherwise its relevant entries
+        are +inf already.
+        """
+        rk, m = self.ranker, rows.size
+        parts = []
+        for i0, i1, lo, hi in self._spans(rows):
+            block = (
+                values[rows[i0] : rows[i1 - 1] + 1] if rows[i1 - 1] - rows[i0] + 1 == i1 - i0 else values[rows[i0:i1]]
+            )
+            lim = steps.round_up(limit[i0:i1], values.dtype)[:, None]
+            width = rk.size - (hi - lo)
+            mask = np.empty((i1 - i0, width), dtype=bool)
+            np.less_equal(block[:, :lo], lim, out=mask[:, :lo])
+            np.less_equal(block[:, hi:], lim, out=mask[:, lo:])
+            flat = np.flatnonzero(mask)
+            at = flat // width if width else flat
+            cols = flat - at * width
+            cols[cols >= lo] += hi - lo
+            parts.append((at + i0, cols, block[at, cols]))
+        at, cols, found = (np.concatenate([p[j] for p in parts]) for j in range(3))
+        ends = np.searchsorted(at, np.arange(m + 1))
+        return ends, at, cols, found.astype(np.float64)
+
+    def _spans(self, rows):
+        """(first, stop, lo, hi): runs of ``rows`` positions whose relevant columns are [lo, hi).
+
+        Without class codes one run, with an empty slice: relevant entries are +inf instead.
+        """
+        if not self.ranker._classes:
+            return [(0, rows.size, 0, 0)]
+        codes = self.ranker.relevance.query_codes[self.query_ids[rows]]
+        cuts = np.concatenate([[0], np.flatnonzero(np.diff(codes)) + 1, [rows.size]])
+        rk = self.ranker
+        return [(a, z, rk._class_start[codes[a]], rk._class_stop[codes[a]]) for a, z in itertools.pairwise(cuts)]
+
+    def _nearest_relevant(self, values, n_ranked, mixed: bool) -> np.ndarray:
+        """(b, max J + 2): -inf, each row's J smallest relevant values ascending (+inf after J), +inf.
+
+        Without class codes, sets the relevant entries of ``values`` to +inf.
         """
         rk, b = self.ranker, len(values)
-        out = np.full((b, max(int(n_ranked.max(initial=0)), 1)), np.inf)
+        w = max(int(n_ranked.max(initial=0)), 1)
+        padded = np.empty((b, w + 2))
+        padded[:, 0], padded[:, -1] = -np.inf, np.inf
+        nearest = padded[:, 1:-1]
         if rk._classes:
             codes = rk.relevance.query_codes[self.query_ids]
-            self.groups = []  # (first column, relevant values (rows, R)) per class
-            self.group_of = np.empty((b, 2), dtype=np.int64)  # row -> (group, position in it)
-            for code in np.unique(codes):
-                rows = np.flatnonzero(codes == code)
-                lo, hi = int(rk._class_start[code]), int(rk._class_stop[code])
+            by_code = np.argsort(codes, kind="stable")
+            for rows in np.split(by_code, np.flatnonzero(np.diff(codes[by_code])) + 1):
+                lo, hi = rk._class_start[codes[rows[0]]], rk._class_stop[codes[rows[0]]]
+                span = slice(rows[0], rows[-1] + 1) if rows[-1] - rows[0] + 1 == rows.size else rows
                 if mixed:
-                    found = self.factors64[rows] @ rk._matrix64[lo:hi].T
+                    found = self.factors64[span] @ rk._matrix64[lo:hi].T
                     if self.ignored_at is not None:
                         r, c = self.ignored_at
-                        inside = (codes[r] == code) & (c >= lo) & (c < hi)
+                        inside = (codes[r] == codes[rows[0]]) & (c >= lo) & (c < hi)
                         found[np.searchsorted(rows, r[inside]), c[inside] - lo] = np.inf
                 else:
-                    found = values[rows, lo:hi]
-                values[rows, lo:hi] = np.inf
-                self.group_of[rows, 0], self.group_of[rows, 1] = len(self.groups), np.arange(rows.size)
-                self.groups.append((lo, found))
-                k = int(n_ranked[rows].max())
-                if k:
-                    smallest = _smallest_sorted(found, k)
-                    out[rows, : smallest.shape[1]] = smallest
+                    found = values[span, lo:hi]  # a view where the rows are consecutive
+                steps.smallest_sorted(found, int(n_ranked[rows].max()), nearest, span)
         else:
             indptr, refs = rk.relevance.columns(self.query_ids)
             rows = np.repeat(np.arange(b), np.diff(indptr))
@@ -155,34 +230,43 @@ class Block:
             found = np.full((b, max(int(np.diff(indptr).max(initial=0)), 1)), np.inf)
             found[rows, np.arange(rows.size) - indptr[rows]] = values[rows, cols]
             values[rows, cols] = np.inf
-            self.relevant_cols = (indptr, cols, found)
-            smallest = _smallest_sorted(found, out.shape[1])
-            out[:, : smallest.shape[1]] = smallest
-        out[np.arange(out.shape[1])[None, :] >= n_ranked[:, None]] = np.inf
-        return out
+            steps.smallest_sorted(found, w, nearest, slice(None))
+        if (n_ranked < w).any():
+            nearest[np.arange(w)[None, :] >= n_ranked[:, None]] = np.inf
+        return padded
 
     def _float64_places(self, nearest, rows, at, cols):
         """float64 product values of the pairs (rows[at[i]], cols[i]), ``at`` ascending, and their places."""
         values, places = np.empty(at.size), np.empty(at.size, dtype=np.int64)
         ends = np.flatnonzero(np.diff(at, prepend=-1, append=len(rows)))
-        for s, e in itertools.pairwise(ends):  # one product per row: 5x einsum's speed
+        for s, e in itertools.pairwise(ends):  # per row: 4x faster than one einsum of gathered rows
             r = at[s]
-            values[s:e] = self.ranker._matrix64[cols[s:e]] @ self.factors64[rows[r]]
+            # einsum, not matmul: a BLAS call this small costs more in thread hand-offs than it does
+            values[s:e] = np.einsum("ij,j->i", self.ranker._matrix64[cols[s:e]], self.factors64[rows[r]])
             places[s:e] = np.searchsorted(nearest[r], values[s:e], side="right")
         return values, places
 
-    def _candidates_row(self, r: int, limit: float, cols, values, bounds) -> np.ndarray:
-        """Row r's ranks from its candidates: relevant values within ``limit`` and the others given."""
+    def _candidates_row(self, r: int, limit: float, cols, values) -> np.ndarray:
+        """Row r's ranks from its candidates: the others at ``cols`` and the relevant values within ``limit``.
+
+        ``values`` holds the others' (values, bounds), or None to compute them again in float64;
+        the relevant values are computed again in float64 (any value within its bound will do).
+        """
         rk = self.ranker
+        if values is None:
+            values = (
+                np.einsum("ij,j->i", rk._matrix64[cols], self.factors64[r]),
+                np.full(cols.size, self.bound_rel[r]),
+            )
+        values, bounds = values
         if rk._classes:
-            group, at = self.group_of[r]
-            lo, found = self.groups[group]
-            rel_values = found[at]
-            rel_cols = lo + np.arange(rel_values.size)
+            code = rk.relevance.query_codes[self.query_ids[r]]
+            rel_cols = np.arange(rk._class_start[code], rk._class_stop[code])
         else:
-            indptr, all_cols, found = self.relevant_cols
-            rel_cols = all_cols[indptr[r] : indptr[r + 1]]
-            rel_values = found[r, : rel_cols.size]
+            rel_cols = rk._column[rk.relevance.columns(self.query_ids[r : r + 1])[1]]
+        rel_values = np.einsum("ij,j->i", rk._matrix64[rel_cols], self.factors64[r])
+        if self.ignored_at is not None:
+            rel_values[np.isin(rel_cols, self.ignored_at[1][self.ignored_at[0] == r])] = np.inf
         keep = np.flatnonzero(rel_values <= limit)
         return exact_ranks(
             self.queries[r],
@@ -194,56 +278,3 @@ class Block:
             rk.reference,
             rk.euclidean,
         )
-
-
-def _places(nearest: np.ndarray, ends: np.ndarray, values: np.ndarray, probes: np.ndarray):
-    """How many of its row's nearest relevant values each value, and each probe, reaches (equal: reached).
-
-    ``values`` are grouped by row, row i's at ``ends[i]:ends[i + 1]``; ``probes`` has shape
-    (rows, p). Returns (places of shape (values,), reached of shape (p, rows)).
-    """
-    out = np.empty(values.size, dtype=np.int64)
-    reached = np.empty((probes.shape[1], len(probes)), dtype=np.int64)
-    for r in range(len(probes)):
-        if ends[r + 1] > ends[r]:
-            out[ends[r] : ends[r + 1]] = np.searchsorted(nearest[r], values[ends[r] : ends[r + 1]], side="right")
-        if probes.shape[1]:
-            reached[:, r] = np.searchsorted(nearest[r], probes[r], side="right")
-    return out, reached
-
-
-def _rough_order(at: np.ndarray, starts: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-    """A permutation keeping rows together, each in ascending order of its values rounded to float32.
-
-    ``at`` (ascending) is each value's row and ``starts`` its row's first position. One sort
-    of uint64 keys (row, rounded value, position in the row); the identity where those do not
-    fit in 64 bits (only speed depends on the order).
-    """
-    row_bits, index_bits = int(at[-1]).bit_length() if at.size else 0, max(n - 1, 1).bit_length()
-    if row_bits + index_bits > 32:
-        return np.arange(at.size)
-    bits = values.astype(np.float32).view(np.uint32)
-    bits = bits ^ np.where(bits >> 31, np.uint32(0xFFFF_FFFF), np.uint32(0x8000_0000))  # sorts as the values
-    keys = (at.astype(np.uint64) << np.uint64(32 + index_bits)) | (bits.astype(np.uint64) << np.uint64(index_bits))
-    keys |= (np.arange(at.size) - starts).astype(np.uint64)
-    keys.sort()
-    return starts + (keys & np.uint64((1 << index_bits) - 1)).astype(np.int64)
-
-
-def _near(flat_padded: np.ndarray, at: np.ndarray, values: np.ndarray, window: np.ndarray) -> np.ndarray:
-    """Values within ``window`` of the relevant value just below (``flat_padded[at]``) or above them."""
-    return (values - flat_padded[at] <= window) | (flat_padded[at + 1] - values <= window)
-
-
-def _smallest_sorted(values: np.ndarray, k: int) -> np.ndarray:
-    """The ``k`` smallest of each row of ``values`` (b, m), ascending: shape (b, min(k, m))."""
-    k = min(k, values.shape[1])
-    if 4 * k < values.shape[1]:  # a partition first pays when few are kept
-        values = np.partition(values, k - 1, axis=1)[:, :k]
-    return np.sort(values, axis=1)[:, :k]
-
-
-def _round_up(limit: np.ndarray, dtype) -> np.ndarray:
-    """``limit`` in ``dtype``, rounded up where it is not exact (a candidate is never lost)."""
-    out = limit.astype(dtype)
-    return np.where(out < limit, np.nextafter(out, dtype.type(np.inf)), out)
