@@ -3,6 +3,8 @@
     python bench/bench_deep.py                    # the issue's five rows
     python bench/bench_deep.py --rows 4 5         # some of them (1-based)
     python bench/bench_deep.py --memory           # n = 200,000, d = 64, one class of 100,000: time, peak memory
+                                                  # (its 100,000 deep queries through the deep ranking;
+                                                  # --all-deep: the others too)
     python bench/bench_deep.py --memory --n 40000 # a quicker look
     python bench/bench_deep.py --pieces           # the measurements behind _budget.DEEP_TIE_COLUMNS
 
@@ -230,14 +232,65 @@ def memory(args):
     x, labels = half_in_one_class(args.n, 64)
     before = rss_mb()
     start = time.perf_counter()
-    summary = deep_evaluation(x, labels, faiss.omp_get_max_threads())
+    threads = faiss.omp_get_max_threads()
+    if args.all_deep:
+        summary = deep_evaluation(x, labels, threads)
+    else:  # the deep ranking for the class of n / 2, today's search for the classes of 100
+        summary = routed_evaluation(x, labels, threads, args.n // 8)
     seconds = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
+        f"{'all queries' if args.all_deep else 'deep queries'} through the deep ranking, "
         f"n={args.n} d=64 largest class={args.n // 2}: inputs {x.nbytes / 2**20:.0f} MB, "
         f"peak beyond inputs {peak - before:.0f} MB, time {seconds:.1f} s (load {os.getloadavg()[0]:.2f})"
     )
     print("  " + summary_line(summary))
+
+
+def pieces(args):
+    """The measurements behind the design (single thread, per query row, best of 5)."""
+
+    def per_row(fn, rows, repeat=5):
+        best = min(timed_cpu(fn) for _ in range(repeat))
+        return best / rows * 1e6
+
+    rng = np.random.default_rng(0)
+    n, d, b = 20000, 128, 256
+    refs = rng.standard_normal((n, d + 1))
+    rows = rng.standard_normal((b, d + 1))
+    r32, q32 = refs.astype(np.float32), rows.astype(np.float32)
+    t32 = per_row(lambda: q32 @ r32.T, b)
+    t64 = per_row(lambda: rows @ refs.T, b)
+    print(f"# n={n}, d={d}, {b} rows; microseconds per row, single thread")
+    print(f"float32 product: {t32:.1f}; float64 product: {t64:.1f} ({t64 / t32:.2f}x)")
+    # near-ties recomputed one row at a time (gathered float64 rows), ~100 per row
+    ties = 100
+    cols = rng.integers(0, n, (b, ties))
+    t_tie = per_row(lambda: [np.einsum("ij,j->i", refs[c], q) for c, q in zip(cols, rows, strict=True)], b) / ties
+    extra = (t64 - t32) / n
+    print(f"one near-tie in float64: {t_tie * 1e3:.0f} ns = {t_tie / extra:.0f} columns of the float64 product's extra")
+    values = np.sort(rng.standard_normal((b, 2000)), axis=1)
+    wide = rng.standard_normal((b, n))
+    t_sort = per_row(lambda: np.sort(values, axis=1), b)
+    t_argsort = per_row(lambda: np.argsort(values, axis=1), b)
+    t_part = per_row(lambda: np.partition(wide, 2000, axis=1), b)
+    print(
+        f"2000 float64: np.sort {t_sort:.1f}, np.argsort {t_argsort:.1f}; np.partition of 20000 at 2000: {t_part:.1f}"
+    )
+    needles = rng.standard_normal((b, 600))
+    unsorted = per_row(lambda: [np.searchsorted(v, x) for v, x in zip(values, needles, strict=True)], b)
+    ordered = np.sort(needles, axis=1)
+    presorted = per_row(lambda: [np.searchsorted(v, x) for v, x in zip(values, ordered, strict=True)], b)
+    print(f"600 places among 2000 sorted values: unsorted {unsorted:.1f}, sorted {presorted:.1f}")
+    block = rng.standard_normal((b, n)).astype(np.float32)
+    limit = np.quantile(block, 0.03, axis=1).astype(np.float32)[:, None]
+    print(f"compare + flatnonzero of a float32 row (3% kept): {per_row(lambda: np.flatnonzero(block <= limit), b):.1f}")
+
+
+def timed_cpu(fn):
+    start = time.process_time()
+    fn()
+    return time.process_time() - start
 
 
 def main():
@@ -245,13 +298,17 @@ def main():
     parser.add_argument("--rows", type=int, nargs="+", default=list(range(1, len(ROWS) + 1)))
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--memory", action="store_true")
+    parser.add_argument("--pieces", action="store_true")
     parser.add_argument("--n", type=int, default=200_000)
+    parser.add_argument("--all-deep", action="store_true", help="--memory: every query through the deep ranking")
     parser.add_argument("--no-faiss", action="store_true", help="skip (b) (the half-class row takes a minute)")
     parser.add_argument("--no-pml", action="store_true", help="skip (d)")
     parser.add_argument("--no-evaluate", action="store_true", help="skip (e)")
     parser.add_argument("--deep-from", type=int, help="(c'): the depth beyond which the deep ranking is used (n / 8)")
     args = parser.parse_args()
-    if args.memory:
+    if args.pieces:
+        pieces(args)
+    elif args.memory:
         memory(args)
     else:
         table(args)

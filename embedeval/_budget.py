@@ -26,6 +26,9 @@ DENSE_ELEMENTS = 1 << 22
 # float64 elements of one (rows x references) distance block of the deep ranking (32 MB),
 # whichever precision the product has; its survivors (keys, indices) take a few times that at most.
 DEEP_ELEMENTS = 1 << 22
+# Elements of one chunk of the deep ranking's products with the other references, made and
+# compared while in cache (2 MB of float64); its float64 relevant slices are made whole.
+DEEP_CHUNK_ELEMENTS = 1 << 18
 # References sampled to place the deep ranking's thresholds (at most 1/16 of them), and how
 # many standard deviations of the sampled quantile a threshold aims above the depth (a row
 # whose threshold proves too tight is redone from all of its values).

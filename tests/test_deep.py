@@ -296,3 +296,29 @@ def test_relevance_sources_agree_with_a_dense_relevance_matrix(seed):
             indptr, cols = source.columns(ids)
             np.testing.assert_array_equal(cols, np.nonzero(matrix[ids])[1])
             np.testing.assert_array_equal(indptr, np.concatenate([[0], np.cumsum(matrix[ids].sum(1))]))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"queries": np.zeros((2, 3), np.float32)}, "'queries' must have shape"),
+        ({"query_ids": np.arange(3)}, "'query_ids' must have shape"),
+        ({"depth": 0}, "'depth' must be in"),
+        ({"depth": np.array([5, 6])}, "got 6 for query 1"),
+        ({"ignored": np.array([[0], [7]])}, "'ignored' must have shape"),
+    ],
+)
+def test_bad_arguments_are_named(change, message):
+    """A wrong argument raises a ValueError naming it, before any work."""
+    ranker = DeepRanker(np.eye(6, dtype=np.float32)[:, :4], True, ClassCodes(np.zeros(2, int), np.zeros(6, int)))
+    arguments = {"queries": np.ones((2, 4), np.float32), "query_ids": np.arange(2), "depth": 5, "ignored": [[0], [1]]}
+    arguments.update(change)
+    with pytest.raises(ValueError, match=message):
+        ranker.hits(**arguments)
+
+
+def test_no_queries_give_empty_hits():
+    """A block of no queries: ranks of shape (0, 1), no R."""
+    ranker = DeepRanker(np.eye(4, dtype=np.float32), True, ClassCodes(np.zeros(1, int), np.zeros(4, int)))
+    hits = ranker.hits(np.zeros((0, 4), np.float32), np.zeros(0, int), 1)
+    assert hits.ranks.shape == (0, 1) and hits.n_relevant.shape == (0,)

@@ -4,26 +4,30 @@ Metrics of embeddings with labels read only the relevance sequence of a ranking,
 other reference sits where. The j-th relevant reference of a query has rank j + c_j, c_j the
 number of other references ranked before it, so a deep ranking (a class holding much of the
 data) needs no order among the other references at all. :class:`DeepRanker` computes those
-ranks (:class:`embedeval._kernels.Hits`) for a block of query rows:
+ranks (:class:`embedeval._kernels.Hits`) for blocks of query rows
+(:class:`~embedeval._search.deep_block.Block`, steps in :mod:`~embedeval._search.deep_count`):
 
-1. a threshold t per row, from the products with a fixed sample of references: the value
-   that the ``depth``-th nearest reference probably does not exceed;
-2. the product of the rows with every reference; with class codes, float32 for the other
-   references and float64 for the query's class (its relevant references, one contiguous
-   slice of the references sorted by class) where the float32 near-ties would cost less than a
-   float64 product (:meth:`DeepRanker._mixed`), else float64 for all;
-3. per row, the J = min(depth, R) smallest relevant values, sorted (``np.sort``);
-4. the other references within t (plus the bounds), found by one comparison of the whole
-   block: usually a few, the query's near misses; each one's place among the sorted relevant
-   values (``np.searchsorted``) gives every c_j by counting;
-5. an other value within the bounds of a neighbouring relevant one is recomputed in float64;
-   a row where that leaves a near-tie, or whose sampled threshold proves too tight, is ranked
-   from its candidates with every mixed run of near-ties put in exact order
-   (:func:`~embedeval._search.deep_exact.exact_ranks`).
+1. Products: each row's value ||r||^2 - 2 q.r (or -q.r; the row's own ||q||^2 changes no
+   order) for every reference, by BLAS. With class codes the references are kept sorted by
+   class, so a query's relevant references are one slice: their values come from a float64
+   product of that slice and the others' from one float32 product of the block where its
+   near-ties would cost less than a float64 product (:meth:`DeepRanker._mixed`); otherwise
+   one float64 product.
+2. Relevant values: per row the J = min(depth, R) smallest, sorted (``np.sort``).
+3. Threshold T, a value that at least ``depth`` values of the row reach: estimated by
+   counting the relevant values exactly and the others from a fixed sample of references, or
+   else the J-th relevant value. A row where fewer than ``depth`` values reach its sampled T
+   is counted again with a looser one.
+4. Others: those within T + 2 (E_o + E_r), found by one comparison per row (the relevant
+   slice skipped); each one's place among the sorted relevant values (``np.searchsorted``)
+   gives every c_j by counting (one ``np.repeat`` writes the ranks).
+5. Near-ties: an other value within E_o + E_r of a neighbouring relevant one is recomputed in
+   float64; a row where a near-tie remains is ranked from its candidates, every mixed run of
+   near-ties put in exact order (:func:`~embedeval._search.deep_exact.exact_ranks`).
 
 The ranks equal those of a full stable sort of float64 distances
 (:func:`embedeval._search.float64.exact_distance`) by (distance, index); they depend neither
-on the blocks nor on the precision chosen.
+on the blocks nor on the precision chosen, only time does.
 
 Why it is exact
 ---------------
@@ -99,7 +103,7 @@ class DeepRanker:
         if self._classes:  # columns: references sorted by class, by index within a class
             self._index = np.argsort(relevance.reference_codes, kind="stable")
             codes = relevance.reference_codes[self._index]
-            every = np.arange(len(relevance._class_sizes))
+            every = np.arange(relevance.n_codes)
             self._class_start = np.searchsorted(codes, every)
             self._class_stop = np.searchsorted(codes, every, side="right")
             columns = self.reference[self._index]
@@ -141,28 +145,47 @@ class DeepRanker:
             ranked within ``depth``, padded with +inf; ``n_relevant``: R, the relevant
             references that are not ignored.
         """
-        queries = np.asarray(queries, dtype=np.float32)
-        query_ids = np.asarray(query_ids, dtype=np.int64)
-        b = queries.shape[0]
-        depth = np.broadcast_to(np.asarray(depth, dtype=np.int64), (b,))
+        queries, query_ids, depth, ignored = self._checked(queries, query_ids, depth, ignored)
+        b = len(queries)
         n_relevant = self.relevance.counts(query_ids).astype(np.int64)
         if ignored is not None:
-            ignored = np.asarray(ignored, dtype=np.int64).reshape(b, -1)
             rows, cols = np.nonzero(ignored >= 0)
             ignored_relevant = self.relevance.pairs(query_ids[rows], ignored[rows, cols])
             n_relevant = n_relevant - np.bincount(rows[ignored_relevant], minlength=b)
+        ranks = np.full((b, max(int(np.minimum(depth, n_relevant).max(initial=0)), 1)), np.inf)
         # Blocks of queries of one class where possible: one product with its relevant slice.
         order = np.argsort(self.relevance.query_codes[query_ids], kind="stable") if self._classes else np.arange(b)
-        step = self._block_rows
-        parts = []
-        for s in range(0, b, step):
-            sl = order[s : s + step]
-            ign = None if ignored is None else ignored[sl]
-            parts.append(Block(self, queries[sl], query_ids[sl], depth[sl], n_relevant[sl], ign).ranks())
-        ranks = np.full((b, max(p.shape[1] for p in parts)), np.inf)
-        for s, p in zip(range(0, b, step), parts, strict=True):
-            ranks[order[s : s + step], : p.shape[1]] = p
+        for s in range(0, b, self._block_rows):
+            rows = order[s : s + self._block_rows]
+            ign = None if ignored is None else ignored[rows]
+            found = Block(self, queries[rows], query_ids[rows], depth[rows], n_relevant[rows], ign).ranks()
+            ranks[rows, : found.shape[1]] = found
         return Hits(ranks, n_relevant)
+
+    def _checked(self, queries, query_ids, depth, ignored):
+        """The arguments of :meth:`hits` as arrays; ValueError naming the first one that is wrong."""
+        queries = np.asarray(queries, dtype=np.float32)
+        if queries.ndim != 2 or queries.shape[1] != self.dim:
+            raise ValueError(f"'queries' must have shape (b, {self.dim}); got {queries.shape}")
+        b = len(queries)
+        query_ids = np.asarray(query_ids, dtype=np.int64)
+        if query_ids.shape != (b,):
+            raise ValueError(f"'query_ids' must have shape ({b},); got {query_ids.shape}")
+        n_ignored = np.zeros(b, dtype=np.int64)
+        if ignored is not None:
+            ignored = np.asarray(ignored, dtype=np.int64)
+            if ignored.ndim != 2 or len(ignored) != b or ((ignored < -1) | (ignored >= self.size)).any():
+                raise ValueError(f"'ignored' must have shape ({b}, k) and hold reference indices or -1")
+            n_ignored = np.count_nonzero(ignored >= 0, axis=1)
+        depth = np.broadcast_to(np.asarray(depth, dtype=np.int64), (b,))
+        bad = np.flatnonzero((depth < 1) | (depth > self.size - n_ignored))
+        if bad.size:
+            i = bad[0]
+            raise ValueError(
+                f"'depth' must be in [1, references a query can rank]; got {depth[i]} for query {i} "
+                f"(it can rank {self.size - n_ignored[i]})"
+            )
+        return queries, query_ids, depth, ignored
 
     def _factors(self, queries: np.ndarray, dtype) -> np.ndarray:
         """The queries' side of the product: (-2q, 1) (euclidean) or -q, shape (b, d (+ 1))."""

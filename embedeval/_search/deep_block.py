@@ -1,7 +1,7 @@
 """One block of rows of the deep ranking (:mod:`embedeval._search.deep`), from products to ranks.
 
-Every (rows x references) or (rows x depth) array is made once and worked on in place where
-possible: at these sizes a fresh array costs more (page faults, zeroing) than a pass over it.
+A block's working memory: its (rows x references) product, its rows' nearest relevant values
+(rows x J), the other references within the thresholds and the (rows x J) ranks.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import itertools
 
 import numpy as np
 
+from .. import _budget
 from . import deep_count as steps
 from .deep_exact import error_bounds, exact_ranks
 
@@ -39,16 +40,22 @@ class Block:
         sigmas = rk._sigmas
         mixed = self._mixed(sample, bound32, bound64)
         self.factors64 = rk._factors(self.queries, np.float64)
-        values = factors32 @ rk._matrix32.T if mixed else self.factors64 @ rk._matrix64.T
+        self.factors_other = factors32 if mixed else self.factors64
         self.ignored_at = None
         if self.ignored is not None:
             rows, cols = np.nonzero(self.ignored >= 0)
             self.ignored_at = (rows, rk._column[self.ignored[rows, cols]])
-            values[self.ignored_at] = np.inf
+        # With class codes the other references' values are made chunk by chunk (_others);
+        # otherwise the whole (rows x references) product first.
+        values = None
+        if not rk._classes:
+            values = self.factors64 @ rk._matrix64.T
+            if self.ignored_at is not None:
+                values[self.ignored_at] = np.inf
         n_ranked = np.minimum(self.depth, self.n_relevant)  # J
         self.bound_rel, self.bound_other = bound64, bound32 if mixed else bound64
         # padded (b, J + 2): -inf, each row's J smallest relevant values ascending (+inf after
-        # its own J), +inf. The relevant entries of ``values`` are +inf from here on.
+        # its own J), +inf.
         self.padded = self._nearest_relevant(values, n_ranked, mixed)
         jth = self.padded[np.arange(b), n_ranked]  # -inf where J = 0
         estimate = self._others_sampled(sample)
@@ -81,7 +88,7 @@ class Block:
         m = rows.size
         window = self.bound_other[rows] + self.bound_rel[rows]
         ends, at, cols, other = self._others(values, rows, top + 2 * window)
-        padded = self.padded if m == len(values) else self.padded[rows]
+        padded = self.padded if m == len(self.queries) else self.padded[rows]
         nearest = padded[:, 1:-1]
         depth = self.depth[rows]
         # Each other value's place among its row's nearest relevant values, searched in
@@ -125,7 +132,7 @@ class Block:
         return self.ranker._mixed(sample[few], *(a[few] for a in args))
 
     def _others_sampled(self, sample):
-        """What the sample says of each row's other references, for :func:`_threshold`.
+        """What the sample says of each row's other references, for :func:`.deep_count.threshold`.
 
         Returns ``(values, reached, scale)``: the sampled others' values, ascending, of shape
         (b, s) padded with +inf; how many of the row's nearest relevant values each reaches
@@ -163,28 +170,41 @@ class Block:
 
         Returns ``(ends, at, cols, values)``: row i's are at ``ends[i]:ends[i + 1]``, ``at`` is
         each one's position in ``rows``, ``cols`` its column and ``values`` its float64 value.
-        With class codes each row's relevant slice is skipped; otherwise its relevant entries
+        With class codes the other columns' products are made a chunk at a time (a chunk
+        stays in cache while it is compared, and no (rows x references) array is made) and
+        each row's relevant slice is skipped; otherwise the relevant entries of ``values``
         are +inf already.
         """
-        rk, m = self.ranker, rows.size
+        if values is not None:
+            lim = steps.round_up(limit, values.dtype)[:, None]
+            block = values if rows.size == len(self.queries) else values[rows]
+            flat = np.flatnonzero(block <= lim)
+            ends = np.searchsorted(flat, np.arange(rows.size + 1) * block.shape[1])
+            at = np.repeat(np.arange(rows.size), np.diff(ends))
+            cols = flat - at * block.shape[1]
+            return ends, at, cols, block[at, cols].astype(np.float64)
+        rk = self.ranker
+        matrix = rk._matrix32 if self.factors_other.dtype == np.float32 else rk._matrix64
         parts = []
         for i0, i1, lo, hi in self._spans(rows):
-            block = (
-                values[rows[i0] : rows[i1 - 1] + 1] if rows[i1 - 1] - rows[i0] + 1 == i1 - i0 else values[rows[i0:i1]]
-            )
-            lim = steps.round_up(limit[i0:i1], values.dtype)[:, None]
-            width = rk.size - (hi - lo)
-            mask = np.empty((i1 - i0, width), dtype=bool)
-            np.less_equal(block[:, :lo], lim, out=mask[:, :lo])
-            np.less_equal(block[:, hi:], lim, out=mask[:, lo:])
-            flat = np.flatnonzero(mask)
-            at = flat // width if width else flat
-            cols = flat - at * width
-            cols[cols >= lo] += hi - lo
-            parts.append((at + i0, cols, block[at, cols]))
-        at, cols, found = (np.concatenate([p[j] for p in parts]) for j in range(3))
-        ends = np.searchsorted(at, np.arange(m + 1))
-        return ends, at, cols, found.astype(np.float64)
+            factors = self.factors_other[rows[i0:i1]]
+            lim = steps.round_up(limit[i0:i1], matrix.dtype)[:, None]
+            step = max(256, _budget.DEEP_CHUNK_ELEMENTS // (i1 - i0))
+            for c0, c1 in _chunks([(0, lo), (hi, rk.size)], step):
+                chunk = factors @ matrix[c0:c1].T
+                if self.ignored_at is not None:
+                    r, c = self.ignored_at
+                    inside = np.isin(r, rows[i0:i1]) & (c >= c0) & (c < c1)
+                    chunk[np.searchsorted(rows[i0:i1], r[inside]), c[inside] - c0] = np.inf
+                flat = np.flatnonzero(chunk <= lim)
+                at = flat // (c1 - c0)
+                parts.append((at + i0, flat - at * (c1 - c0) + c0, chunk.ravel()[flat]))
+        empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, matrix.dtype))
+        at, cols, found = (np.concatenate([e] + [p[j] for p in parts]) for j, e in enumerate(empty))
+        # chunk by chunk, then row by row: regroup by row (a radix sort of small integers)
+        order = np.argsort(at.astype(np.int16) if rows.size < 2**15 else at, kind="stable")
+        at, cols, found = at[order], cols[order], found[order]
+        return np.searchsorted(at, np.arange(rows.size + 1)), at, cols, found.astype(np.float64)
 
     def _spans(self, rows):
         """(first, stop, lo, hi): runs of ``rows`` positions whose relevant columns are [lo, hi).
@@ -203,7 +223,7 @@ class Block:
 
         Without class codes, sets the relevant entries of ``values`` to +inf.
         """
-        rk, b = self.ranker, len(values)
+        rk, b = self.ranker, len(self.queries)
         w = max(int(n_ranked.max(initial=0)), 1)
         padded = np.empty((b, w + 2))
         padded[:, 0], padded[:, -1] = -np.inf, np.inf
@@ -214,14 +234,11 @@ class Block:
             for rows in np.split(by_code, np.flatnonzero(np.diff(codes[by_code])) + 1):
                 lo, hi = rk._class_start[codes[rows[0]]], rk._class_stop[codes[rows[0]]]
                 span = slice(rows[0], rows[-1] + 1) if rows[-1] - rows[0] + 1 == rows.size else rows
-                if mixed:
-                    found = self.factors64[span] @ rk._matrix64[lo:hi].T
-                    if self.ignored_at is not None:
-                        r, c = self.ignored_at
-                        inside = (codes[r] == codes[rows[0]]) & (c >= lo) & (c < hi)
-                        found[np.searchsorted(rows, r[inside]), c[inside] - lo] = np.inf
-                else:
-                    found = values[span, lo:hi]  # a view where the rows are consecutive
+                found = self.factors64[span] @ rk._matrix64[lo:hi].T
+                if self.ignored_at is not None:
+                    r, c = self.ignored_at
+                    inside = (codes[r] == codes[rows[0]]) & (c >= lo) & (c < hi)
+                    found[np.searchsorted(rows, r[inside]), c[inside] - lo] = np.inf
                 steps.smallest_sorted(found, int(n_ranked[rows].max()), nearest, span)
         else:
             indptr, refs = rk.relevance.columns(self.query_ids)
@@ -278,3 +295,8 @@ class Block:
             rk.reference,
             rk.euclidean,
         )
+
+
+def _chunks(ranges, step: int):
+    """(start, stop) pieces of at most ``step`` columns covering the given (start, stop) ranges."""
+    return [(c, min(c + step, stop)) for start, stop in ranges for c in range(start, stop, step)]

@@ -1,9 +1,11 @@
-"""Who is relevant to whom, asked pair by pair: what the deep ranking needs to know about relevance.
+"""Who is relevant to whom: what the deep ranking needs to know about relevance.
 
-The deep ranking (:mod:`embedeval._search.deep`) never looks at a whole (queries x references)
-relevance matrix: it asks only about the few (query, reference) pairs that survive its distance
-threshold, and once per query for R, the number of references relevant to it. Three sources
-answer those questions:
+The deep ranking (:mod:`embedeval._search.deep`) never holds a (queries x references)
+relevance matrix beyond one block. It asks each source for R, the number of references
+relevant to a query (``counts``), about single (query, reference) pairs (``pairs``: the
+ignored references), and, except for class codes, whose references it keeps sorted by class
+so that a query's relevant references are one slice, for each query's relevant references
+(``columns``). Three sources:
 
 * :class:`ClassCodes`: one class per item; relevant when the codes are equal.
 * :class:`LabelBits`: several labels per item as bitsets; relevant when they share a label.
@@ -28,13 +30,18 @@ class ClassCodes:
     query_codes : numpy.ndarray of shape (n_queries,), int
     reference_codes : numpy.ndarray of shape (n_references,), int
         Codes are small non-negative integers (as :func:`embedeval._inputs.encode_labels` gives).
+
+    Attributes
+    ----------
+    n_codes : int
+        One more than the largest code.
     """
 
     def __init__(self, query_codes: np.ndarray, reference_codes: np.ndarray):
         self.query_codes = np.asarray(query_codes, dtype=np.int64)
         self.reference_codes = np.asarray(reference_codes, dtype=np.int64)
-        size = max(int(self.query_codes.max(initial=-1)), int(self.reference_codes.max(initial=-1))) + 1
-        self._class_sizes = np.bincount(self.reference_codes, minlength=size)
+        self.n_codes = max(int(self.query_codes.max(initial=-1)), int(self.reference_codes.max(initial=-1))) + 1
+        self._class_sizes = np.bincount(self.reference_codes, minlength=self.n_codes)
 
     def pairs(self, query_ids: np.ndarray, references: np.ndarray) -> np.ndarray:
         """Relevance of each pair (query_ids[i], references[i]): bool array of shape (m,)."""
