@@ -44,9 +44,10 @@ from _common import best_of, summary_line
 
 import embedeval
 from embedeval import _budget
+from embedeval._blocks import block_jobs, evaluate_block
 from embedeval._executors import run_threads
-from embedeval._kernels import hits_from_dense
 from embedeval._metrics import parse_metrics, per_query_values
+from embedeval._relevance import LabelSets
 from embedeval._search import FlatSearcher
 from embedeval._search.deep import DeepRanker
 from embedeval._search.relevant import ClassCodes
@@ -130,33 +131,32 @@ def blas_threads(limit):
 
 
 def routed_evaluation(x, labels, threads, deep_from):
-    """As :func:`deep_evaluation`, but queries ranked no deeper than ``deep_from`` take today's search.
+    """As :func:`deep_evaluation`, but queries ranked no deeper than ``deep_from`` take today's path.
 
-    Today's search: embedeval's exact FlatSearcher (faiss candidates, float64 near-ties; float64
-    distances to every reference beyond an eighth of them), hits from the ranked relevance and
-    the same kernels. This is what an evaluation that uses the deep ranking only for deep
-    queries costs.
+    Today's path: the query blocks and ``evaluate_block`` of embedeval.evaluate, with its exact
+    FlatSearcher (faiss candidates, float64 near-ties; float64 distances to every reference
+    beyond an eighth of them). This is what an evaluation that uses the deep ranking only for
+    deep queries costs.
     """
     codes = np.unique(labels, return_inverse=True)[1]
     metrics = parse_metrics(METRICS, "embeddings")
     depth = np.maximum(np.bincount(codes)[codes] - 1, 10)
-    n_relevant = np.bincount(codes)[codes] - 1
     deep = depth > deep_from
+    sets = LabelSets.from_labels(labels)
+    values = {m.name: np.empty(len(x)) for m in metrics}
     ranker = DeepRanker(x, True, ClassCodes(codes, codes)) if deep.any() else None
     searcher = FlatSearcher(x, "euclidean") if not deep.all() else None
-    values = {m.name: np.empty(len(x)) for m in metrics}
 
-    def work(rows):
-        if deep[rows[0]]:
-            hits = ranker.hits(x[rows], rows, depth[rows], rows[:, None])
-        else:
-            ranked = searcher.search(x[rows], int(depth[rows].max()), rows, codes[rows], codes)
-            hits = hits_from_dense(codes[ranked] == codes[rows, None], n_relevant[rows])
-        return per_query_values(metrics, hits)
+    def work(job):
+        if isinstance(job, np.ndarray):  # a block of deep queries
+            return per_query_values(metrics, ranker.hits(x[job], job, depth[job], job[:, None]))
+        return evaluate_block(searcher, sets.reference_codes, job)
 
-    blocks = [b for part in (np.flatnonzero(~deep), np.flatnonzero(deep)) for b in query_blocks(depth, part)]
+    shallow = np.flatnonzero(~deep)
+    jobs = list(block_jobs(x, sets, shallow, metrics, "euclidean", None, threads)) if shallow.size else []
+    jobs += [(b, b) for b in query_blocks(depth, np.flatnonzero(deep))]
     with blas_threads(1 if threads > 1 else None):
-        for rows, out in run_threads(((b, b) for b in blocks), work, threads):
+        for rows, out in run_threads(iter(jobs), work, threads):
             for name, v in out.items():
                 values[name][rows] = v
     return {name: float(np.nanmean(v)) for name, v in values.items()}

@@ -119,8 +119,8 @@ class Block:
         tied[at[near]] = True
         for i in np.flatnonzero(tied & ~short):
             seg = slice(ends[i], ends[i + 1])
-            values = (other[seg], bound[seg]) if mixed else None  # else no longer in the order of cols
-            exact = self._candidates_row(rows[i], top[i] + 2 * window[i], cols[seg], values)
+            known = (other[seg], bound[seg]) if mixed else None  # float64 values: no longer in cols' order
+            exact = self._candidates_row(rows[i], top[i] + 2 * window[i], cols[seg], known)
             ranks[i] = np.inf
             ranks[i, : exact.size] = exact
         return ranks, short
@@ -185,13 +185,20 @@ class Block:
             return ends, at, cols, block[at, cols].astype(np.float64)
         rk = self.ranker
         matrix = rk._matrix32 if self.factors_other.dtype == np.float32 else rk._matrix64
+        spans = self._spans(rows)
+        # One class: its slice is skipped. Several: one product of every row with every column
+        # (a product per class would read the references once per class), slices masked.
+        runs = spans if len(spans) == 1 else [(0, rows.size, 0, 0)]
         parts = []
-        for i0, i1, lo, hi in self._spans(rows):
+        for i0, i1, lo, hi in runs:
             factors = self.factors_other[rows[i0:i1]]
             lim = steps.round_up(limit[i0:i1], matrix.dtype)[:, None]
             step = max(256, _budget.DEEP_CHUNK_ELEMENTS // (i1 - i0))
             for c0, c1 in _chunks([(0, lo), (hi, rk.size)], step):
                 chunk = factors @ matrix[c0:c1].T
+                if len(spans) > 1:
+                    for a, z, slo, shi in spans:
+                        chunk[a:z, max(slo, c0) - c0 : max(min(shi, c1) - c0, 0)] = np.inf
                 if self.ignored_at is not None:
                     r, c = self.ignored_at
                     inside = np.isin(r, rows[i0:i1]) & (c >= c0) & (c < c1)
