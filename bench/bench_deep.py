@@ -19,9 +19,10 @@ Columns of the table, all on one machine in one run (best of --repeat):
                 evaluation whose search is the deep ranking costs.
   (d) pml       pytorch-metric-learning's AccuracyCalculator(k="max_bin_count"), when torch and
                 pytorch-metric-learning are installed and the pairs fit (not the half-class row).
-  (c') routed   as (c) for queries ranked deeper than an eighth of the references (today's switch
-                to float64 distances; --deep-from), today's exact search for the others: what an
-                evaluation using the deep ranking only where today's dense path is used costs.
+  (c') routed   as (c) for queries ranked deeper than --deep-from (256: where the deep ranking
+                overtook today's search at n = 20,000, d = 128, between R = 200 and R = 500),
+                evaluate's own blocks and search for the others: what an evaluation that uses the
+                deep ranking for deep queries would cost.
   (e) evaluate  embedeval.evaluate as it is (its own search), for comparison in the same run.
 Metrics: precision@1, recall@1, recall@10, r_precision, map@r. Rows: Gaussian classes (class
 centres N(0, 1), points centre + N(0, 1.5^2)); the last row puts half of the points in one class
@@ -197,7 +198,7 @@ def table(args):
         if not args.no_faiss:
             t_b, _ = best_of(args.repeat, lambda x=x, k=k_max: faiss_search(x, k))
         t_c, summary = best_of(args.repeat, lambda x=x, y=labels: deep_evaluation(x, y, threads))
-        deep_from = args.deep_from if args.deep_from is not None else n // 8
+        deep_from = args.deep_from
         t_r, routed = best_of(args.repeat, lambda x=x, y=labels, f=deep_from: routed_evaluation(x, y, threads, f))
         t_d = float("nan")
         if classes != "half" and not args.no_pml:
@@ -236,7 +237,7 @@ def memory(args):
     if args.all_deep:
         summary = deep_evaluation(x, labels, threads)
     else:  # the deep ranking for the class of n / 2, today's search for the classes of 100
-        summary = routed_evaluation(x, labels, threads, args.n // 8)
+        summary = routed_evaluation(x, labels, threads, args.deep_from)
     seconds = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
@@ -305,7 +306,9 @@ def main():
     parser.add_argument("--no-faiss", action="store_true", help="skip (b) (the half-class row takes a minute)")
     parser.add_argument("--no-pml", action="store_true", help="skip (d)")
     parser.add_argument("--no-evaluate", action="store_true", help="skip (e)")
-    parser.add_argument("--deep-from", type=int, help="(c'): the depth beyond which the deep ranking is used (n / 8)")
+    parser.add_argument(
+        "--deep-from", type=int, default=256, help="(c'): the depth beyond which the deep ranking is used"
+    )
     args = parser.parse_args()
     if args.pieces:
         pieces(args)
