@@ -189,6 +189,7 @@ class Block:
         # One class: its slice is skipped. Several: one product of every row with every column
         # (a product per class would read the references once per class), slices masked.
         runs = spans if len(spans) == 1 else [(0, rows.size, 0, 0)]
+        ignored_pos, ignored_col = self._ignored_in(rows)
         parts = []
         for i0, i1, lo, hi in runs:
             factors = self.factors_other[rows[i0:i1]]
@@ -199,10 +200,8 @@ class Block:
                 if len(spans) > 1:
                     for a, z, slo, shi in spans:
                         chunk[a:z, max(slo, c0) - c0 : max(min(shi, c1) - c0, 0)] = np.inf
-                if self.ignored_at is not None:
-                    r, c = self.ignored_at
-                    inside = np.isin(r, rows[i0:i1]) & (c >= c0) & (c < c1)
-                    chunk[np.searchsorted(rows[i0:i1], r[inside]), c[inside] - c0] = np.inf
+                a, z = np.searchsorted(ignored_col, [c0, c1])
+                chunk[ignored_pos[a:z] - i0, ignored_col[a:z] - c0] = np.inf  # runs hold all rows
                 flat = np.flatnonzero(chunk <= lim)
                 at = flat // (c1 - c0)
                 parts.append((at + i0, flat - at * (c1 - c0) + c0, chunk.ravel()[flat]))
@@ -212,6 +211,17 @@ class Block:
         order = np.argsort(at.astype(np.int16) if rows.size < 2**15 else at, kind="stable")
         at, cols, found = at[order], cols[order], found[order]
         return np.searchsorted(at, np.arange(rows.size + 1)), at, cols, found.astype(np.float64)
+
+    def _ignored_in(self, rows):
+        """(positions in ``rows``, columns) of the ignored references of ``rows`` (ascending), by column."""
+        if self.ignored_at is None:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        r, c = self.ignored_at
+        pos = np.minimum(np.searchsorted(rows, r), rows.size - 1)
+        keep = rows[pos] == r
+        pos, c = pos[keep], c[keep]
+        order = np.argsort(c, kind="stable")
+        return pos[order], c[order]
 
     def _spans(self, rows):
         """(first, stop, lo, hi): runs of ``rows`` positions whose relevant columns are [lo, hi).
