@@ -72,15 +72,18 @@ class DeepRanker:
     sample_sigmas : float
         How many standard deviations of the sampled quantile the threshold aims above depth.
     block_elements : int
-        Rows are ranked in blocks of about this many (row, reference) products.
+        Rows are ranked in blocks of at most this many rows x widest row (see :meth:`_blocks`).
     seed : int
         Chooses the sampled references (only time depends on it).
 
     Notes
     -----
     Memory: the references as a (n_references, d + 1) float64 matrix (and a float32 one for
-    class codes), sorted by class for class codes, and per block of rows a (rows x
-    references) product of about ``_budget.DEEP_ELEMENTS`` elements.
+    class codes), sorted by class for class codes; per block of rows, arrays of at most
+    ``block_elements`` elements (the relevant slices' products, the nearest relevant values,
+    the ranks; without class codes the whole product too), a chunk of
+    ``_budget.DEEP_CHUNK_ELEMENTS`` products and the other references within the thresholds.
+    Blocks of queries are ranked in class order, so that a block is one class where possible.
     """
 
     def __init__(
@@ -121,7 +124,7 @@ class DeepRanker:
         self._sample = np.sort(rng.choice(self.size, n_sample, replace=False))
         self._sample_matrix = _factor_matrix(columns[self._sample], norms[self._sample], euclidean, np.float32)
         self._sigmas = sample_sigmas
-        self._block_rows = max(1, block_elements // self.size)
+        self._block_elements = block_elements
 
     def hits(self, queries: np.ndarray, query_ids: np.ndarray, depth, ignored: np.ndarray | None = None) -> Hits:
         """Ranks of each query's relevant references within its top ``depth``.
@@ -155,12 +158,30 @@ class DeepRanker:
         ranks = np.full((b, max(int(np.minimum(depth, n_relevant).max(initial=0)), 1)), np.inf)
         # Blocks of queries of one class where possible: one product with its relevant slice.
         order = np.argsort(self.relevance.query_codes[query_ids], kind="stable") if self._classes else np.arange(b)
-        for s in range(0, b, self._block_rows):
-            rows = order[s : s + self._block_rows]
+        for rows in self._blocks(order, query_ids, np.minimum(depth, n_relevant)):
             ign = None if ignored is None else ignored[rows]
             found = Block(self, queries[rows], query_ids[rows], depth[rows], n_relevant[rows], ign).ranks()
             ranks[rows, : found.shape[1]] = found
         return Hits(ranks, n_relevant)
+
+    def _blocks(self, order, query_ids, n_ranked):
+        """Consecutive pieces of ``order`` whose rows x widest row stay within ``block_elements``.
+
+        A row's width: with class codes, the larger of its class's size (the slice whose
+        products are made whole; the others' are made in chunks) and its J; without, every
+        reference (the whole product is made).
+        """
+        if not self._classes:
+            step = max(1, self._block_elements // self.size)
+            yield from (order[s : s + step] for s in range(0, order.size, step))
+            return
+        width = np.maximum(self.relevance._class_sizes[self.relevance.query_codes[query_ids]], n_ranked)[order]
+        start = 0
+        while start < order.size:
+            widest = np.maximum.accumulate(np.maximum(width[start : start + 4096], 1))
+            rows = np.searchsorted(widest * np.arange(1, widest.size + 1), self._block_elements, "right")
+            yield order[start : start + max(1, int(rows))]
+            start += max(1, int(rows))
 
     def _checked(self, queries, query_ids, depth, ignored):
         """The arguments of :meth:`hits` as arrays; ValueError naming the first one that is wrong."""
