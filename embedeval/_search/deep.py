@@ -10,17 +10,18 @@ ranks (:class:`embedeval._kernels.Hits`) for blocks of query rows
 1. Products: each row's value ||r||^2 - 2 q.r (or -q.r; the row's own ||q||^2 changes no
    order) for every reference, by BLAS. With class codes the references are kept sorted by
    class, so a query's relevant references are one slice: their values come from a float64
-   product of that slice and the others' from one float32 product of the block where its
-   near-ties would cost less than a float64 product (:meth:`DeepRanker._mixed`); otherwise
-   one float64 product.
+   product of that slice, and the others' from products made a cache-sized chunk of columns
+   at a time, in float32 where its near-ties would cost less than float64
+   (:meth:`DeepRanker._mixed`). Without class codes, one float64 product of the block.
 2. Relevant values: per row the J = min(depth, R) smallest, sorted (``np.sort``).
 3. Threshold T, a value that at least ``depth`` values of the row reach: estimated by
    counting the relevant values exactly and the others from a fixed sample of references, or
    else the J-th relevant value. A row where fewer than ``depth`` values reach its sampled T
    is counted again with a looser one.
-4. Others: those within T + 2 (E_o + E_r), found by one comparison per row (the relevant
-   slice skipped); each one's place among the sorted relevant values (``np.searchsorted``)
-   gives every c_j by counting (one ``np.repeat`` writes the ranks).
+4. Others: those within T + 2 (E_o + E_r), found by comparing each chunk as it is made
+   (usually a few per row, the query's near misses); each one's place among the sorted
+   relevant values (``np.searchsorted``) gives every c_j by counting, and one ``np.repeat``
+   writes the ranks.
 5. Near-ties: an other value within E_o + E_r of a neighbouring relevant one is recomputed in
    float64; a row where a near-tie remains is ranked from its candidates, every mixed run of
    near-ties put in exact order (:func:`~embedeval._search.deep_exact.exact_ranks`).
