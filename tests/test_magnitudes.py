@@ -118,7 +118,7 @@ def test_the_scale_is_named_in_the_result():
 def test_embeddings_spanning_too_many_magnitudes_are_refused():
     """A norm of 1e30 next to a component of 1e-30: no power of two keeps both exact."""
     x = np.array([[1e30, 0.0], [1e-30, 1.0], [2.0, 3.0]], dtype=np.float32)
-    with pytest.raises(ValueError, match="span magnitudes from 1e-30 .* to 1e\\+30 .* rescale or clip"):
+    with pytest.raises(ValueError, match=r"span magnitudes from 1e-30 .* to 1e\+30 .* rescale or clip"):
         embedeval.evaluate(x, [0, 0, 1])
 
 
