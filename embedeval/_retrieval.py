@@ -14,6 +14,7 @@ from ._codes import HAMMING, read_codes
 from ._graded import check_threshold, conventions
 from ._hamming import describe_ties
 from ._inputs import as_embeddings, check_choice, check_directions, check_positive_int
+from ._magnitude import into_safe_range, scale_config
 from ._metrics import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
 from ._pipeline import TIE_RULE, Options, score, warn_if_k_exceeds
 from ._relevance import IgnoreRules, Relevance
@@ -133,7 +134,7 @@ def evaluate_retrieval(
     )
     if options.approximate:
         check_sample = check_positive_int(check_sample, "check_sample")
-    q, c = _read_embeddings(queries, corpus, distance)
+    q, c, scale = _read_embeddings(queries, corpus, distance)
     relevance, judged = _read_relevance(
         qrels, q.shape[0], c.shape[0], query_ids, corpus_ids, threshold, ignore, ignore_same
     )
@@ -160,6 +161,7 @@ def evaluate_retrieval(
         "tie_rule": describe_ties(ties) if distance == HAMMING else TIE_RULE,
         "ties": ties or "index",
         **relevance.counts(),
+        **scale_config(scale),
     }
     if query_ids is not None:
         config["query_ids"] = list(np.asarray(query_ids).tolist() if hasattr(query_ids, "__array__") else query_ids)
@@ -175,8 +177,8 @@ def evaluate_retrieval(
 
 
 def _read_embeddings(queries, corpus, distance: str):
-    if distance == HAMMING:
-        return read_codes(queries, corpus, ("queries", "corpus"))
+    if distance == HAMMING:  # integer distances: no float32 range to keep them in
+        return (*read_codes(queries, corpus, ("queries", "corpus")), 1.0)
     q = as_embeddings(queries, "queries")
     c = as_embeddings(corpus, "corpus")
     if c.shape[1] != q.shape[1]:
@@ -184,7 +186,7 @@ def _read_embeddings(queries, corpus, distance: str):
     if distance == "cosine":
         check_directions(q, "queries")
         check_directions(c, "corpus")
-    return q, c
+    return into_safe_range(q, c, ["queries", "corpus"], distance)
 
 
 def _read_relevance(qrels, n_queries, n_corpus, query_ids, corpus_ids, threshold, ignore, ignore_same):

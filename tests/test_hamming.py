@@ -316,6 +316,52 @@ def test_code_lengths_that_are_not_a_multiple_of_8_are_padded_without_changing_a
     assert r.config["n_bits"] == 13
 
 
+def test_codes_bypass_the_float_inputs_magnitude_scaling_and_cosine_normalisation():
+    """Both readers hand the packed bytes to the scan unchanged (scale 1, no 'scaled' in config),
+    never as float embeddings through _inputs/_magnitude."""
+    from embedeval import _evaluate, _retrieval
+    from embedeval._codes import Codes
+
+    rng = np.random.default_rng(13)
+    bits = codes(rng, 40, 24).astype(np.float64)  # 0/1 floats: a float reader would take them as embeddings
+    packed = np.packbits(bits.astype(bool), axis=1, bitorder="little")
+    packed[0] = 255  # every bit set: a byte value no float path would keep as it is
+    read = [
+        _evaluate._read_embeddings(bits, packed, np.zeros(40), "hamming"),
+        _retrieval._read_embeddings(bits, packed, "hamming"),
+    ]
+    for q, r, scale in read:
+        assert isinstance(q, Codes) and isinstance(r, Codes) and scale == 1.0
+        np.testing.assert_array_equal(q.packed, np.packbits(bits.astype(bool), axis=1, bitorder="little"))
+        np.testing.assert_array_equal(r.packed, packed)
+        assert q.packed.dtype == np.uint8 and q.n_bits == r.n_bits == 24
+    labels = rng.integers(0, 3, 40)
+    result = embedeval.evaluate(bits, labels, reference=packed, reference_labels=labels, distance="hamming")
+    assert "scaled" not in result.config and result.config["n_bits"] == 24
+    unpacked = np.unpackbits(packed, axis=1, bitorder="little").astype(bool)
+    want = evaluate_hamming(bits, unpacked, ["map"], lambda i, j: labels[i] == labels[j], lambda i: set())
+    got = embedeval.evaluate(bits, labels, reference=packed, reference_labels=labels, distance="hamming", metrics="map")
+    np.testing.assert_allclose(got.per_query["map"], want["map"], rtol=1e-12)
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_skipped_queries_are_counted_as_on_float_embeddings(rule):
+    """Classes of one (leave-one-out), and judged retrieval's three reasons, under every tie rule."""
+    rng = np.random.default_rng(14)
+    bits, labels = codes(rng, 30, 8), rng.integers(0, 3, 30)
+    labels[:2] = [97, 98]
+    floats = rng.random((30, 4))
+    got = _quiet(embedeval.evaluate, bits, labels, distance="hamming", ties=rule)
+    want = _quiet(embedeval.evaluate, floats, labels)
+    assert got.skipped == want.skipped and sum(got.skipped.values()) == got.n_skipped == 2
+    assert np.isnan(got.per_query["precision@1"][:2]).all() and not np.isnan(got.per_query["precision@1"][2:]).any()
+    qrels = {0: {1: 1}, 1: {2: 0}, 3: {3: 1}}  # 1: R = 0; 3: every relevant entry ignored; 2, 4: not judged
+    kwargs = {"ignore": {3: [3]}, "metrics": ["map"]}
+    got = _quiet(embedeval.evaluate_retrieval, bits[:5], bits, qrels, distance="hamming", ties=rule, **kwargs)
+    want = _quiet(embedeval.evaluate_retrieval, floats[:5], floats, qrels, **kwargs)
+    assert got.skipped == want.skipped and got.n_skipped == 4 and got.n_evaluated == 1
+
+
 def test_the_result_names_the_rule_and_the_distance():
     rng = np.random.default_rng(8)
     bits, labels = codes(rng, 30, 8), rng.integers(0, 3, 30)
