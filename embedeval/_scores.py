@@ -43,20 +43,24 @@ def _judged_items(scores: np.ndarray, grades: np.ndarray, depth: int, groups: bo
     q, pos = np.nonzero(grade_at > 0)
     if not groups:
         return q, pos + 1.0, grade_at[q, pos]
-    ranked = np.take_along_axis(scores, cols, 1)
-    place = np.arange(depth)
-    new = np.ones(ranked.shape, dtype=bool)
-    new[:, 1:] = ranked[:, 1:] != ranked[:, :-1]
-    start = np.maximum.accumulate(np.where(new, place, 0), axis=1)
-    last_of_run = np.ones(ranked.shape, dtype=bool)
-    last_of_run[:, :-1] = new[:, 1:]
-    stop = np.minimum.accumulate(np.where(last_of_run, place + 1, depth)[:, ::-1], axis=1)[:, ::-1]
-    kth = ranked[:, -1:]  # the last group ranked may reach past the depth: count it in the whole row
-    tied = scores == kth
-    n_tied = np.count_nonzero(tied, axis=1)
-    inside = np.count_nonzero(ranked == kth, axis=1)
-    size = np.where(ranked == kth, n_tied[:, None], stop - start)
-    q_start, q_size = start[q, pos], size[q, pos]
+    ranked = np.take_along_axis(scores, cols, 1)  # each row descending
+    b = ranked.shape[0]
+    new = np.empty(ranked.shape, dtype=bool)
+    new[:, 0] = True
+    np.not_equal(ranked[:, 1:], ranked[:, :-1], out=new[:, 1:])
+    # Groups as flat (row-major) places of their first items: each graded item's group is found by
+    # one binary search, instead of start and stop arrays over every ranked place.
+    starts = np.append(np.flatnonzero(new), b * depth)
+    group = np.searchsorted(starts, q * depth + pos, side="right") - 1
+    q_start, q_size = starts[group] - q * depth, starts[group + 1] - starts[group]
+    row_ends = np.arange(1, b + 1) * depth
+    inside = row_ends - starts[np.searchsorted(starts, row_ends) - 1]  # size of each row's last group ranked
+    if depth < scores.shape[1]:  # the last group ranked may reach past the depth: count it in the whole row
+        tied = scores == ranked[:, -1:]
+        n_tied = np.count_nonzero(tied, axis=1)
+    else:
+        n_tied = inside
+    q_size = np.where(q_start + q_size == depth, n_tied[q], q_size)
     rows, ranks, grade = q, pos + 1.0, grade_at[q, pos]
     cut = np.flatnonzero(n_tied > inside)  # rows whose last group reaches past the depth
     if cut.size:
