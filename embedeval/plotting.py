@@ -226,13 +226,25 @@ def plot_hamming_pr(curve, path, title: str = "") -> Path:
     ax = fig.add_subplot(1, 2, 1)
     ax.plot(curve.recall, curve.precision, "-o", ms=3, color=_COLORS[0])
     d = curve.radius.size - 1
+    labelled: list[list[int]] = []  # radii whose points nearly coincide share one label
     for t in sorted({0, min(2, d), d // 2}):
-        left = curve.recall[t] > 0.7  # keep the label inside the axes
+        near = [g for g in labelled if abs(curve.recall[g[0]] - curve.recall[t]) < 0.05]
+        near = [g for g in near if abs(curve.precision[g[0]] - curve.precision[t]) < 0.05]
+        if near:
+            near[0].append(t)
+        else:
+            labelled.append([t])
+    for group in labelled:
+        t = group[0]
+        # The curve falls from left to right: below-left of a point lies under it, free of the line;
+        # near recall 0 the curve rises vertically, so the label goes to the right.
+        under = curve.recall[t] > 0.15
         ax.annotate(
-            f"r={t}",
+            "r=" + ",".join(map(str, group)),
             (curve.recall[t], curve.precision[t]),
             textcoords="offset points",
-            xytext=(-34 if left else 6, 4),
+            xytext=(-8, -14) if under else (8, 2),
+            ha="right" if under else "left",
             fontsize=8,
         )
     ax.set_xlabel("recall within radius r")
