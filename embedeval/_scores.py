@@ -147,8 +147,13 @@ def evaluate_scores(
         parts.append((block[0] + start, *block[1:]))
     columns = [np.concatenate(c) for c in zip(*parts, strict=True)]
     jr, jc = np.nonzero(g > 0)
-    judged = Judged(s.shape[0], *columns[:3], jr, g[jr, jc], *columns[3:])
-    values, n_relevant = per_query(parsed, judged, threshold, ties)
+    groups, rule = columns[3:], ties
+    if ties is not None and not (columns[4] > 1).any():
+        # No graded item shares its score with another item: every order of the tied items gives
+        # the index rule's values, which the ordinary kernels compute faster.
+        groups, rule = [], None
+    judged = Judged(s.shape[0], *columns[:3], jr, g[jr, jc], *groups)
+    values, n_relevant = per_query(parsed, judged, threshold, rule)
     return finish(
         parsed,
         values,

@@ -140,6 +140,32 @@ def test_score_matrices_count_a_tie_group_whole_even_where_it_reaches_past_the_d
     check_against(per_rule, truth, metrics)
 
 
+@pytest.mark.parametrize("metrics", [WHOLE + CUTOFF, [m for m in CUTOFF if m.endswith(("@1", "@2"))]])
+def test_score_matrices_whose_ties_hold_no_graded_item_give_the_index_rule_under_every_rule(metrics):
+    """Only ungraded (or negatively graded) items share scores: every tied order has the same
+    values (the fast path), equal to the brute force; one graded item in a tie changes that."""
+    rng = np.random.default_rng(5)
+    grades = rng.choice([-1, 0, 0, 1, 2, 3], (20, 6)).astype(float)
+    scores = rng.integers(0, 3, grades.shape).astype(float)  # heavy ties among the ungraded
+    graded = grades > 0
+    scores[graded] = 0.5 + rng.permutation(graded.sum()) / 1000  # distinct, between the tied levels
+    truth = brute_force(matrix_queries(scores, grades), metrics)
+    plain = _quiet(embedeval.evaluate_scores, scores, grades, metrics=metrics).per_query
+    for rule in RULES[1:]:
+        got = _quiet(embedeval.evaluate_scores, scores, grades, metrics=metrics, ties=rule).per_query
+        for m in metrics:
+            np.testing.assert_array_equal(got[m], plain[m], err_msg=f"{rule} {m}")
+            np.testing.assert_allclose(got[m], truth[m][0], rtol=1e-12, atol=1e-12, err_msg=f"{rule} {m}")
+    row = int(np.flatnonzero(graded.any(axis=1) & (~graded).any(axis=1))[0])
+    scores[row, np.flatnonzero(graded[row])[0]] = scores[row, np.flatnonzero(~graded[row])[0]]
+    truth = brute_force(matrix_queries(scores, grades), metrics)
+    per_rule = {
+        rule: _quiet(embedeval.evaluate_scores, scores, grades, metrics=metrics, ties=rule).per_query
+        for rule in RULES[1:]
+    }
+    check_against(per_rule, truth, metrics)
+
+
 def write_trec(folder, queries, truncate=None):
     run_path, qrels_path = folder / "run.txt", folder / "qrels.txt"
     with open(run_path, "w") as f:
