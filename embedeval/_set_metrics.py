@@ -81,8 +81,8 @@ class SetStep:
         source = relevance.source
         if labelled and not isinstance(source, ClassLabels):
             raise ValueError(
-                f"'metrics' {_names(labelled)} need one class label per item (clusters against classes, "
-                "same-label pairs); got label sets"
+                f"'metrics' asks for {_names(labelled)}, which need one class label per item (clusters against "
+                "classes, same-label pairs); got label sets"
             )
         if not labelled:
             return cls(tuple(metrics), None, None)
@@ -90,8 +90,8 @@ class SetStep:
         pairs = step.of(VERIFICATION)
         if pairs and ignoring:
             raise ValueError(
-                f"'metrics' {_names(pairs)} score every pair of items and apply no ignore rule; got "
-                f"{', '.join(map(repr, ignoring))}: drop it, or evaluate {_names(pairs)} in a call without it"
+                f"'metrics' asks for {_names(pairs)}: pair verification scores every pair and applies no ignore "
+                f"rule; got {', '.join(map(repr, ignoring))}: drop it, or ask for {_names(pairs)} in a call without it"
             )
         if pairs:
             step._check_pairs(pairs, source.classes)
@@ -108,22 +108,21 @@ class SetStep:
             sizes_r = np.bincount(self.reference_codes, minlength=classes.size)
             n_pairs = q.size * self.reference_codes.size
             positive = int((sizes_q * sizes_r).sum())
+        asks = f"'metrics' asks for {_names(pairs)}: pair verification needs"
         if n_pairs == 0:
-            raise ValueError(f"'metrics' {_names(pairs)} need at least two embeddings to pair; got {q.size}")
+            raise ValueError(f"{asks} at least two embeddings to pair; got {q.size}")
         if positive == n_pairs:
+            label = classes[q[:1]].tolist()[0]
             raise ValueError(
-                f"'metrics' {_names(pairs)} need negative pairs (two items with different labels); got one class "
-                f"only, every item labelled {classes[q[0]]!r}"
+                f"{asks} negative pairs (two items with different labels); got one class, every item labelled {label!r}"
             )
         if positive == 0:
             got = (
-                f"every label occurs once ({q.size} embeddings, {q.size} labels)"
+                f"each label on one embedding only ({q.size} embeddings, {q.size} labels)"
                 if self.reference_codes is None
-                else "no query label occurs in 'reference_labels'"
+                else "no query label in 'reference_labels'"
             )
-            raise ValueError(
-                f"'metrics' {_names(pairs)} need positive pairs (two items with the same label); got {got}"
-            )
+            raise ValueError(f"{asks} positive pairs (two items with the same label); got {got}")
 
     def _warn_trivial_clusters(self) -> None:
         clustered = self.of(CLUSTERING)
