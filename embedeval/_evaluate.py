@@ -97,9 +97,10 @@ def evaluate(
         With ``reference``: the row of ``reference`` that holds each query, or -1 for a query
         that is not in it (pytorch-metric-learning's ``ref_includes_query``: the queries are the
         first rows of the reference, ``np.arange(n_queries)``). That row is ignored by index,
-        as ``ignore`` would: it takes no rank and does not count in R. Without it, a reference
-        that is the query array, or holds identical same-label rows for at least half the
-        queries, draws a warning (every query would find itself at distance 0).
+        as ``ignore`` would: it takes no rank and does not count in R. Without it (and without
+        ``ignore``/``ignore_same``), a reference that is the query array, or holds identical
+        same-label rows for at least half the queries, draws a warning (every query would find
+        itself at distance 0).
     block_size : int, optional
         Queries per block. Default: chosen so a block's working memory stays near 170 MB.
         Results do not depend on it.
@@ -205,7 +206,7 @@ def evaluate(
     step = SetStep.check(whole, relevance, reference is None, [k for k, v in given.items() if v is not None])
     if own is not None:
         warn_if_rows_differ(queries, references, own)
-    elif reference is not None and (ranked or step.of(VERIFICATION)):
+    elif reference is not None and ignore is None and ignore_same is None and (ranked or step.of(VERIFICATION)):
         warn_if_self_reference(embeddings, reference, queries, references, _codes(relevance))
     evaluated = np.flatnonzero(relevance.n_relevant > 0) if ranked else np.zeros(0, dtype=np.int64)
     warn_if_k_exceeds(ranked, relevance.n_rankable[evaluated])

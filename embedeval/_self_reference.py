@@ -6,7 +6,8 @@ query finds itself at distance 0 and precision@1 is 1.0. ``query_in_reference`` 
 query's row (-1 for a query that is not in the reference); it is sugar over the ``ignore``
 mechanism (:mod:`embedeval._relevance.ignore`): the own rows join the explicit ignore lists.
 
-When a reference set is given without it, :func:`warn_if_self_reference` looks for the mistake:
+When a reference set is given without it and without ignore rules (which say the caller has
+decided what a query must not find), :func:`warn_if_self_reference` looks for the mistake:
 the reference is the query array itself, or at least half of the queries have a bit-identical
 reference row with their own label (found by hashing the rows, then comparing the candidates).
 A gallery holding true duplicates of a few queries is legitimate and stays silent.
