@@ -15,6 +15,11 @@ Recall@K for embeddings with class labels and trec_eval's recall for ranked list
 matrices. Everything else reads these declarations: the parser, the kernels' dispatch
 (:func:`per_query_values`), the search depth (:class:`Needs`), the approximate-index check and the
 README's conventions table.
+
+Set-level metrics (``nmi``, ``ami``, ``fnmr@fmr=x``, ``tar@far=x``, ``eer``, ``pair_auroc``,
+``pcf@r``; embeddings only) are one number for the whole set, with no kernel over hits: they are
+declared in :data:`embedeval._set_families.SET_FAMILIES` (what they need, their parameter) and
+parsed here into the same :class:`Metric`, whose ``per_query`` is False.
 """
 
 from __future__ import annotations
