@@ -23,6 +23,21 @@ FAISS_BLAS_THRESHOLD = 128_000
 RECOMPUTE_ELEMENTS = 1 << 17
 # float64 elements of one (queries x references) block of the deep float64 path (32 MB).
 DENSE_ELEMENTS = 1 << 22
+# Rows x references of one block of the deep ranking: its (rows x R) float64 products of the
+# relevant slices, nearest relevant values and ranks are each at most this many elements
+# (32 MB); without class codes, so is its (rows x references) float64 product.
+DEEP_ELEMENTS = 1 << 22
+# Elements of one chunk of the deep ranking's products with the other references, made and
+# compared while in cache (4 MB of float64); its float64 relevant slices are made whole.
+DEEP_CHUNK_ELEMENTS = 1 << 19
+# References sampled to place the deep ranking's thresholds (at most 1/16 of them), and how
+# many standard deviations of the sampled count a threshold aims above the depth (a row whose
+# threshold proves too tight is counted again with a looser one).
+DEEP_SAMPLE_COLUMNS = 1024
+DEEP_SAMPLE_SIGMAS = 2.0
+# Recomputing one float32 near-tie in float64 costs about as much time as this many columns of
+# the extra time of a float64 product over a float32 one, whatever d (bench/bench_deep.py --pieces).
+DEEP_TIE_COLUMNS = 40.0
 # Bytes of one reference shard when sharding is implied (streaming, Dask) but no size is given.
 DEFAULT_SHARD_BYTES = 256 << 20
 # faiss indexes of reference shards cached per Dask worker process.

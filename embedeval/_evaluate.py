@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from ._inputs import as_embeddings, as_labels, check_directions, check_positive_int
+from ._magnitude import into_safe_range, scale_config
 from ._metrics import DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, parse_metrics
 from ._pipeline import TIE_RULE, Options, score, warn_if_k_exceeds
 from ._relevance import ClassLabels, IgnoreRules, Relevance
@@ -199,7 +200,7 @@ def evaluate(
     )
     if options.approximate:
         check_sample = check_positive_int(check_sample, "check_sample")
-    queries, references = _read_embeddings(embeddings, reference, reference_labels, distance)
+    queries, references, scale = _read_embeddings(embeddings, reference, reference_labels, distance)
     own = read_query_rows(query_in_reference, reference, queries.shape[0], references.shape[0])
     query_labels, relevance = _read_relevance(labels, reference_labels, queries, references, ignore, ignore_same, own)
     given = {"ignore": ignore, "ignore_same": ignore_same, "query_in_reference": own}
@@ -242,13 +243,15 @@ def evaluate(
         config={
             **_config(options, relevance, references.shape, queries.shape[1], reference is None, bool(ranked)),
             **set_config,
+            **scale_config(scale),
         },
         set_values=set_values,
     )
 
 
 def _read_embeddings(embeddings, reference, reference_labels, distance: str):
-    """(queries, references), checked before any work.
+    """(queries, references, scale), checked before any work; scaled by a power of two where
+    their magnitudes need it (:mod:`embedeval._magnitude`).
 
     Queries are not normalised here: they are read (and normalised) block by block, so that
     memory-mapped queries are streamed from disk; each searcher prepares the references itself.
@@ -270,7 +273,7 @@ def _read_embeddings(embeddings, reference, reference_labels, distance: str):
         check_directions(queries, "embeddings")
         if reference is not None:
             check_directions(references, "reference")
-    return queries, references
+    return into_safe_range(queries, references, ["embeddings", "reference"], distance)
 
 
 def _label_side(value, n: int, name: str, against: str):

@@ -79,6 +79,17 @@ def test_per_query_values_do_not_change_when_set_level_metrics_join():
     assert list(joined.summary) == ["nmi", "precision@1", "eer", "map@r"]  # the requested order
 
 
+@pytest.mark.parametrize("exponent", [-100, 100])
+def test_set_level_metrics_do_not_change_when_inputs_are_scaled_by_a_power_of_two(exponent):
+    """Huge or tiny embeddings are brought into float32's range (issue #18) before k-means, the pairs
+    and the covariance too, so every set-level number is the one at ordinary magnitudes."""
+    x, y = blobs(seed=4)
+    plain = embedeval.evaluate(x, y, metrics=SET)
+    far = embedeval.evaluate(x.astype(np.float64) * 2.0**exponent, y, metrics=SET)
+    assert "scaled" in far.config and "scaled" not in plain.config
+    assert far.summary == plain.summary
+
+
 def test_accumulator_computes_set_level_metrics():
     x, y = blobs(seed=5)
     acc = embedeval.Accumulator()

@@ -1,0 +1,281 @@
+"""Deep rankings: where each query's relevant references fall in its top ``depth``, exactly.
+
+Metrics of embeddings with labels read only the relevance sequence of a ranking, never which
+other reference sits where. The j-th relevant reference of a query has rank j + c_j, c_j the
+number of other references ranked before it, so a deep ranking (a class holding much of the
+data) needs no order among the other references at all. :class:`DeepRanker` computes those
+ranks (:class:`embedeval._kernels.Hits`) for blocks of query rows
+(:class:`~embedeval._search.deep_block.Block`, steps in :mod:`~embedeval._search.deep_count`):
+
+1. Products: each row's value ||r||^2 - 2 q.r (or -q.r; the row's own ||q||^2 changes no
+   order) for every reference, by BLAS. With class codes the references are kept sorted by
+   class, so a query's relevant references are one slice: their values come from a float64
+   product of that slice, and the others' from products made a cache-sized chunk of columns
+   at a time, in float32 where its near-ties would cost less than float64
+   (:meth:`DeepRanker._mixed`). Without class codes, one float64 product of the block.
+2. Relevant values: per row the J = min(depth, R) smallest, sorted (``np.sort``).
+3. Threshold T, a value that at least ``depth`` values of the row reach: estimated by
+   counting the relevant values exactly and the others from a fixed sample of references, or
+   else the J-th relevant value. A row where fewer than ``depth`` values reach its sampled T
+   is counted again with a looser one.
+4. Others: those within T + 2 (E_o + E_r), found by comparing each chunk as it is made
+   (usually a few per row, the query's near misses); each one's place among the sorted
+   relevant values (``np.searchsorted``) gives every c_j by counting, and one ``np.repeat``
+   writes the ranks.
+5. Near-ties: an other value within E_o + E_r of a neighbouring relevant one is recomputed in
+   float64; a row where a near-tie remains is ranked from its candidates, every mixed run of
+   near-ties put in exact order (:func:`~embedeval._search.deep_exact.exact_ranks`).
+
+The ranks equal those of a full stable sort of float64 distances
+(:func:`embedeval._search.float64.exact_distance`) by (distance, index); they depend neither
+on the blocks nor on the precision chosen, only time does.
+
+Why it is exact
+---------------
+Each value v has a bound E (E_o for other references, E_r <= E_o for relevant ones; see
+:func:`~embedeval._search.deep_exact.error_bounds`) with |v - exact| <= E. Let T be the
+smaller of t (when at least ``depth`` values of the row are <= t) and the J-th relevant
+value. A relevant reference with a value beyond T + E_o + E_r ranks beyond depth (or beyond
+the J-th relevant one); everything exactly before a relevant reference with a value up to
+there has a value <= T + 2 (E_o + E_r), so those are the only candidates. An other reference
+whose value is more than E_o + E_r away from both neighbouring relevant values is exactly
+ordered against every relevant reference, and then c_j is exact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _budget
+from .._kernels import Hits
+from .deep_block import Block
+from .relevant import ClassCodes
+
+
+class DeepRanker:
+    """Exact ranks of relevant references in deep rankings; made once per evaluation.
+
+    Parameters
+    ----------
+    reference : numpy.ndarray of shape (n_references, d), float32
+        Prepared (:func:`embedeval._inputs.prepare`) reference vectors, held in memory.
+    euclidean : bool
+        True: squared euclidean distance; False: minus the inner product (cosine once
+        normalised).
+    relevance
+        :class:`~embedeval._search.relevant.ClassCodes`, ``LabelBits`` or ``Judgements``.
+    precision : {"auto", "float64", "mixed"}
+        How products are computed (class codes only; results never depend on it): "auto"
+        chooses per block, "float64" always uses float64, "mixed" always float32 for the other
+        references.
+    sample_columns : int
+        References sampled for the thresholds (at most n_references / 16).
+    sample_sigmas : float
+        How many standard deviations of the sampled quantile the threshold aims above depth.
+    block_elements : int
+        Rows are ranked in blocks of at most this many rows x widest row (see :meth:`_blocks`).
+    seed : int
+        Chooses the sampled references (only time depends on it).
+
+    Notes
+    -----
+    Memory: the references as a (n_references, d + 1) float64 matrix (and a float32 one for
+    class codes), sorted by class for class codes; per block of rows, arrays of at most
+    ``block_elements`` elements (the relevant slices' products, the nearest relevant values,
+    the ranks; without class codes the whole product too), a chunk of
+    ``_budget.DEEP_CHUNK_ELEMENTS`` products and the other references within the thresholds.
+    Blocks of queries are ranked in class order, so that a block is one class where possible.
+    """
+
+    def __init__(
+        self,
+        reference: np.ndarray,
+        euclidean: bool,
+        relevance,
+        precision: str = "auto",
+        sample_columns: int = _budget.DEEP_SAMPLE_COLUMNS,
+        sample_sigmas: float = _budget.DEEP_SAMPLE_SIGMAS,
+        block_elements: int = _budget.DEEP_ELEMENTS,
+        seed: int = 0,
+    ):
+        self.reference = np.asarray(reference, dtype=np.float32)  # in index order, for the exact formula
+        self.size, self.dim = self.reference.shape
+        self.euclidean = euclidean
+        self.relevance = relevance
+        self.precision = precision
+        self._classes = isinstance(relevance, ClassCodes)
+        if self._classes:  # columns: references sorted by class, by index within a class
+            self._index = np.argsort(relevance.reference_codes, kind="stable")
+            codes = relevance.reference_codes[self._index]
+            every = np.arange(relevance.n_codes)
+            self._class_start = np.searchsorted(codes, every)
+            self._class_stop = np.searchsorted(codes, every, side="right")
+            columns = self.reference[self._index]
+        else:
+            self._index = np.arange(self.size)
+            columns = self.reference
+        self._column = np.empty(self.size, dtype=np.int64)
+        self._column[self._index] = np.arange(self.size)
+        norms = np.einsum("ij,ij->i", columns, columns, dtype=np.float64)
+        self.max_norm = float(np.sqrt(norms.max()))
+        self._matrix64 = _factor_matrix(columns, norms, euclidean, np.float64)
+        self._matrix32 = _factor_matrix(columns, norms, euclidean, np.float32) if self._classes else None
+        n_sample = min(sample_columns, self.size // 16)
+        rng = np.random.default_rng(seed)
+        self._sample = np.sort(rng.choice(self.size, n_sample, replace=False))
+        self._sample_matrix = _factor_matrix(columns[self._sample], norms[self._sample], euclidean, np.float32)
+        self._sigmas = sample_sigmas
+        self._block_elements = block_elements
+
+    def hits(self, queries: np.ndarray, query_ids: np.ndarray, depth, ignored: np.ndarray | None = None) -> Hits:
+        """Ranks of each query's relevant references within its top ``depth``.
+
+        Parameters
+        ----------
+        queries : numpy.ndarray of shape (b, d), float32
+            Prepared as the references are.
+        query_ids : numpy.ndarray of shape (b,), int
+            The queries' indices for ``relevance``.
+        depth : int or numpy.ndarray of shape (b,), int
+            How deep each query is ranked: 1 to the number of references it can rank.
+        ignored : numpy.ndarray of shape (b, k), int, optional
+            References each query must neither rank nor count (its own index in leave-one-out
+            evaluation), padded with -1; an index at most once per row.
+
+        Returns
+        -------
+        Hits
+            ``ranks`` of shape (b, h): the 1-based ranks, ascending, of the relevant references
+            ranked within ``depth``, padded with +inf; ``n_relevant``: R, the relevant
+            references that are not ignored.
+        """
+        queries, query_ids, depth, ignored = self._checked(queries, query_ids, depth, ignored)
+        b = len(queries)
+        n_relevant = self.relevance.counts(query_ids).astype(np.int64)
+        if ignored is not None:
+            rows, cols = np.nonzero(ignored >= 0)
+            ignored_relevant = self.relevance.pairs(query_ids[rows], ignored[rows, cols])
+            n_relevant = n_relevant - np.bincount(rows[ignored_relevant], minlength=b)
+        ranks = np.full((b, max(int(np.minimum(depth, n_relevant).max(initial=0)), 1)), np.inf)
+        # Blocks of queries of one class where possible: one product with its relevant slice.
+        order = np.argsort(self.relevance.query_codes[query_ids], kind="stable") if self._classes else np.arange(b)
+        for rows in self._blocks(order, query_ids, np.minimum(depth, n_relevant)):
+            ign = None if ignored is None else ignored[rows]
+            found = Block(self, queries[rows], query_ids[rows], depth[rows], n_relevant[rows], ign).ranks()
+            ranks[rows, : found.shape[1]] = found
+        return Hits(ranks, n_relevant)
+
+    def _blocks(self, order, query_ids, n_ranked):
+        """Consecutive pieces of ``order`` whose rows x widest row stay within ``block_elements``.
+
+        A row's width: with class codes, the larger of its class's size (the slice whose
+        products are made whole; the others' are made in chunks) and its J; without, every
+        reference (the whole product is made).
+        """
+        if not self._classes:
+            step = max(1, self._block_elements // self.size)
+            yield from (order[s : s + step] for s in range(0, order.size, step))
+            return
+        width = np.maximum(self.relevance._class_sizes[self.relevance.query_codes[query_ids]], n_ranked)[order]
+        start = 0
+        while start < order.size:
+            widest = np.maximum.accumulate(np.maximum(width[start : start + 4096], 1))
+            rows = np.searchsorted(widest * np.arange(1, widest.size + 1), self._block_elements, "right")
+            yield order[start : start + max(1, int(rows))]
+            start += max(1, int(rows))
+
+    def _checked(self, queries, query_ids, depth, ignored):
+        """The arguments of :meth:`hits` as arrays; ValueError naming the first one that is wrong."""
+        queries = np.asarray(queries, dtype=np.float32)
+        if queries.ndim != 2 or queries.shape[1] != self.dim:
+            raise ValueError(f"'queries' must have shape (b, {self.dim}); got {queries.shape}")
+        b = len(queries)
+        query_ids = np.asarray(query_ids, dtype=np.int64)
+        if query_ids.shape != (b,):
+            raise ValueError(f"'query_ids' must have shape ({b},); got {query_ids.shape}")
+        n_ignored = np.zeros(b, dtype=np.int64)
+        if ignored is not None:
+            ignored = np.asarray(ignored, dtype=np.int64)
+            if ignored.ndim != 2 or len(ignored) != b or ((ignored < -1) | (ignored >= self.size)).any():
+                raise ValueError(f"'ignored' must have shape ({b}, k) and hold reference indices or -1")
+            n_ignored = np.count_nonzero(ignored >= 0, axis=1)
+        depth = np.broadcast_to(np.asarray(depth, dtype=np.int64), (b,))
+        bad = np.flatnonzero((depth < 1) | (depth > self.size - n_ignored))
+        if bad.size:
+            i = bad[0]
+            raise ValueError(
+                f"'depth' must be in [1, references a query can rank]; got {depth[i]} for query {i} "
+                f"(it can rank {self.size - n_ignored[i]})"
+            )
+        return queries, query_ids, depth, ignored
+
+    def _factors(self, queries: np.ndarray, dtype) -> np.ndarray:
+        """The queries' side of the product: (-2q, 1) (euclidean) or -q, shape (b, d (+ 1))."""
+        if not self.euclidean:
+            return np.negative(queries, dtype=dtype)
+        out = np.empty((len(queries), self.dim + 1), dtype=dtype)
+        np.multiply(queries, -2, out=out[:, :-1])  # scaling by 2 is exact
+        out[:, -1] = 1
+        return out
+
+    def _class_bounds(self, query_ids: np.ndarray):
+        """(start, stop) columns of each query's class, shape (b,) each (class codes only)."""
+        codes = self.relevance.query_codes[query_ids]
+        return self._class_start[codes], self._class_stop[codes]
+
+    def _mixed(self, sample, depth, query_ids, n_relevant, bound32, bound64) -> bool:
+        """Whether other references are cheaper in float32 than in float64 for these rows.
+
+        float32 saves about half the product for the other references but leaves near-ties to
+        recompute one by one: an other value within E_o + E_r of a relevant one. Their number
+        is estimated from the rows' values at the sampled references, ``sample`` (rows, s): the
+        others within the sampled threshold times the chance that a relevant value lies that
+        close (twice the window times the relevant values' density there). One recomputation
+        costs about as much as ``_budget.DEEP_TIE_COLUMNS`` columns of the float64 product's
+        extra time, and the float64 product of the relevant slice is paid either way.
+        """
+        if not self._classes or self.precision != "auto" or sample.shape[1] == 0:
+            return self._classes and self.precision == "mixed"
+        start, stop = self._class_bounds(query_ids)
+        is_relevant = (self._sample[None, :] >= start[:, None]) & (self._sample[None, :] < stop[:, None])
+        threshold = self._sampled_threshold(np.sort(sample, axis=1), depth, self._sigmas)
+        inside = sample <= np.minimum(threshold, np.max(sample, axis=1))[:, None]
+        scale = self.size / len(self._sample)
+        others = scale * np.count_nonzero(inside & ~is_relevant, axis=1)
+        spread = np.where(inside, sample, -np.inf).max(axis=1).astype(np.float64) - sample.min(axis=1)
+        relevant = scale * np.count_nonzero(inside & is_relevant, axis=1)
+        # relevant values per unit of distance within the threshold (all tied: every other is near)
+        chance = np.ones(len(sample))
+        spread_out = spread > 0
+        chance[spread_out] = np.minimum(
+            1.0, 2 * (bound32 + bound64)[spread_out] * relevant[spread_out] / spread[spread_out]
+        )
+        ties = others * chance
+        return bool(ties.sum() * _budget.DEEP_TIE_COLUMNS < np.sum(self.size - 2 * n_relevant))
+
+    def _sampled_threshold(self, sample: np.ndarray, depth: np.ndarray, sigmas: float) -> np.ndarray:
+        """Per row, a value that probably at least ``depth`` of its values do not exceed (+inf: none).
+
+        ``sample`` (b, s) holds each row's values at the sampled references, sorted.
+        """
+        s = sample.shape[1]
+        out = np.full(len(sample), np.inf)
+        if s == 0:
+            return out
+        # The k-th smallest of s sampled values has about k n / s of the row's values below it,
+        # give or take sqrt(k) n / s: aim ``sigmas`` standard deviations above depth.
+        mean = depth * (s / self.size)
+        k = np.maximum(np.ceil(mean + sigmas * np.sqrt(mean) + 1), 1).astype(np.int64)
+        rows = np.flatnonzero(k <= s)
+        out[rows] = sample[rows, k[rows] - 1]
+        return out
+
+
+def _factor_matrix(columns: np.ndarray, norms: np.ndarray, euclidean: bool, dtype) -> np.ndarray:
+    """The references' side of the product: (r, ||r||^2) (euclidean) or r, in ``dtype``."""
+    if not euclidean:
+        return np.ascontiguousarray(columns, dtype=dtype)
+    out = np.empty((len(columns), columns.shape[1] + 1), dtype=dtype)
+    out[:, :-1] = columns
+    out[:, -1] = norms
+    return out

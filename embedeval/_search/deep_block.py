@@ -1,0 +1,319 @@
+"""One block of rows of the deep ranking (:mod:`embedeval._search.deep`), from products to ranks.
+
+A block's working memory: its (rows x references) product, its rows' nearest relevant values
+(rows x J), the other references within the thresholds and the (rows x J) ranks.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .. import _budget
+from . import deep_count as steps
+from .deep_exact import error_bounds, exact_ranks
+
+
+class Block:
+    """The ranks of one block of query rows; all of its working memory lives here.
+
+    Parameters
+    ----------
+    ranker : DeepRanker
+    queries : numpy.ndarray of shape (b, d), float32
+    query_ids, depth, n_relevant : numpy.ndarray of shape (b,), int
+    ignored : numpy.ndarray of shape (b, k), int, or None
+    """
+
+    def __init__(self, ranker, queries, query_ids, depth, n_relevant, ignored):
+        self.ranker, self.queries, self.query_ids = ranker, queries, query_ids
+        self.depth, self.n_relevant, self.ignored = depth, n_relevant, ignored
+
+    def ranks(self) -> np.ndarray:
+        """Ranks of each row's relevant references within depth, shape (b, h), padded with +inf."""
+        rk, b = self.ranker, len(self.queries)
+        q_norms = np.sqrt(np.einsum("ij,ij->i", self.queries, self.queries, dtype=np.float64))
+        bound32, bound64 = error_bounds(q_norms, rk.max_norm, rk.dim, rk.euclidean)
+        factors32 = rk._factors(self.queries, np.float32)
+        sample = factors32 @ rk._sample_matrix.T  # (b, s): values at the sampled references
+        sigmas = rk._sigmas
+        mixed = self._mixed(sample, bound32, bound64)
+        self.factors64 = rk._factors(self.queries, np.float64)
+        self.factors_other = factors32 if mixed else self.factors64
+        self.ignored_at = None
+        if self.ignored is not None:
+            rows, cols = np.nonzero(self.ignored >= 0)
+            self.ignored_at = (rows, rk._column[self.ignored[rows, cols]])
+        # With class codes the other references' values are made chunk by chunk (_others);
+        # otherwise the whole (rows x references) product first.
+        values = None
+        if not rk._classes:
+            values = self.factors64 @ rk._matrix64.T
+            if self.ignored_at is not None:
+                values[self.ignored_at] = np.inf
+        n_ranked = np.minimum(self.depth, self.n_relevant)  # J
+        self.bound_rel, self.bound_other = bound64, bound32 if mixed else bound64
+        # padded (b, J + 2): -inf, each row's J smallest relevant values ascending (+inf after
+        # its own J), +inf.
+        self.padded = self._nearest_relevant(values, n_ranked, mixed)
+        jth = self.padded[np.arange(b), n_ranked]  # -inf where J = 0
+        estimate = self._others_sampled(sample)
+        ranks = None
+        # Rows whose sampled threshold proves too tight are counted again with a looser one,
+        # and at last with the J-th relevant value (always enough).
+        rows = np.arange(b)
+        while rows.size:
+            if sigmas is None:
+                threshold = np.full(rows.size, np.inf)
+            else:
+                threshold = steps.threshold(*(e[rows] for e in estimate), self.depth[rows], sigmas)
+            top = np.minimum(threshold, jth[rows])
+            sampled = np.where(threshold < jth[rows], threshold, np.nan)
+            found, short = self._count(values, mixed, rows, top, sampled)
+            if ranks is None:
+                ranks = found
+            else:
+                ranks[rows] = found
+            rows = rows[short]
+            sigmas = 4 * max(sigmas, 0) + 4 if sigmas is not None and sigmas < 16 else None
+        return ranks
+
+    def _count(self, values, mixed: bool, rows, top, threshold):
+        """Ranks of ``rows`` (m,) from the other values within top + 2 (E_o + E_r).
+
+        Returns ``(ranks (m, w), short (m,))``: short rows have fewer than depth values at or
+        below their (sampled, non-NaN) ``threshold``; their ranks are meaningless.
+        """
+        m = rows.size
+        window = self.bound_other[rows] + self.bound_rel[rows]
+        ends, at, cols, other = self._others(values, rows, top + 2 * window)
+        padded = self.padded if m == len(self.queries) else self.padded[rows]
+        nearest = padded[:, 1:-1]
+        depth = self.depth[rows]
+        # Each other value's place among its row's nearest relevant values, searched in
+        # ascending order (which numpy's search exploits: 2x); near: within the bounds of the
+        # relevant value on either side. Float32 values that may need float64 keep their
+        # columns (a sort of keys); float64 values are sorted alone, their columns kept for
+        # the rare row with a near-tie.
+        probes = np.column_stack([top + window, threshold])
+        if mixed:
+            order = steps.rough_order(at, ends[at], other, self.ranker.size)
+            at, cols, other = at[order], cols[order], other[order]
+            place, (ranked, below), _ = steps.places(nearest, ends, other, probes)
+            below += np.bincount(at[other <= threshold[at]], minlength=m)
+        else:
+            place, (ranked, below), own = steps.places(nearest, ends, other, probes, own=threshold)
+            below += own
+        short = ~np.isnan(threshold) & (below < depth)
+        flat_padded, at_padded = padded.ravel(), at * padded.shape[1]
+        near = steps.near(flat_padded, at_padded + place, other, window[at])
+        bound = self.bound_other[rows][at]
+        if mixed and near.any():  # those others again, in float64
+            k = np.flatnonzero(near)
+            other[k], place[k] = self._float64_places(nearest, rows, at[k], cols[k])
+            bound[k] = self.bound_rel[rows][at[k]]
+            near[k] = steps.near(flat_padded, at_padded[k] + place[k], other[k], 2 * bound[k])
+        ranks = steps.ranks_from_places(at, place, ends, ranked, depth, nearest.shape[1], presorted=not mixed)
+        tied = np.zeros(m, dtype=bool)
+        tied[at[near]] = True
+        for i in np.flatnonzero(tied & ~short):
+            seg = slice(ends[i], ends[i + 1])
+            known = (other[seg], bound[seg]) if mixed else None  # float64 values: no longer in cols' order
+            exact = self._candidates_row(rows[i], top[i] + 2 * window[i], cols[seg], known)
+            ranks[i] = np.inf
+            ranks[i, : exact.size] = exact
+        return ranks, short
+
+    def _mixed(self, sample, bound32, bound64) -> bool:
+        """:meth:`DeepRanker._mixed` on a few rows of the block (its rows are much alike: one class, similar depth)."""
+        few = np.linspace(0, len(sample) - 1, min(len(sample), 16)).astype(np.int64)
+        args = (self.depth, self.query_ids, self.n_relevant, bound32, bound64)
+        return self.ranker._mixed(sample[few], *(a[few] for a in args))
+
+    def _others_sampled(self, sample):
+        """What the sample says of each row's other references, for :func:`.deep_count.threshold`.
+
+        Returns ``(values, reached, scale)``: the sampled others' values, ascending, of shape
+        (b, s) padded with +inf; how many of the row's nearest relevant values each reaches
+        (exact); and how many other references one sampled other stands for (b,).
+        """
+        rk, b = self.ranker, len(sample)
+        if rk._classes:
+            others = np.full(sample.shape, np.inf)
+            count = np.zeros(b, dtype=np.int64)
+            for i0, i1, lo, hi in self._spans(np.arange(b)):
+                a, z = np.searchsorted(rk._sample, [lo, hi])
+                part = np.concatenate([sample[i0:i1, :a], sample[i0:i1, z:]], axis=1)
+                part.sort(axis=1)
+                others[i0:i1, : part.shape[1]] = part
+                count[i0:i1] = part.shape[1]
+        else:
+            queries = np.repeat(self.query_ids, sample.shape[1])
+            relevant = rk.relevance.pairs(queries, np.tile(rk._index[rk._sample], b)).reshape(sample.shape)
+            others = np.sort(np.where(relevant, np.inf, sample), axis=1)
+            count = sample.shape[1] - np.count_nonzero(relevant, axis=1)
+        scale = (rk.size - self.n_relevant) / np.maximum(count, 1)
+        # Only the first few sampled others can be the threshold, up to a generous sigmas.
+        expected = np.minimum(self.depth / np.maximum(scale, 1e-9), others.shape[1])
+        width = min(others.shape[1], int(np.ceil((expected + 12 * np.sqrt(expected)).max(initial=0))) + 4)
+        others = others[:, :width]
+        count = np.minimum(count, width)
+        reached = np.zeros(others.shape, dtype=np.int64)
+        nearest = self.padded[:, 1:-1]
+        for r in range(b):
+            reached[r, : count[r]] = np.searchsorted(nearest[r], others[r, : count[r]], side="right")
+        return others, reached, scale
+
+    def _others(self, values, rows, limit):
+        """The other references of ``rows`` (m,) with values at most ``limit`` (m,), grouped by row.
+
+        Returns ``(ends, at, cols, values)``: row i's are at ``ends[i]:ends[i + 1]``, ``at`` is
+        each one's position in ``rows``, ``cols`` its column and ``values`` its float64 value.
+        With class codes the other columns' products are made a chunk at a time (a chunk
+        stays in cache while it is compared, and no (rows x references) array is made) and
+        each row's relevant slice is skipped; otherwise the relevant entries of ``values``
+        are +inf already.
+        """
+        if values is not None:
+            lim = steps.round_up(limit, values.dtype)[:, None]
+            block = values if rows.size == len(self.queries) else values[rows]
+            flat = np.flatnonzero(block <= lim)
+            ends = np.searchsorted(flat, np.arange(rows.size + 1) * block.shape[1])
+            at = np.repeat(np.arange(rows.size), np.diff(ends))
+            cols = flat - at * block.shape[1]
+            return ends, at, cols, block[at, cols].astype(np.float64)
+        rk = self.ranker
+        matrix = rk._matrix32 if self.factors_other.dtype == np.float32 else rk._matrix64
+        spans = self._spans(rows)
+        # One class: its slice is skipped. Several: one product of every row with every column
+        # (a product per class would read the references once per class), slices masked.
+        runs = spans if len(spans) == 1 else [(0, rows.size, 0, 0)]
+        ignored_pos, ignored_col = self._ignored_in(rows)
+        parts = []
+        for i0, i1, lo, hi in runs:
+            factors = self.factors_other[rows[i0:i1]]
+            lim = steps.round_up(limit[i0:i1], matrix.dtype)[:, None]
+            step = max(256, _budget.DEEP_CHUNK_ELEMENTS // (i1 - i0))
+            for c0, c1 in _chunks([(0, lo), (hi, rk.size)], step):
+                chunk = factors @ matrix[c0:c1].T
+                if len(spans) > 1:
+                    for a, z, slo, shi in spans:
+                        chunk[a:z, max(slo, c0) - c0 : max(min(shi, c1) - c0, 0)] = np.inf
+                a, z = np.searchsorted(ignored_col, [c0, c1])
+                chunk[ignored_pos[a:z] - i0, ignored_col[a:z] - c0] = np.inf  # runs hold all rows
+                flat = np.flatnonzero(chunk <= lim)
+                at = flat // (c1 - c0)
+                parts.append((at + i0, flat - at * (c1 - c0) + c0, chunk.ravel()[flat]))
+        empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, matrix.dtype))
+        at, cols, found = (np.concatenate([e] + [p[j] for p in parts]) for j, e in enumerate(empty))
+        # chunk by chunk, then row by row: regroup by row (a radix sort of small integers)
+        order = np.argsort(at.astype(np.int16) if rows.size < 2**15 else at, kind="stable")
+        at, cols, found = at[order], cols[order], found[order]
+        return np.searchsorted(at, np.arange(rows.size + 1)), at, cols, found.astype(np.float64)
+
+    def _ignored_in(self, rows):
+        """(positions in ``rows``, columns) of the ignored references of ``rows`` (ascending), by column."""
+        if self.ignored_at is None:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        r, c = self.ignored_at
+        pos = np.minimum(np.searchsorted(rows, r), rows.size - 1)
+        keep = rows[pos] == r
+        pos, c = pos[keep], c[keep]
+        order = np.argsort(c, kind="stable")
+        return pos[order], c[order]
+
+    def _spans(self, rows):
+        """(first, stop, lo, hi): runs of ``rows`` positions whose relevant columns are [lo, hi).
+
+        Without class codes one run, with an empty slice: relevant entries are +inf instead.
+        """
+        if not self.ranker._classes:
+            return [(0, rows.size, 0, 0)]
+        codes = self.ranker.relevance.query_codes[self.query_ids[rows]]
+        cuts = np.concatenate([[0], np.flatnonzero(np.diff(codes)) + 1, [rows.size]])
+        rk = self.ranker
+        return [(a, z, rk._class_start[codes[a]], rk._class_stop[codes[a]]) for a, z in itertools.pairwise(cuts)]
+
+    def _nearest_relevant(self, values, n_ranked, mixed: bool) -> np.ndarray:
+        """(b, max J + 2): -inf, each row's J smallest relevant values ascending (+inf after J), +inf.
+
+        Without class codes, sets the relevant entries of ``values`` to +inf.
+        """
+        rk, b = self.ranker, len(self.queries)
+        w = max(int(n_ranked.max(initial=0)), 1)
+        padded = np.empty((b, w + 2))
+        padded[:, 0], padded[:, -1] = -np.inf, np.inf
+        nearest = padded[:, 1:-1]
+        if rk._classes:
+            codes = rk.relevance.query_codes[self.query_ids]
+            by_code = np.argsort(codes, kind="stable")
+            for rows in np.split(by_code, np.flatnonzero(np.diff(codes[by_code])) + 1):
+                lo, hi = rk._class_start[codes[rows[0]]], rk._class_stop[codes[rows[0]]]
+                span = slice(rows[0], rows[-1] + 1) if rows[-1] - rows[0] + 1 == rows.size else rows
+                found = self.factors64[span] @ rk._matrix64[lo:hi].T
+                if self.ignored_at is not None:
+                    r, c = self.ignored_at
+                    inside = (codes[r] == codes[rows[0]]) & (c >= lo) & (c < hi)
+                    found[np.searchsorted(rows, r[inside]), c[inside] - lo] = np.inf
+                steps.smallest_sorted(found, int(n_ranked[rows].max()), nearest, span)
+        else:
+            indptr, refs = rk.relevance.columns(self.query_ids)
+            rows = np.repeat(np.arange(b), np.diff(indptr))
+            cols = rk._column[refs]
+            found = np.full((b, max(int(np.diff(indptr).max(initial=0)), 1)), np.inf)
+            found[rows, np.arange(rows.size) - indptr[rows]] = values[rows, cols]
+            values[rows, cols] = np.inf
+            steps.smallest_sorted(found, w, nearest, slice(None))
+        if (n_ranked < w).any():
+            nearest[np.arange(w)[None, :] >= n_ranked[:, None]] = np.inf
+        return padded
+
+    def _float64_places(self, nearest, rows, at, cols):
+        """float64 product values of the pairs (rows[at[i]], cols[i]), ``at`` ascending, and their places."""
+        values, places = np.empty(at.size), np.empty(at.size, dtype=np.int64)
+        ends = np.flatnonzero(np.diff(at, prepend=-1, append=len(rows)))
+        for s, e in itertools.pairwise(ends):  # per row: 4x faster than one einsum of gathered rows
+            r = at[s]
+            # einsum, not matmul: a BLAS call this small costs more in thread hand-offs than it does
+            values[s:e] = np.einsum("ij,j->i", self.ranker._matrix64[cols[s:e]], self.factors64[rows[r]])
+            places[s:e] = np.searchsorted(nearest[r], values[s:e], side="right")
+        return values, places
+
+    def _candidates_row(self, r: int, limit: float, cols, values) -> np.ndarray:
+        """Row r's ranks from its candidates: the others at ``cols`` and the relevant values within ``limit``.
+
+        ``values`` holds the others' (values, bounds), or None to compute them again in float64;
+        the relevant values are computed again in float64 (any value within its bound will do).
+        """
+        rk = self.ranker
+        if values is None:
+            values = (
+                np.einsum("ij,j->i", rk._matrix64[cols], self.factors64[r]),
+                np.full(cols.size, self.bound_rel[r]),
+            )
+        values, bounds = values
+        if rk._classes:
+            code = rk.relevance.query_codes[self.query_ids[r]]
+            rel_cols = np.arange(rk._class_start[code], rk._class_stop[code])
+        else:
+            rel_cols = rk._column[rk.relevance.columns(self.query_ids[r : r + 1])[1]]
+        rel_values = np.einsum("ij,j->i", rk._matrix64[rel_cols], self.factors64[r])
+        if self.ignored_at is not None:
+            rel_values[np.isin(rel_cols, self.ignored_at[1][self.ignored_at[0] == r])] = np.inf
+        keep = np.flatnonzero(rel_values <= limit)
+        return exact_ranks(
+            self.queries[r],
+            int(self.depth[r]),
+            np.concatenate([rel_values[keep], values]),
+            np.concatenate([np.full(keep.size, self.bound_rel[r]), bounds]),
+            np.arange(keep.size + cols.size) < keep.size,
+            rk._index[np.concatenate([rel_cols[keep], cols])],
+            rk.reference,
+            rk.euclidean,
+        )
+
+
+def _chunks(ranges, step: int):
+    """(start, stop) pieces of at most ``step`` columns covering the given (start, stop) ranges."""
+    return [(c, min(c + step, stop)) for start, stop in ranges for c in range(start, stop, step)]

@@ -1,0 +1,124 @@
+"""Array steps of the deep ranking (:mod:`embedeval._search.deep`): thresholds, places, ranks.
+
+Each works on a block of rows at once, the others (non-relevant references) of all rows in one
+flat array grouped by row (row i's at ``ends[i]:ends[i + 1]``); a loop over rows remains only
+where numpy's search needs a 1-D haystack.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def threshold(others, reached, scale, depth, sigmas: float) -> np.ndarray:
+    """Per row, the smallest sampled other value that probably at least ``depth`` values reach.
+
+    At the k-th smallest sampled other value (k from 1), the relevant values reached are
+    counted exactly and the others estimated as (k - sigmas sqrt(k)) times ``scale``; +inf
+    where no sampled value is enough.
+    """
+    if others.shape[1] == 0:
+        return np.full(len(others), np.inf)
+    k = np.arange(1, others.shape[1] + 1)
+    enough = (reached + (k - sigmas * np.sqrt(k)) * scale[:, None] >= depth[:, None]) & np.isfinite(others)
+    first = np.argmax(enough, axis=1)
+    return np.where(enough[np.arange(len(others)), first], others[np.arange(len(others)), first], np.inf)
+
+
+def places(nearest: np.ndarray, ends: np.ndarray, values: np.ndarray, probes: np.ndarray, own=None):
+    """How many of its row's nearest relevant values each value, and each probe, reaches (equal: reached).
+
+    ``values`` are grouped by row, row i's at ``ends[i]:ends[i + 1]``; ``probes`` has shape
+    (rows, p). With ``own`` (rows,), each row's values are first sorted in place and how many
+    of them reach ``own`` is counted too. Returns (places (values,), reached (p, rows), own
+    reached (rows,) or None).
+    """
+    out = np.empty(values.size, dtype=np.int64)
+    reached = np.empty((probes.shape[1], len(probes)), dtype=np.int64)
+    counted = None if own is None else np.zeros(len(probes), dtype=np.int64)
+    for r in range(len(probes)):
+        seg = values[ends[r] : ends[r + 1]]
+        if seg.size:
+            if own is not None:
+                seg.sort()
+                counted[r] = np.searchsorted(seg, own[r], side="right")
+            out[ends[r] : ends[r + 1]] = np.searchsorted(nearest[r], seg, side="right")
+        reached[:, r] = np.searchsorted(nearest[r], probes[r], side="right")
+    return out, reached, counted
+
+
+def ranks_from_places(at, place, ends, ranked, depth, w: int, presorted: bool) -> np.ndarray:
+    """(m, w) ranks: j + 1 + c_j for j below ``ranked`` and rank <= depth, else +inf.
+
+    c_j, the others before the j-th relevant value, is the number of the row's places at most
+    j: a step function written by one ``np.repeat`` (segments between sorted places).
+    """
+    m = ranked.size
+    if not presorted:
+        keys = np.sort(at * (w + 1) + place)
+        place = keys - at * (w + 1)  # ``at`` is sorted, so it is unchanged by the sort
+    counts = np.diff(ends)
+    # per row: segment starts 0, its places (clipped to ranked), ranked; values 0, 1, .., M, inf
+    size = at.size + 2 * m
+    first = ends[:-1] + 2 * np.arange(m)  # where each row's segments begin
+    starts = np.empty(size, dtype=np.int64)
+    fill = np.empty(size)
+    inner = np.arange(at.size) + 2 * at + 1  # the others' slots
+    starts[first] = 0
+    starts[inner] = np.minimum(place, ranked[at])
+    starts[first + counts + 1] = ranked
+    fill[first] = 0
+    fill[inner] = np.arange(at.size) - ends[at] + 1
+    fill[first + counts + 1] = np.inf
+    stops = np.empty(size, dtype=np.int64)
+    stops[:-1] = starts[1:]
+    stops[first + counts + 1] = w
+    ranks = np.repeat(fill, stops - starts).reshape(m, w)
+    ranks += np.arange(1, w + 1)
+    ranks[ranks > depth[:, None]] = np.inf
+    return ranks
+
+
+def rough_order(at: np.ndarray, starts: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """A permutation keeping rows together, each in ascending order of its values rounded to float32.
+
+    ``at`` (ascending) is each value's row and ``starts`` its row's first position. One sort
+    of uint64 keys (row, rounded value, position in the row); the identity where those do not
+    fit in 64 bits (only speed depends on the order).
+    """
+    row_bits, index_bits = int(at[-1]).bit_length() if at.size else 0, max(n - 1, 1).bit_length()
+    if row_bits + index_bits > 32:
+        return np.arange(at.size)
+    bits = values.astype(np.float32).view(np.uint32)
+    bits = bits ^ np.where(bits >> 31, np.uint32(0xFFFF_FFFF), np.uint32(0x8000_0000))  # sorts as the values
+    keys = (at.astype(np.uint64) << np.uint64(32 + index_bits)) | (bits.astype(np.uint64) << np.uint64(index_bits))
+    keys |= (np.arange(at.size) - starts).astype(np.uint64)
+    keys.sort()
+    return starts + (keys & np.uint64((1 << index_bits) - 1)).astype(np.int64)
+
+
+def near(flat_padded: np.ndarray, at: np.ndarray, values: np.ndarray, window: np.ndarray) -> np.ndarray:
+    """Values within ``window`` of the relevant value just below (``flat_padded[at]``) or above them."""
+    return (values - flat_padded[at] <= window) | (flat_padded[at + 1] - values <= window)
+
+
+def smallest_sorted(values: np.ndarray, k: int, out: np.ndarray, rows) -> None:
+    """Write the ``k`` smallest of each row of ``values`` (g, m), ascending, to ``out[rows, :k]``.
+
+    ``k`` is at most m; rows beyond k of ``out`` are left as they are.
+    """
+    if k == 0:
+        return
+    if k < values.shape[1]:  # a partition is linear: only the k kept are sorted
+        values = np.partition(values, k - 1, axis=1)[:, :k]
+    if isinstance(rows, slice):
+        out[rows, :k] = values
+        out[rows, :k].sort(axis=1)  # in place: no second (rows x k) array
+    else:
+        out[rows, :k] = np.sort(values, axis=1)
+
+
+def round_up(limit: np.ndarray, dtype) -> np.ndarray:
+    """``limit`` in ``dtype``, rounded up where it is not exact (a candidate is never lost)."""
+    out = limit.astype(dtype)
+    return np.where(out < limit, np.nextafter(out, dtype.type(np.inf)), out)
