@@ -9,6 +9,8 @@ Columns, on the same data in one run:
   float64 product   the same in float64, the precision the exact binning needs.
   verification      embedeval's pair verification: FNMR at FMR 1e-4, 1e-3, 1e-2, EER and AUROC,
                     exact over every pair, without holding the pairs.
+  through evaluate  the same five numbers asked of embedeval.evaluate by name (fnmr@fmr=x, eer,
+                    pair_auroc): no search runs, only the pair verification and input checks.
 One run each (the machine is shared: expect noise). ``--blas-threads`` sets
 OPENBLAS_NUM_THREADS/OMP_NUM_THREADS before numpy loads: on a loaded machine OpenBLAS's
 waiting threads slow the element-wise work between the many small products.
@@ -35,6 +37,7 @@ def main() -> None:
     import numpy as np  # after the thread settings
     from _common import timed
 
+    import embedeval
     from embedeval._verification import pair_verification
 
     rng = np.random.default_rng(0)
@@ -50,13 +53,17 @@ def main() -> None:
     t32, _ = timed(lambda: product(x))
     t64, _ = timed(lambda: product(x64))
     tv, result = timed(lambda: pair_verification(x, labels, fmr=(1e-4, 1e-3, 1e-2)))
+    names = ["fnmr@fmr=1e-4", "fnmr@fmr=1e-3", "fnmr@fmr=1e-2", "eer", "pair_auroc"]
+    te, through = timed(lambda: embedeval.evaluate(x, labels, metrics=names))
+    assert through.summary["eer"] == result.eer and through.summary["pair_auroc"] == result.auroc
     pairs = args.n * (args.n - 1) // 2
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "default")
     print(f"\n{platform.processor() or platform.machine()}, {os.cpu_count()} cores, BLAS threads: {threads}")
     print(f"n = {args.n}, d = {args.d}, {args.classes} classes: {pairs:,} pairs ({result.n_positive:,} positive)\n")
     print("| step | seconds | x float32 product |")
     print("|---|---:|---:|")
-    for name, t in [("float32 product", t32), ("float64 product", t64), ("verification (exact)", tv)]:
+    steps = [("float32 product", t32), ("float64 product", t64), ("verification (exact)", tv)]
+    for name, t in [*steps, ("the same through evaluate(metrics=...)", te)]:
         print(f"| {name} | {t:.2f} | {t / t32:.1f} |")
     print()
     values = ", ".join(f"fnmr@fmr={k:g}: {v:.4f}" for k, v in result.fnmr_at_fmr.items())

@@ -60,6 +60,8 @@ RESAMPLE_ELEMENTS = 1 << 24
 # (larger tables are counted sparsely).
 EMI_TERMS = 1 << 20
 DENSE_CONTINGENCY_CELLS = 1 << 22
+# Self-reference check: float32 rows hashed or compared at once, in elements (8 MB of uint64 bits).
+SELF_CHECK_ELEMENTS = 1 << 20
 # Geometry: float64 elements of one block of centred rows (32 MB).
 SCATTER_ELEMENTS = 1 << 22
 

@@ -1,8 +1,10 @@
 """Evaluation of an embedding space with class labels (one per item, or sets): one short pipeline.
 
 options checked -> inputs read and coded into a :class:`~embedeval._relevance.Relevance` (class
-labels or label sets, and the ignore rules) -> :func:`embedeval._pipeline.score` (searcher,
-blocks, executor; each block search -> hits -> kernels) -> the result
+labels or label sets, and the ignore rules) -> set-level metrics checked
+(:class:`~embedeval._set_metrics.SetStep`) -> :func:`embedeval._pipeline.score` for the
+per-query metrics (searcher, blocks, executor; each block search -> hits -> kernels) -> the
+set-level metrics (clustering, verification, geometry) -> the result
 (:meth:`EvaluationResult.from_per_query`).
 """
 
@@ -12,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from ._codes import HAMMING, read_codes
+from ._codes import HAMMING, Codes, read_codes
 from ._hamming import describe_ties
 from ._inputs import as_embeddings, as_labels, check_directions, check_positive_int
 from ._magnitude import into_safe_range, scale_config
@@ -22,6 +24,9 @@ from ._relevance import ClassLabels, IgnoreRules, Relevance
 from ._relevance.ignore import read_keys, read_lists
 from ._relevance.labels import multilabel_kind, read_multilabels
 from ._search import Device
+from ._self_reference import read_query_rows, warn_if_rows_differ, warn_if_self_reference, with_own_rows
+from ._set_families import VERIFICATION
+from ._set_metrics import SetStep, split
 from ._ties import check_ties
 from .result import EvaluationResult
 
@@ -36,6 +41,7 @@ def evaluate(
     distance: str = "euclidean",
     ignore=None,
     ignore_same=None,
+    query_in_reference=None,
     ties: str | None = None,
     block_size: int | None = None,
     n_threads: int | None = None,
@@ -74,10 +80,17 @@ def evaluate(
         ``reference_labels`` take the forms of ``labels`` (single labels on one side and label
         sets on the other are sets of one label).
     metrics : str or sequence of str
-        Any of ``precision@k``, ``recall@k``, ``hit_rate@k``, ``cmc@k``, ``r_precision``,
-        ``map@r``, ``map``, ``map@k``, ``map_hits@k`` (deep hashing's mAP@k), ``mrr``,
-        ``mrr@k``, for any ``k >= 1``; with ``distance="hamming"`` also
-        ``precision_radius@r`` and ``recall_radius@r`` for a Hamming radius ``r >= 0``.
+        Per-query metrics: any of ``precision@k``, ``recall@k``, ``hit_rate@k``, ``cmc@k``,
+        ``capped_recall@k`` (OML's precision@k), ``r_precision``, ``map@r``, ``map``, ``map@k``,
+        ``map_hits@k`` (OML's map@k, deep hashing's mAP@k), ``mrr``, ``mrr@k``, for any
+        ``k >= 1``; with ``distance="hamming"`` also ``precision_radius@r`` and
+        ``recall_radius@r`` for a Hamming radius ``r >= 0``. Set-level metrics, one number for
+        the whole set (float embeddings only): ``nmi``, ``ami`` (k-means clustering),
+        ``fnmr@fmr=x``, ``tar@far=x``, ``eer``, ``pair_auroc`` (pair verification, x in (0, 1)),
+        ``pcf@r`` (geometry, r in (0, 1]). pytorch-metric-learning's names are accepted too
+        (``precision_at_1``, ``mean_average_precision_at_r``, ``NMI``, ...) and reported under
+        these. The search runs only for per-query metrics; each set-level computation only when
+        one of its metrics is asked for.
     distance : {"euclidean", "cosine", "inner_product", "hamming"}
         ``cosine`` L2-normalises queries and references; ``inner_product`` ranks by
         :math:`q \cdot r`, larger first; ``hamming`` ranks binary codes by the number of
@@ -92,6 +105,15 @@ def evaluate(
         (tuples too) or rows of 2-D arrays, e.g. ``(identity, camera)`` for re-identification's
         junk (``np.column_stack([ids, cams])`` on both sides). In leave-one-out evaluation
         both are keys of ``embeddings``.
+    query_in_reference : array-like of int of shape (n_queries,), optional
+        With ``reference``: the row of ``reference`` that holds each query, or -1 for a query
+        that is not in it (pytorch-metric-learning's ``ref_includes_query``: the queries are the
+        first rows of the reference, ``np.arange(n_queries)``). That row is ignored by index,
+        as ``ignore`` would: it takes no rank and does not count in R. Without it (and without
+        ``ignore``/``ignore_same``), a reference that is the query array, or holds identical
+        same-label rows for at least half the queries, draws a warning (every query would find
+        itself at distance 0). Binary codes repeat by design, so with ``distance="hamming"``
+        only the query array passed again as ``reference`` draws it.
     ties : {None, "expected", "optimistic", "pessimistic"}, optional
         ``distance="hamming"`` only (where hundreds of references share each distance): None
         ranks references at equal distance by index, lower first; ``"expected"`` gives each
@@ -169,6 +191,13 @@ def evaluate(
     * ``cmc@k`` is re-identification's CMC rank-k, the same number as ``recall@k`` here.
     * If k exceeds the number of rankable references, the ranking is the whole reference set
       and precision@k still divides by k.
+    * Set-level metrics describe the query embeddings (``embeddings``): k-means of the queries
+      into as many clusters as query labels (pytorch-metric-learning's settings, in
+      ``config["clustering"]``); pcf of the queries' covariance; verification over every pair
+      of distinct embeddings, or every (query, reference) pair with a separate reference set.
+      They appear in ``summary`` and ``definitions`` but not in ``per_query`` or ``per_class``.
+      Verification needs single class labels, both same-label and different-label pairs, and
+      no ignore rule beyond leave-one-out.
 
     References
     ----------
@@ -183,49 +212,76 @@ def evaluate(
     {'precision@1': 1.0, 'map@r': 1.0}
     """
     parsed = parse_metrics(metrics, EMBEDDINGS)
+    ranked, whole = split(parsed)  # per-query metrics (searched) and set-level ones
     ties = check_ties(ties)
+    if distance == HAMMING and whole:
+        raise ValueError(
+            f"{[m.name for m in whole]} are computed from float embeddings; distance='hamming' (binary codes) "
+            "takes per-query metrics only"
+        )
     options = Options.check(
-        parsed, distance, block_size, n_threads, shard_size, stream_reference, client, index, index_params, device, ties
+        ranked, distance, block_size, n_threads, shard_size, stream_reference, client, index, index_params, device, ties
     )
     if options.approximate:
         check_sample = check_positive_int(check_sample, "check_sample")
     queries, references, scale = _read_embeddings(embeddings, reference, reference_labels, distance)
-    query_labels, relevance = _read_relevance(labels, reference_labels, queries, references, ignore, ignore_same)
-    evaluated = np.flatnonzero(relevance.n_relevant > 0)
-    warn_if_k_exceeds(parsed, relevance.n_rankable[evaluated])
+    own = read_query_rows(query_in_reference, reference, queries.shape[0], references.shape[0])
+    query_labels, relevance = _read_relevance(labels, reference_labels, queries, references, ignore, ignore_same, own)
+    given = {"ignore": ignore, "ignore_same": ignore_same, "query_in_reference": own}
+    step = SetStep.check(whole, relevance, reference is None, [k for k, v in given.items() if v is not None])
+    if own is not None:
+        warn_if_rows_differ(*_rows(queries, references), own)
+    elif reference is not None and ignore is None and ignore_same is None and (ranked or step.of(VERIFICATION)):
+        # Binary codes repeat by design (2**d values shared by a whole database): an identical
+        # same-label code is no sign of the query itself, so only the same array passed twice is.
+        if distance != HAMMING or reference is embeddings:
+            warn_if_self_reference(embeddings, reference, queries, references, _codes(relevance))
+    evaluated = np.flatnonzero(relevance.n_relevant > 0) if ranked else np.zeros(0, dtype=np.int64)
+    warn_if_k_exceeds(ranked, relevance.n_rankable[evaluated])
     per_query, approximation = score(
         options,
         queries,
         references,
         relevance,
-        parsed,
+        ranked,
         evaluated,
         progress=progress,
         seed=seed,
         check_sample=check_sample,
         ties=ties,
     )
-    if not evaluated.size:
+    if ranked and not evaluated.size:
         warnings.warn(_nothing_evaluated(relevance), UserWarning, stacklevel=2)
+    set_values, set_config, set_conventions = step.run(queries, references, options.distance)
     single = isinstance(relevance.source, ClassLabels)
-    reasons = _skip_reasons(relevance, reference is None)
-    codes = relevance.skip_codes()
+    own_only = own is not None and ignore is None and ignore_same is None  # PML's ref_includes_query
+    reasons = _skip_reasons(relevance, reference is None, own_only) if ranked else ()
+    codes = relevance.skip_codes() if ranked else np.full(queries.shape[0], -1, dtype=np.int8)
     if len(reasons) == 1:  # leave-one-out alone: a query without another member of its class
         codes = np.minimum(codes, 0)
     return EvaluationResult.from_per_query(
         per_query,
         {m.name: m.definition for m in parsed},
-        _conventions(distance, relevance, reference is None, ties),
+        {**_conventions(distance, relevance, reference is None, own, own_only, ties), **set_conventions},
         skip_codes=codes,
         skip_reasons=reasons,
         query_labels=query_labels,
         label_codes=(relevance.source.classes, relevance.source.query_codes) if single else None,
         approximation=approximation,
         config={
-            **_config(options, relevance, references.shape, queries.shape[1], reference is None, ties),
+            **_config(options, relevance, references.shape, queries.shape[1], reference is None, bool(ranked), ties),
+            **set_config,
             **scale_config(scale),
         },
+        set_values=set_values,
     )
+
+
+def _rows(queries, references):
+    """The arrays whose rows are compared with ``query_in_reference``: packed bytes for codes."""
+    if isinstance(queries, Codes):
+        return queries.packed, references.packed
+    return queries, references
 
 
 def _read_embeddings(embeddings, reference, reference_labels, distance: str):
@@ -271,8 +327,9 @@ def _label_side(value, n: int, name: str, against: str):
     return kind, value
 
 
-def _read_relevance(labels, reference_labels, queries, references, ignore, ignore_same):
-    """(query labels or None, Relevance): single labels or label sets, and the ignore rules."""
+def _read_relevance(labels, reference_labels, queries, references, ignore, ignore_same, own=None):
+    """(query labels or None, Relevance): single labels or label sets, and the ignore rules
+    (``own``: each query's row in the reference, -1 for none, joins the ``ignore`` lists)."""
     leave_one_out = reference_labels is None
     q_kind, q_value = _label_side(labels, queries.shape[0], "labels", "embeddings")
     r_kind = r_value = None
@@ -285,7 +342,7 @@ def _read_relevance(labels, reference_labels, queries, references, ignore, ignor
         source = read_multilabels(q_kind, q_value, r_kind, r_value, ("labels", "reference_labels"))
     n_q, n_r = queries.shape[0], references.shape[0]
     keys = None if ignore_same is None else read_keys(ignore_same, n_q, n_r)
-    lists = None if ignore is None else read_lists(ignore, n_q, n_r)
+    lists = with_own_rows(None if ignore is None else read_lists(ignore, n_q, n_r), own, n_r)
     rules = IgnoreRules.build(n_q, n_r, leave_one_out, keys, lists)
     return query_labels, Relevance.build(source, n_r, rules)
 
@@ -299,7 +356,13 @@ def _nothing_evaluated(relevance: Relevance) -> str:
     )
 
 
-def _skip_reasons(relevance: Relevance, leave_one_out: bool) -> tuple[str, ...]:
+def _codes(relevance: Relevance):
+    """(query codes, reference codes) of class labels, None for label sets."""
+    source = relevance.source
+    return (source.query_codes, source.reference_codes) if isinstance(source, ClassLabels) else None
+
+
+def _skip_reasons(relevance: Relevance, leave_one_out: bool, own_only: bool = False) -> tuple[str, ...]:
     if isinstance(relevance.source, ClassLabels):
         no_relevant = (
             "no other embedding shares the query's label (R = 0)"
@@ -312,6 +375,8 @@ def _skip_reasons(relevance: Relevance, leave_one_out: bool) -> tuple[str, ...]:
         )
     if relevance.rules is None or (leave_one_out and _only_own(relevance)):
         return (no_relevant,)
+    if own_only:  # query_in_reference alone: PML's lone queries
+        return no_relevant, "no reference but the query's own row shares its label (R = 0 without it)"
     return no_relevant, "every relevant reference is ignored (R = 0 after ignoring)"
 
 
@@ -320,7 +385,15 @@ def _only_own(relevance: Relevance) -> bool:
     return rules.query_keys is None and rules.indptr is None
 
 
-def _config(options: Options, relevance: Relevance, reference_shape, dim: int, leave_one_out: bool, ties) -> dict:
+def _config(
+    options: Options,
+    relevance: Relevance,
+    reference_shape,
+    dim: int,
+    leave_one_out: bool,
+    searched: bool = True,
+    ties=None,
+) -> dict:
     source = relevance.source
     labels = (
         {"n_classes": int(source.classes.size)}
@@ -333,14 +406,16 @@ def _config(options: Options, relevance: Relevance, reference_shape, dim: int, l
         "n_references": int(reference_shape[0]),
         ("n_bits" if options.distance == HAMMING else "dim"): int(dim),
         **labels,
-        "search": options.search_config(),
+        "search": options.search_config() if searched else "none: no per-query metric was asked for",
         "tie_rule": describe_ties(ties) if options.distance == HAMMING else TIE_RULE,
         "ties": ties or "index",
         **({} if relevance.rules is None or _only_own(relevance) else relevance.counts()),
     }
 
 
-def _conventions(distance: str, relevance: Relevance, leave_one_out: bool, ties=None) -> dict[str, str]:
+def _conventions(
+    distance: str, relevance: Relevance, leave_one_out: bool, own=None, own_only: bool = False, ties=None
+) -> dict[str, str]:
     if isinstance(relevance.source, ClassLabels):
         relevant = "a reference is relevant when it shares the query's label; R counts them"
     else:
@@ -352,6 +427,15 @@ def _conventions(distance: str, relevance: Relevance, leave_one_out: bool, ties=
     if relevance.rules is not None and not _only_own(relevance):
         relevant += ", ignored references excluded"
         extra["ignore"] = relevance.rules.describe()
+        if own is not None:
+            named = (
+                f"each query's own row of the reference, named by query_in_reference ({int((own >= 0).sum())} queries)"
+            )
+            extra["ignore"] = (
+                f"ignored, removed by index (it takes no rank and does not count in R): {named}"
+                if own_only
+                else f"{extra['ignore']}; {named}, among the listed pairs"
+            )
     elif leave_one_out:
         relevant += ", the query excluded"
     return {

@@ -19,10 +19,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import _budget
-from ._inputs import as_embeddings
+from ._inputs import as_embeddings, prepare
 
 
-def scatter_matrix(embeddings, *, block_rows: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _rows(x: np.ndarray, start: int, stop: int, cosine: bool) -> np.ndarray:
+    """Rows ``start:stop`` in float64, L2-normalised in float32 first for cosine (as searched)."""
+    block = x[start:stop]
+    return (prepare(block, "cosine") if cosine else block).astype(np.float64)
+
+
+def scatter_matrix(embeddings, *, block_rows: int | None = None, cosine: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Mean and scatter matrix of the rows, in float64.
 
     .. math:: \\mu = \\frac{1}{n} \\sum_i x_i, \\qquad S = \\sum_i (x_i - \\mu)(x_i - \\mu)^T
@@ -32,6 +38,8 @@ def scatter_matrix(embeddings, *, block_rows: int | None = None) -> tuple[np.nda
     embeddings : array-like of shape (n, d)
     block_rows : int, optional
         Rows per block (default: ``2**22 // d``); the result does not depend on it beyond rounding.
+    cosine : bool
+        L2-normalise each row first (block by block, so a memory-mapped file is still streamed).
 
     Returns
     -------
@@ -44,16 +52,16 @@ def scatter_matrix(embeddings, *, block_rows: int | None = None) -> tuple[np.nda
     # Two passes: centring before the products avoids the cancellation of sum(x x^T) - n mu mu^T.
     total = np.zeros(d)
     for start in range(0, n, rows):
-        total += x[start : start + rows].sum(axis=0, dtype=np.float64)
+        total += _rows(x, start, start + rows, cosine).sum(axis=0)
     mean = total / n
     scatter = np.zeros((d, d))
     for start in range(0, n, rows):
-        centred = x[start : start + rows].astype(np.float64) - mean
+        centred = _rows(x, start, start + rows, cosine) - mean
         scatter += centred.T @ centred
     return mean, (scatter + scatter.T) / 2
 
 
-def explained_variance(embeddings, *, block_rows: int | None = None) -> np.ndarray:
+def explained_variance(embeddings, *, block_rows: int | None = None, cosine: bool = False) -> np.ndarray:
     """Variance along each principal direction, largest first.
 
     The eigenvalues of the sample covariance ``S / (n - 1)`` (0 for n = 1), clipped at 0
@@ -64,7 +72,7 @@ def explained_variance(embeddings, *, block_rows: int | None = None) -> np.ndarr
     numpy.ndarray of shape (d,), float64, non-increasing
     """
     x = as_embeddings(embeddings)
-    _, scatter = scatter_matrix(x, block_rows=block_rows)
+    _, scatter = scatter_matrix(x, block_rows=block_rows, cosine=cosine)
     eigenvalues = np.clip(np.linalg.eigvalsh(scatter)[::-1], 0.0, None)
     return eigenvalues / max(x.shape[0] - 1, 1)
 
@@ -84,7 +92,7 @@ def _check_shares(shares) -> list[float]:
     return out
 
 
-def pcf(embeddings, shares=(0.5,), *, block_rows: int | None = None) -> dict[float, float]:
+def pcf(embeddings, shares=(0.5,), *, block_rows: int | None = None, cosine: bool = False) -> dict[float, float]:
     """Principal components fraction: the share of the d components needed to explain a share
     r of the variance (OML's ``pcf``).
 
@@ -102,6 +110,8 @@ def pcf(embeddings, shares=(0.5,), *, block_rows: int | None = None) -> dict[flo
     shares : float or sequence of float in (0, 1]
     block_rows : int, optional
         Rows per block of the scatter accumulation.
+    cosine : bool
+        The spectrum of the L2-normalised rows (the space a cosine search ranks in).
 
     Returns
     -------
@@ -122,7 +132,7 @@ def pcf(embeddings, shares=(0.5,), *, block_rows: int | None = None) -> dict[flo
     {0.5: 0.25, 0.8: 0.5, 0.95: 1.0}
     """
     checked = _check_shares(shares)
-    variances = explained_variance(embeddings, block_rows=block_rows)
+    variances = explained_variance(embeddings, block_rows=block_rows, cosine=cosine)
     d = variances.size
     cumulative = np.cumsum(variances)
     if not cumulative[-1] > 0:

@@ -16,6 +16,11 @@ Recall@K for embeddings with class labels and trec_eval's recall for ranked list
 matrices. Everything else reads these declarations: the parser, the kernels' dispatch
 (:func:`per_query_values`), the search depth (:class:`Needs`), the approximate-index check and the
 README's conventions table.
+
+Set-level metrics (``nmi``, ``ami``, ``fnmr@fmr=x``, ``tar@far=x``, ``eer``, ``pair_auroc``,
+``pcf@r``; embeddings only) are one number for the whole set, with no kernel over hits: they are
+declared in :data:`embedeval._set_families.SET_FAMILIES` (what they need, their parameter) and
+parsed here into the same :class:`Metric`, whose ``per_query`` is False.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _kernels as K
+from ._set_families import SET_FAMILIES, SetFamily, level_text, parse_level, set_valid_names
 
 EMBEDDINGS = "embeddings"
 RANKINGS = "rankings"
@@ -95,7 +101,10 @@ FAMILIES: dict[str, Family] = {
     "capped_recall": Family(
         _K,
         None,
-        _forms("capped recall@k = (relevant items among the top k) / min(k, R) (BEIR)", K.capped_recall, (RANKINGS,)),
+        _forms(
+            "capped recall@k = (relevant items among the top k) / min(k, R) (BEIR; OML's precision@k)",
+            K.capped_recall,
+        ),
     ),
     "hit_rate": Family(_K, None, _forms("hit_rate@k = 1 if any of the top k is relevant, else 0", K.hit_rate)),
     "f1": Family(
@@ -119,7 +128,7 @@ FAMILIES: dict[str, Family] = {
         None,
         _forms(
             "AP over hits@k = sum_{i<=k} P(i) * rel(i) / (relevant items among the top k), 0 without a hit "
-            "(the tutorial's convention and deep hashing's mAP@k, as in DPSH's code; not trec_eval's)",
+            "(OML's map@k, the tutorial's convention and deep hashing's mAP@k as in DPSH's code; not trec_eval's)",
             K.average_precision_over_hits,
         ),
     ),
@@ -227,26 +236,37 @@ class Metric:
     k: int | None = None
     form: str = EMBEDDINGS
     at_r: bool = False
+    level: float | None = None  # a set-level metric's parameter: 0.001 in fnmr@fmr=0.001
+
+    @property
+    def per_query(self) -> bool:
+        """Whether the metric has a value per query (a kernel over hits); a set-level metric
+        (:data:`~embedeval._set_families.SET_FAMILIES`) is one number for the whole set."""
+        return self.family in FAMILIES
 
     @property
     def name(self) -> str:
         """The canonical name, under which results report the metric."""
+        if not self.per_query:
+            return SET_FAMILIES[self.family].name(self.family, self.level)
         if self.at_r:
             return f"{self.family}@r"
         return self.family if self.k is None else f"{self.family}@{self.k}"
 
     @property
-    def spec(self) -> Family:
-        return FAMILIES[self.family]
+    def spec(self) -> Family | SetFamily:
+        return FAMILIES[self.family] if self.per_query else SET_FAMILIES[self.family]
 
     @property
     def definition(self) -> str:
+        if not self.per_query:
+            return self.spec.definition.format(x=None if self.level is None else level_text(self.level))
         return self.spec.r_definition if self.at_r else self.spec.forms[self.form].definition
 
     @property
     def uncut(self) -> str | None:
-        """What the metric needs from the whole ranking: None when it has a cutoff."""
-        return None if self.k is not None or self.at_r else self.spec.uncut
+        """What the metric needs from the whole ranking: None when it has a cutoff (or no ranking)."""
+        return None if self.k is not None or self.at_r or not self.per_query else self.spec.uncut
 
     @property
     def needs_r(self) -> bool:
@@ -314,13 +334,13 @@ class Needs:
 
 
 def valid_names(form: str) -> list[str]:
-    """The name patterns a form accepts, in registry order."""
+    """The name patterns a form accepts, in registry order (set-level metrics last, embeddings only)."""
     names = []
     for family, spec in FAMILIES.items():
         if form in spec.forms:
             suffixes = (("none", ""), ("k", "@k"), ("r", "@r"), ("radius", "@radius"))
             names += [f"{family}{suffix}" for cut, suffix in suffixes if cut in spec.cutoffs]
-    return names
+    return names + (set_valid_names() if form == EMBEDDINGS else [])
 
 
 # The largest cutoff k: a billion ranked items per query is beyond any ranking held in memory,
@@ -360,6 +380,8 @@ def parse_metric(raw, form: str) -> Metric:
         raise TypeError(f"'metrics' entries must be strings; got {raw!r}")
     match = _NAME.match(raw.strip().lower())
     family, cut = (match["family"], match["cut"]) if match else (None, None)
+    if family in SET_FAMILIES and form == EMBEDDINGS:
+        return Metric(family, None, form, level=parse_level(raw, family, cut))
     spec = FAMILIES.get(family)
     if spec is None or form not in spec.forms:
         raise ValueError(f"unknown metric {raw!r} for {form}; valid metrics are: {', '.join(valid_names(form))}")
@@ -418,4 +440,4 @@ def parse_metrics(metrics, form: str) -> list[Metric]:
     return list(parsed.values())
 
 
-from . import _trec_names  # noqa: E402, F401  (registers trec_eval's measure names in ALIASES)
+from . import _pml_names, _trec_names  # noqa: E402, F401  (register PML's and trec_eval's names in ALIASES)

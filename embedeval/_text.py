@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from .result import EvaluationResult
 
 _RULE_MAX = 100  # a "line" rule stops here: a free last column can be very long
+NOT_APPLICABLE = "-"  # a cell that has no meaning for its metric (the macro average of a set-level metric)
 
 
 def format_value(value: float) -> str:
@@ -61,17 +62,30 @@ def metric_table(
     -------
     head : list of str
     rows : list of list of str
-        In the order of ``result.summary``.
+        In the order of ``result.summary``. A set-level metric (one number for the whole set)
+        shows its value without an interval, and ``-`` in the macro column: it has no class
+        averages.
     """
     has_macro = macro and result.per_class is not None
     head = ["metric", interval_head(intervals), *(["macro"] if has_macro else []), "definition"]
     rows = []
     for name, value in result.summary.items():
-        row = [name, str(intervals[name]) if intervals else format_value(value)]
+        row = [name, str(intervals[name]) if intervals and name in intervals else format_value(value)]
         if has_macro:
-            row.append(format_value(result.per_class.macro[name]))
+            row.append(format_value(result.per_class.macro[name]) if name in result.per_class.macro else NOT_APPLICABLE)
         rows.append([*row, result.definitions[name]])
     return head, rows
+
+
+def interval_note(result: EvaluationResult, intervals: dict | None) -> str | None:
+    """The line under a table with intervals that says which metrics have none, and why."""
+    from ._set_families import no_interval_reasons
+
+    missing = [name for name in result.summary if intervals and name not in intervals]
+    if not missing:
+        return None
+    reasons = no_interval_reasons(missing)
+    return "no interval for " + "; ".join(f"{', '.join(names)}: {why}" for why, names in reasons.items())
 
 
 def aligned_table(head: list[str], rows: list[list[str]], *, rule: str | None = None, free_last: bool = False) -> str:

@@ -122,7 +122,7 @@ def error_reject_curve(values, confidence, *, metric: str = "metric") -> ErrorRe
 
 def error_reject_curves(result: EvaluationResult, confidence, metrics=None) -> dict[str, ErrorRejectCurve]:
     """:func:`error_reject_curve` for several metrics of one evaluation."""
-    names = list(metrics) if metrics is not None else list(result.summary)
+    names = list(metrics) if metrics is not None else list(result.per_query)  # set-level metrics have no curve
     return {m: error_reject_curve(result.per_query[m], confidence, metric=m) for m in names}
 
 

@@ -8,7 +8,7 @@ import platform
 from datetime import datetime
 from pathlib import Path
 
-from ._text import html_table, markdown_table, metric_table, percent
+from ._text import html_table, interval_note, markdown_table, metric_table, percent
 from .result import EvaluationResult
 
 # The figure scales down to the column (it is drawn 1200 px wide); names and numbers in the table
@@ -72,13 +72,16 @@ def write_report(
         header["command"] = command
     settings = {
         **inputs,
-        **{k: v for k, v in result.config.items() if k != "query_ids"},
+        **{k: _setting(v) for k, v in result.config.items() if k != "query_ids"},
         "queries": f"{result.n_queries} given, {result.n_evaluated} evaluated",
         **{f"skipped: {reason}": n for reason, n in result.skipped.items() if n},
     }
     if intervals:
         level = next(iter(intervals.values())).level
         settings["intervals"] = interval_method or (f"{percent(level)} intervals" if level else "intervals")
+    note = interval_note(result, intervals)
+    if note:
+        settings["no interval"] = note.removeprefix("no interval for ")
     head, rows = metric_table(result, intervals)
     sections = [("Settings", settings), ("Conventions", result.conventions), ("Versions", _versions())]
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -87,6 +90,13 @@ def write_report(
     else:
         path.write_text(_html(header, head, rows, figure, sections))
     return path
+
+
+def _setting(value) -> object:
+    """A setting as shown: a nested dict (the k-means settings, verification counts) as ``key=value, ...``."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_setting(v)}" for k, v in value.items())
+    return value
 
 
 def _markdown(header: dict, head: list[str], rows: list[list[str]], figure, sections, folder: Path) -> str:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._text import aligned_table, metric_table
+from ._text import aligned_table, interval_note, metric_table
 
 
 @dataclass(frozen=True, repr=False)
@@ -39,12 +39,19 @@ class PerClass:
         return f"PerClass(n_classes={self.labels.size}, macro={_fmt_dict(self.macro)})"
 
 
-def micro_averages(per_query: dict[str, np.ndarray]) -> tuple[dict[str, float], np.ndarray]:
+def micro_averages(
+    per_query: dict[str, np.ndarray], skip_codes: np.ndarray | None = None
+) -> tuple[dict[str, float], np.ndarray]:
     """Each metric's mean over the evaluated queries, and which queries those are.
 
     A skipped query is NaN in every metric and an evaluated one in none, so the evaluated
-    queries are read off the first metric. Means are NaN when no query was evaluated.
+    queries are read off the first metric (or off ``skip_codes`` when there is no per-query
+    metric). Means are NaN when no query was evaluated.
     """
+    if not per_query:
+        if skip_codes is None:
+            raise ValueError("a result without per-query metrics needs 'skip_codes' (one per query)")
+        return {}, np.asarray(skip_codes) < 0
     evaluated = ~np.isnan(next(iter(per_query.values())))
     summary = {n: float(v[evaluated].mean()) if evaluated.any() else float("nan") for n, v in per_query.items()}
     return summary, evaluated
@@ -77,10 +84,14 @@ class EvaluationResult:
     ----------
     summary : dict of str to float
         Each metric's micro average: the mean over evaluated queries. NaN if none was evaluated.
+        A set-level metric (``nmi``, ``ami``, ``fnmr@fmr=x``, ``tar@far=x``, ``eer``,
+        ``pair_auroc``, ``pcf@r``) is one number for the whole set, given here as it is.
     per_query : dict of str to numpy.ndarray of shape (n_queries,)
-        Each query's value, in input order; NaN for skipped queries.
+        Each per-query metric's value per query, in input order; NaN for skipped queries.
+        Set-level metrics have none (see :attr:`set_metrics`).
     per_class : PerClass or None
-        Per-label averages and the macro average (embeddings with class labels only).
+        Per-label averages and the macro average of the per-query metrics (embeddings with
+        class labels only).
     definitions : dict of str to str
         The exact definition of every metric computed.
     conventions : dict of str to str
@@ -120,6 +131,12 @@ class EvaluationResult:
     def n_skipped(self) -> int:
         return self.n_queries - self.n_evaluated
 
+    @property
+    def set_metrics(self) -> list[str]:
+        """The set-level metrics of ``summary`` (no per-query values, class averages or bootstrap
+        interval), in its order."""
+        return [name for name in self.summary if name not in self.per_query]
+
     @classmethod
     def from_per_query(
         cls,
@@ -133,14 +150,18 @@ class EvaluationResult:
         label_codes: tuple[np.ndarray, np.ndarray] | None = None,
         config: dict | None = None,
         approximation: dict | None = None,
+        set_values: dict[str, float] | None = None,
     ) -> EvaluationResult:
         """The one way a result is built: from per-query arrays, everything else derived.
 
         Parameters
         ----------
         per_query : dict of str to numpy.ndarray of shape (n_queries,)
-            NaN for skipped queries (in every metric alike).
+            NaN for skipped queries (in every metric alike). May be empty when ``set_values``
+            hold every metric; ``skip_codes`` then give the number of queries.
         definitions, conventions : dict of str to str
+            ``definitions`` name every metric, per-query and set-level; their order is the
+            order of ``summary``.
         skip_codes : numpy.ndarray of shape (n_queries,), optional
             Per query, the index in ``skip_reasons`` of why it was skipped, -1 if evaluated.
             Default: every NaN query is skipped for ``skip_reasons[0]`` ("skipped" if none is given).
@@ -150,15 +171,19 @@ class EvaluationResult:
         label_codes : (classes, codes), optional
             ``query_labels`` already coded (:func:`embedeval._inputs.encode_labels`), to save the work.
         config, approximation : dict, optional
+        set_values : dict of str to float, optional
+            Set-level metrics: one value each for the whole set.
         """
-        summary, evaluated = micro_averages(per_query)
+        averages, evaluated = micro_averages(per_query, skip_codes)
+        set_values = dict(set_values or {})
+        summary = {name: averages[name] if name in averages else set_values[name] for name in definitions}
         n_queries = int(evaluated.size)
         reasons = tuple(skip_reasons) or (() if evaluated.all() else ("skipped",))
         if skip_codes is None:
             skip_codes = np.where(evaluated, -1, 0).astype(np.int8)
         counts = np.bincount(skip_codes[skip_codes >= 0], minlength=len(reasons))
         per_class = None
-        if query_labels is not None:
+        if query_labels is not None and per_query:
             if label_codes is None:
                 from ._inputs import encode_labels
 
@@ -186,24 +211,29 @@ class EvaluationResult:
 
         Summary, per-class averages and counts (every skip reason) are recomputed from the
         per-query values, so ``result.take(perm)`` re-aligns an evaluation made on permuted queries.
+        Set-level metrics are kept when ``indices`` is a permutation of every query (the set is
+        the same) and dropped otherwise: they were computed on the whole set, not on a subset.
         """
         idx = np.asarray(indices)
         codes = None if self.skip_codes is None else self.skip_codes[idx]
+        whole = idx.size == self.n_queries and np.array_equal(np.sort(idx), np.arange(self.n_queries))
+        kept = self.set_metrics if whole else []
         return EvaluationResult.from_per_query(
             {name: v[idx] for name, v in self.per_query.items()},
-            self.definitions,
+            {name: text for name, text in self.definitions.items() if name in self.per_query or name in kept},
             self.conventions,
             skip_codes=codes,
             skip_reasons=tuple(self.skipped),
             query_labels=None if self.query_labels is None else self.query_labels[idx],
             config={**self.config, "subset": f"{idx.size} of {self.n_queries} queries"},
             approximation=self.approximation,
+            set_values={name: self.summary[name] for name in kept},
         )
 
     def select(self, names) -> EvaluationResult:
         """The result with only the metrics ``names`` (canonical names, in the given order)."""
         return EvaluationResult.from_per_query(
-            {name: self.per_query[name] for name in names},
+            {name: self.per_query[name] for name in names if name in self.per_query},
             {name: self.definitions[name] for name in names},
             self.conventions,
             skip_codes=self.skip_codes,
@@ -211,13 +241,14 @@ class EvaluationResult:
             query_labels=self.query_labels,
             config=self.config,
             approximation=self.approximation,
+            set_values={name: self.summary[name] for name in names if name not in self.per_query},
         )
 
     def to_dict(self, prefix: str = "") -> dict[str, float]:
         """A flat ``{name: float}`` with stable keys for loggers, e.g. ``prefix="val/"``.
 
-        Keys are the metric names, plus ``macro/<metric>`` when per-class averages exist and
-        ``n_evaluated`` / ``n_skipped``.
+        Keys are the metric names (set-level ones too), plus ``macro/<metric>`` for the per-query
+        metrics when per-class averages exist, and ``n_evaluated`` / ``n_skipped``.
         """
         flat = {f"{prefix}{name}": value for name, value in self.summary.items()}
         if self.per_class is not None:
@@ -231,8 +262,13 @@ class EvaluationResult:
         :class:`~embedeval.stats.Interval`), macro average, definition; then the query counts and
         the conventions."""
         lines = [aligned_table(*metric_table(self, intervals), rule="line", free_last=True), ""]
-        lines.append(f"queries: {self.n_queries} given, {self.n_evaluated} evaluated, {self.n_skipped} skipped")
-        lines += [f"  skipped {count}: {reason}" for reason, count in self.skipped.items() if count]
+        note = interval_note(self, intervals)
+        lines += [note, ""] if note else []
+        if self.per_query:
+            lines.append(f"queries: {self.n_queries} given, {self.n_evaluated} evaluated, {self.n_skipped} skipped")
+            lines += [f"  skipped {count}: {reason}" for reason, count in self.skipped.items() if count]
+        else:
+            lines.append(f"queries: {self.n_queries} given, none searched (set-level metrics only)")
         lines += [f"{key}: {text}" for key, text in self.conventions.items()]
         return "\n".join(lines)
 

@@ -78,13 +78,18 @@ def bootstrap(
     Returns
     -------
     dict of str to Interval
-        The micro average (``result.summary``) and its interval, per metric, with ``level``
-        set to ``confidence``.
+        The micro average (``result.summary``) and its interval, per per-query metric, with
+        ``level`` set to ``confidence``. Set-level metrics (``result.set_metrics``: ``nmi``,
+        ``ami``, verification, ``pcf``) get none: they are one number for the whole set, not a
+        mean over queries, so resampling per-query values says nothing about them;
+        :func:`no_interval` gives each one's reason (tables print it under the intervals).
     """
     confidence = _check_level(confidence)
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     check_choice(by, "by", ("query", "class"))
-    names = list(result.summary)
+    names = [name for name in result.summary if name in result.per_query]
+    if not names:
+        return {}
     values = np.column_stack([result.per_query[m] for m in names])
     evaluated = ~np.isnan(values).any(axis=1)
     if not evaluated.any():
@@ -102,6 +107,13 @@ def bootstrap(
     tail = (1 - confidence) / 2
     low, high = np.quantile(replicates, [tail, 1 - tail], axis=0)
     return {m: Interval(result.summary[m], float(low[j]), float(high[j]), confidence) for j, m in enumerate(names)}
+
+
+def no_interval(result: EvaluationResult) -> dict[str, str]:
+    """``{metric: why it has no bootstrap interval}`` for the set-level metrics of ``result``."""
+    from ._set_families import no_interval_reasons
+
+    return {name: why for why, names in no_interval_reasons(result.set_metrics).items() for name in names}
 
 
 @dataclass(frozen=True)
@@ -170,7 +182,9 @@ def compare(
     The queries are paired by position, so both results must come from the same queries in
     the same order (two embedding sets with one label set, or two runs over the same queries).
     Each metric gets the mean difference with a paired percentile-bootstrap interval and a
-    paired randomization test; p-values are Holm-adjusted over the metrics compared.
+    paired randomization test; p-values are Holm-adjusted over the metrics compared. By default
+    every per-query metric both results hold; set-level metrics (``nmi``, ``eer``, ...) have no
+    per-query values to pair, and asking for one raises ValueError.
 
     Returns
     -------
@@ -188,7 +202,13 @@ def compare(
         and not np.array_equal(result_a.query_labels, result_b.query_labels)
     ):
         raise ValueError("results must pair the same queries: their query labels differ")
-    names = list(metrics) if metrics is not None else [m for m in result_a.summary if m in result_b.summary]
+    names = list(metrics) if metrics is not None else [m for m in result_a.per_query if m in result_b.per_query]
+    whole = [m for m in names if m in result_a.set_metrics or m in result_b.set_metrics]
+    if whole:
+        raise ValueError(
+            f"metric(s) {whole} are set-level (one number per result): a paired comparison needs per-query values; "
+            "compare them as two numbers"
+        )
     missing = [m for m in names if m not in result_a.per_query or m not in result_b.per_query]
     if missing:
         common = sorted(set(result_a.summary) & set(result_b.summary))

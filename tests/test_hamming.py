@@ -488,3 +488,46 @@ def test_cli_evaluates_codes_with_a_tie_rule(tmp_path, capsys):
         assert payload["config"]["ties"] == (rule or "index")
     assert main(["evaluate", *files, "--ties", "expected"]) == 2
     assert "--ties expected needs --distance hamming" in capsys.readouterr().err
+
+
+def test_set_level_metrics_are_refused_for_codes_before_any_work():
+    bits, labels = np.eye(8, dtype=bool), [0, 0, 1, 1, 2, 2, 3, 3]
+    with pytest.raises(ValueError, match=r"\['nmi', 'eer'\] are computed from float embeddings; distance='hamming'"):
+        embedeval.evaluate(bits, labels, distance="hamming", metrics=["map", "nmi", "eer"])
+
+
+def test_query_in_reference_and_the_self_reference_warning_on_codes():
+    """The named rows are ignored by index as on floats; identical codes are no self-reference
+    (codes repeat by design), the same array passed twice is."""
+    rng = np.random.default_rng(15)
+    gallery, labels = codes(rng, 60, 6), rng.integers(0, 3, 60)
+    queries, q_labels = gallery[:20].copy(), labels[:20]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # 20 identical same-label codes: no warning for codes
+        got = embedeval.evaluate(
+            queries,
+            q_labels,
+            reference=gallery,
+            reference_labels=labels,
+            distance="hamming",
+            metrics=["map", "precision@3"],
+            query_in_reference=np.arange(20),
+        )
+        plain = embedeval.evaluate(queries, q_labels, reference=gallery, reference_labels=labels, distance="hamming")
+    want = evaluate_hamming(
+        queries, gallery, ["map", "precision@3"], lambda i, j: q_labels[i] == labels[j], lambda i: {i}
+    )
+    assert_close(got.per_query, want)
+    assert plain.n_evaluated == 20
+    with pytest.warns(UserWarning, match="'reference' is the 'embeddings' array itself"):
+        embedeval.evaluate(gallery, labels, reference=gallery, reference_labels=labels, distance="hamming")
+    moved = np.roll(np.arange(20), 1)
+    with pytest.warns(UserWarning, match="'query_in_reference' maps .* reference rows that differ"):
+        embedeval.evaluate(
+            queries,
+            q_labels,
+            reference=gallery,
+            reference_labels=labels,
+            distance="hamming",
+            query_in_reference=moved,
+        )

@@ -46,6 +46,23 @@ def _ties_problems(args) -> list[str]:
     return []
 
 
+def _set_level_problems(metrics: list[str]) -> list[str]:
+    """compare pairs per-query values: set-level metrics (nmi, eer, ...) have none."""
+    problems = []
+    for name in metrics:
+        try:
+            parsed = parse_metrics([name], EMBEDDINGS)
+        except ValueError:
+            continue  # reported by _argument_problems
+        problems += [
+            f"--metrics: {m.name!r} is one number for the whole set; compare pairs per-query values, so evaluate "
+            "it with 'embedeval evaluate' for each set"
+            for m in parsed
+            if not m.per_query
+        ]
+    return problems
+
+
 def _report_problems(report: str | None) -> list[str]:
     if report and Path(report).suffix.lower() not in (".md", ".html", ".htm"):
         return [f"--report must end in .md or .html; got {report}"]
@@ -139,6 +156,7 @@ def compare_command(args) -> int:
     from ..stats import compare
 
     problems = _argument_problems({"A": args.a, "B": args.b, "LABELS": args.labels}, args.metrics, EMBEDDINGS)
+    problems += _set_level_problems(args.metrics)
     if args.resamples < 1:
         problems.append(f"--resamples must be >= 1; got {args.resamples}")
     if problems:

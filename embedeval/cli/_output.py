@@ -15,6 +15,7 @@ from .._text import (
     csv_table,
     format_p_value,
     format_value,
+    interval_note,
     markdown_table,
     metric_table,
     percent,
@@ -64,13 +65,20 @@ def format_result(result, fmt: str, intervals=None) -> str:
 
     Every format shows the same columns: the value (with its interval and the interval's level),
     the macro average where the result has per-class averages, and, except CSV, the definition.
+    A set-level metric (``nmi``, ``eer``, ...) has neither interval nor macro average: empty
+    cells in CSV, ``-`` in tables, absent from JSON's ``intervals`` and ``macro``, whose
+    ``no_interval`` says why.
     """
     level = next(iter(intervals.values())).level if intervals else None
+    note = interval_note(result, intervals) if intervals is not None else None
     if fmt == "json":
+        from ..stats import no_interval
+
         payload = {
             "summary": result.summary,
             "intervals": {k: [v.low, v.high] for k, v in intervals.items()} if intervals else None,
             "ci": {"level": level, "method": interval_method(level)} if intervals else None,
+            **({"no_interval": no_interval(result)} if intervals is not None and result.set_metrics else {}),
             "macro": result.per_class.macro if result.per_class is not None else None,
             "n_queries": result.n_queries,
             "n_evaluated": result.n_evaluated,
@@ -87,15 +95,20 @@ def format_result(result, fmt: str, intervals=None) -> str:
             [
                 name,
                 repr(value),
-                *([repr(macro[name])] if macro else []),
-                *([repr(intervals[name].low), repr(intervals[name].high), repr(level)] if intervals else []),
+                *([repr(macro[name]) if name in macro else ""] if macro else []),
+                *(_interval_cells(intervals.get(name), level) if intervals else []),
             ]
             for name, value in result.summary.items()
         ]
         return csv_table(head, rows)
     if fmt == "markdown":
-        return markdown_table(*metric_table(result, intervals))
+        return markdown_table(*metric_table(result, intervals)) + (f"\n\n{note}" if note else "")
     return result.table(intervals) + (f"\nintervals: {interval_method(level)}" if intervals else "")
+
+
+def _interval_cells(interval, level) -> list[str]:
+    """low, high, level of one CSV row; empty for a metric without interval (set-level)."""
+    return ["", "", ""] if interval is None else [repr(interval.low), repr(interval.high), repr(level)]
 
 
 def emit(result, args, inputs: dict, figure=None) -> None:

@@ -31,6 +31,7 @@ EXAMPLES = """examples:
   embedeval evaluate emb.npz labels.txt --key val_embeddings --plot eval.png --report eval.html
   embedeval evaluate emb.npy labels.txt --ignore-same-query sequences.txt --metrics map@r precision@1
   embedeval evaluate emb.npy tags.txt --multi-label --metrics map precision@10
+  embedeval evaluate emb.npy labels.txt --metrics precision@1 map@r nmi ami eer tar@far=1e-3 pcf@0.5
   embedeval evaluate codes.npy labels.txt --distance hamming --ties expected --metrics map precision_radius@2
   embedeval compare model_a.npy model_b.npy labels.txt --metrics precision@1 map@r
   embedeval retrieval q.npy corpus.npy qrels.txt --query-ids q.txt --corpus-ids docs.txt --metrics ndcg@10 map
@@ -124,7 +125,13 @@ def _add_evaluate(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("labels", metavar="LABELS", help=".npy/.npz/.parquet, or text with one label per line")
     ev.add_argument("--reference", help="a separate gallery to search (default: leave-one-out)")
     ev.add_argument("--reference-labels", help="labels of the gallery")
-    _metrics_option(ev, MUSGRAVE_METRICS, EMBEDDINGS)
+    _metrics_option(
+        ev,
+        MUSGRAVE_METRICS,
+        EMBEDDINGS,
+        "; x a rate in (0, 1) in fnmr@fmr=x and tar@far=x, a share of the variance in (0, 1] in pcf@x; "
+        "pytorch-metric-learning's names too (precision_at_1, mean_average_precision_at_r, NMI, AMI)",
+    )
     ev.add_argument(
         "--distance",
         choices=(*DISTANCES, HAMMING),
