@@ -14,6 +14,10 @@ Rows, each on the same data:
   pytrec_eval's ``evaluate`` (its evaluator built beforehand, shown in the note); ranx counting
   the construction of its ``Qrels``/``Run`` from those dicts (what a user of ranx pays), after a
   warm-up call that compiles it (numba);
+* the scored forms again under ``ties="expected"`` (the exact expected value over tied orders),
+  with its time against the default rule's: dicts of dicts (no ties), the same dicts with scores
+  rounded into groups of 10 tied documents, a (queries x 100) score matrix, and the TREC files
+  through ``embedeval.io.evaluate_files``;
 * TREC files of the same data (``--trec-dir``, 10 million run lines at the default size, written
   once and reused): ``read_run`` + ``read_qrels`` + ``evaluate_rankings`` in Python, and
   ``embedeval rankings run.txt qrels.txt`` end to end (process start to printed table, its peak
@@ -160,6 +164,29 @@ def main():
             )
         except ImportError:
             print("# ranx not installed: pip install ranx")
+    t, r = timed(lambda: embedeval.evaluate_rankings(run, qrels, metrics=METRICS, ties="expected"))
+    add("dicts of dicts", 'embedeval, ties="expected"', t, f"{t / t_dicts:.2f} x the default rule", r.summary)
+    tied_run = {q: {d: float(int(s) // 10) for d, s in docs.items()} for q, docs in run.items()}
+    t_tied, r = timed(lambda: embedeval.evaluate_rankings(tied_run, qrels, metrics=METRICS))
+    add("dicts of dicts, 10 tied per score", "embedeval", t_tied, "trec_eval's rule (ties by id)", r.summary)
+    t, r = timed(lambda: embedeval.evaluate_rankings(tied_run, qrels, metrics=METRICS, ties="expected"))
+    add(
+        "dicts of dicts, 10 tied per score",
+        'embedeval, ties="expected"',
+        t,
+        f"{t / t_tied:.2f} x trec_eval's",
+        r.summary,
+    )
+    tied_run = None
+    scores = np.broadcast_to(np.arange(ranked.shape[1], 0, -1, dtype=np.float64), ranked.shape)
+    matrix = np.zeros(ranked.shape)
+    hit = ranked[:, :, None] == relevant[:, None, :3]  # the 3 retrieved judged ids of each query
+    matrix[hit.any(axis=2)] = grades[:, :3][np.nonzero(hit)[0], np.nonzero(hit)[2]]
+    for label, s in (("score matrix (queries x 100)", scores), ("score matrix, 10 tied per score", scores // 10)):
+        t_plain, r = timed(lambda s=s: embedeval.evaluate_scores(s, matrix, metrics=METRICS))
+        add(label, "embedeval", t_plain, "ties by column", r.summary)
+        t, r = timed(lambda s=s: embedeval.evaluate_scores(s, matrix, metrics=METRICS, ties="expected"))
+        add(label, 'embedeval, ties="expected"', t, f"{t / t_plain:.2f} x ties by column", r.summary)
     run = qrels = None  # free the dicts before the file rows
 
     run_path, qrels_path = write_trec(Path(args.trec_dir), ranked, relevant, grades)
@@ -175,6 +202,12 @@ def main():
         r.summary,
     )
     files = None
+    from embedeval.io import evaluate_files
+
+    t_files, r = timed(lambda: evaluate_files(run_path, qrels_path, metrics=METRICS))
+    add("TREC files, io.evaluate_files", "embedeval", t_files, "trec_eval's rule", r.summary)
+    t, r = timed(lambda: evaluate_files(run_path, qrels_path, metrics=METRICS, ties="expected"))
+    add("TREC files, io.evaluate_files", 'embedeval, ties="expected"', t, f"{t / t_files:.2f} x trec_eval's", r.summary)
     n_lines = ranked.size
     command = [sys.executable, "-m", "embedeval.cli", "rankings", str(run_path), str(qrels_path), "--metrics", *METRICS]
     t, peak, out = child_peak(command)

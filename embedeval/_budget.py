@@ -43,6 +43,12 @@ DEFAULT_SHARD_BYTES = 256 << 20
 # faiss indexes of reference shards cached per Dask worker process.
 CACHED_SHARDS = 8
 
+# (query, reference) pairs of one chunk of a Hamming scan (`_search/hamming.py`): about 40 bytes
+# each across the distances, their counting keys and the index rule's sort, so ~40 MB a chunk.
+HAMMING_PAIRS = 1 << 20
+# The longest query block of a Hamming scan: longer blocks only shorten its reference chunks.
+HAMMING_BLOCK_ROWS = 256
+
 # Comparisons (ranked x judged, or items) per block when evaluating rankings and score matrices
 # (16 MB of booleans).
 RANKING_ELEMENTS = 1 << 24

@@ -14,6 +14,8 @@ import warnings
 
 import numpy as np
 
+from ._codes import HAMMING, Codes, read_codes
+from ._hamming import describe_ties
 from ._inputs import as_embeddings, as_labels, check_directions, check_positive_int
 from ._magnitude import into_safe_range, scale_config
 from ._metrics import DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, parse_metrics
@@ -25,6 +27,7 @@ from ._search import Device
 from ._self_reference import read_query_rows, warn_if_rows_differ, warn_if_self_reference, with_own_rows
 from ._set_families import VERIFICATION
 from ._set_metrics import SetStep, split
+from ._ties import check_ties
 from .result import EvaluationResult
 
 
@@ -39,6 +42,7 @@ def evaluate(
     ignore=None,
     ignore_same=None,
     query_in_reference=None,
+    ties: str | None = None,
     block_size: int | None = None,
     n_threads: int | None = None,
     progress=None,
@@ -61,7 +65,9 @@ def evaluate(
     ----------
     embeddings : array-like of shape (n_queries, d)
         Query embeddings; numpy arrays, torch tensors (CPU or GPU, with or without grad) and
-        anything with ``__array__`` are accepted. Searched in float32.
+        anything with ``__array__`` are accepted. Searched in float32. With
+        ``distance="hamming"``, binary codes: packed ``uint8`` of shape (n_queries, d / 8)
+        (faiss's layout), or bool / 0-1 values of shape (n_queries, d).
     labels : array-like of shape (n_queries,), sequence of label sets, or bool array of shape (n_queries, n_labels)
         Hashable class labels (ints of any width, strings, tuples such as ``(identity, camera)``,
         ...); compared by identity, never cast to float. Multi-label: a sequence with a set,
@@ -76,16 +82,21 @@ def evaluate(
     metrics : str or sequence of str
         Per-query metrics: any of ``precision@k``, ``recall@k``, ``hit_rate@k``, ``cmc@k``,
         ``capped_recall@k`` (OML's precision@k), ``r_precision``, ``map@r``, ``map``, ``map@k``,
-        ``map_hits@k`` (OML's map@k), ``mrr``, ``mrr@k``, for any ``k >= 1``. Set-level metrics,
-        one number for the whole set: ``nmi``, ``ami`` (k-means clustering), ``fnmr@fmr=x``,
-        ``tar@far=x``, ``eer``, ``pair_auroc`` (pair verification, x in (0, 1)), ``pcf@r``
-        (geometry, r in (0, 1]). pytorch-metric-learning's names are accepted too
+        ``map_hits@k`` (OML's map@k, deep hashing's mAP@k), ``mrr``, ``mrr@k``, for any
+        ``k >= 1``; with ``distance="hamming"`` also ``precision_radius@r`` and
+        ``recall_radius@r`` for a Hamming radius ``r >= 0``. Set-level metrics, one number for
+        the whole set (float embeddings only): ``nmi``, ``ami`` (k-means clustering),
+        ``fnmr@fmr=x``, ``tar@far=x``, ``eer``, ``pair_auroc`` (pair verification, x in (0, 1)),
+        ``pcf@r`` (geometry, r in (0, 1]). pytorch-metric-learning's names are accepted too
         (``precision_at_1``, ``mean_average_precision_at_r``, ``NMI``, ...) and reported under
         these. The search runs only for per-query metrics; each set-level computation only when
         one of its metrics is asked for.
-    distance : {"euclidean", "cosine", "inner_product"}
+    distance : {"euclidean", "cosine", "inner_product", "hamming"}
         ``cosine`` L2-normalises queries and references; ``inner_product`` ranks by
-        :math:`q \cdot r`, larger first.
+        :math:`q \cdot r`, larger first; ``hamming`` ranks binary codes by the number of
+        differing bits, every distance computed exactly (``block_size``, ``n_threads`` and
+        ``progress`` apply; ``index``, ``device``, ``client``, ``shard_size`` and
+        ``stream_reference`` do not).
     ignore : mapping or sequence, optional
         References each query ignores: ``{query position: iterable of reference positions}``,
         or one iterable per query. An ignored reference takes no rank and does not count in R.
@@ -101,7 +112,14 @@ def evaluate(
         as ``ignore`` would: it takes no rank and does not count in R. Without it (and without
         ``ignore``/``ignore_same``), a reference that is the query array, or holds identical
         same-label rows for at least half the queries, draws a warning (every query would find
-        itself at distance 0).
+        itself at distance 0). Binary codes repeat by design, so with ``distance="hamming"``
+        only the query array passed again as ``reference`` draws it.
+    ties : {None, "expected", "optimistic", "pessimistic"}, optional
+        ``distance="hamming"`` only (where hundreds of references share each distance): None
+        ranks references at equal distance by index, lower first; ``"expected"`` gives each
+        metric's exact expected value over every order of them (McSherry & Najork 2008, in
+        closed form); ``"optimistic"`` / ``"pessimistic"`` the order with relevant references
+        first / last in each tie group, the range a tie rule can move a value in.
     block_size : int, optional
         Queries per block. Default: chosen so a block's working memory stays near 170 MB.
         Results do not depend on it.
@@ -195,8 +213,14 @@ def evaluate(
     """
     parsed = parse_metrics(metrics, EMBEDDINGS)
     ranked, whole = split(parsed)  # per-query metrics (searched) and set-level ones
+    ties = check_ties(ties)
+    if distance == HAMMING and whole:
+        raise ValueError(
+            f"{[m.name for m in whole]} are computed from float embeddings; distance='hamming' (binary codes) "
+            "takes per-query metrics only"
+        )
     options = Options.check(
-        ranked, distance, block_size, n_threads, shard_size, stream_reference, client, index, index_params, device
+        ranked, distance, block_size, n_threads, shard_size, stream_reference, client, index, index_params, device, ties
     )
     if options.approximate:
         check_sample = check_positive_int(check_sample, "check_sample")
@@ -206,9 +230,12 @@ def evaluate(
     given = {"ignore": ignore, "ignore_same": ignore_same, "query_in_reference": own}
     step = SetStep.check(whole, relevance, reference is None, [k for k, v in given.items() if v is not None])
     if own is not None:
-        warn_if_rows_differ(queries, references, own)
+        warn_if_rows_differ(*_rows(queries, references), own)
     elif reference is not None and ignore is None and ignore_same is None and (ranked or step.of(VERIFICATION)):
-        warn_if_self_reference(embeddings, reference, queries, references, _codes(relevance))
+        # Binary codes repeat by design (2**d values shared by a whole database): an identical
+        # same-label code is no sign of the query itself, so only the same array passed twice is.
+        if distance != HAMMING or reference is embeddings:
+            warn_if_self_reference(embeddings, reference, queries, references, _codes(relevance))
     evaluated = np.flatnonzero(relevance.n_relevant > 0) if ranked else np.zeros(0, dtype=np.int64)
     warn_if_k_exceeds(ranked, relevance.n_rankable[evaluated])
     per_query, approximation = score(
@@ -221,6 +248,7 @@ def evaluate(
         progress=progress,
         seed=seed,
         check_sample=check_sample,
+        ties=ties,
     )
     if ranked and not evaluated.size:
         warnings.warn(_nothing_evaluated(relevance), UserWarning, stacklevel=2)
@@ -234,19 +262,26 @@ def evaluate(
     return EvaluationResult.from_per_query(
         per_query,
         {m.name: m.definition for m in parsed},
-        {**_conventions(distance, relevance, reference is None, own, own_only), **set_conventions},
+        {**_conventions(distance, relevance, reference is None, own, own_only, ties), **set_conventions},
         skip_codes=codes,
         skip_reasons=reasons,
         query_labels=query_labels,
         label_codes=(relevance.source.classes, relevance.source.query_codes) if single else None,
         approximation=approximation,
         config={
-            **_config(options, relevance, references.shape, queries.shape[1], reference is None, bool(ranked)),
+            **_config(options, relevance, references.shape, queries.shape[1], reference is None, bool(ranked), ties),
             **set_config,
             **scale_config(scale),
         },
         set_values=set_values,
     )
+
+
+def _rows(queries, references):
+    """The arrays whose rows are compared with ``query_in_reference``: packed bytes for codes."""
+    if isinstance(queries, Codes):
+        return queries.packed, references.packed
+    return queries, references
 
 
 def _read_embeddings(embeddings, reference, reference_labels, distance: str):
@@ -256,12 +291,17 @@ def _read_embeddings(embeddings, reference, reference_labels, distance: str):
     Queries are not normalised here: they are read (and normalised) block by block, so that
     memory-mapped queries are streamed from disk; each searcher prepares the references itself.
     """
-    queries = as_embeddings(embeddings, "embeddings")
+    if distance == HAMMING:  # binary codes, packed (embedeval._codes)
+        queries, references = read_codes(embeddings, reference, ("embeddings", "reference"))
+    else:
+        queries = as_embeddings(embeddings, "embeddings")
     if (reference is None) != (reference_labels is None):
         given, missing = (
             ("reference", "reference_labels") if reference is not None else ("reference_labels", "reference")
         )
         raise ValueError(f"'{missing}' is required when '{given}' is given; got None")
+    if distance == HAMMING:  # integer distances: no float32 range to keep them in
+        return queries, references, 1.0
     references = queries
     if reference is not None:
         references = as_embeddings(reference, "reference")
@@ -346,7 +386,13 @@ def _only_own(relevance: Relevance) -> bool:
 
 
 def _config(
-    options: Options, relevance: Relevance, reference_shape, dim: int, leave_one_out: bool, searched: bool = True
+    options: Options,
+    relevance: Relevance,
+    reference_shape,
+    dim: int,
+    leave_one_out: bool,
+    searched: bool = True,
+    ties=None,
 ) -> dict:
     source = relevance.source
     labels = (
@@ -358,16 +404,17 @@ def _config(
         "distance": options.distance,
         "mode": "leave-one-out" if leave_one_out else "separate reference set",
         "n_references": int(reference_shape[0]),
-        "dim": int(dim),
+        ("n_bits" if options.distance == HAMMING else "dim"): int(dim),
         **labels,
         "search": options.search_config() if searched else "none: no per-query metric was asked for",
-        "tie_rule": TIE_RULE,
+        "tie_rule": describe_ties(ties) if options.distance == HAMMING else TIE_RULE,
+        "ties": ties or "index",
         **({} if relevance.rules is None or _only_own(relevance) else relevance.counts()),
     }
 
 
 def _conventions(
-    distance: str, relevance: Relevance, leave_one_out: bool, own=None, own_only: bool = False
+    distance: str, relevance: Relevance, leave_one_out: bool, own=None, own_only: bool = False, ties=None
 ) -> dict[str, str]:
     if isinstance(relevance.source, ClassLabels):
         relevant = "a reference is relevant when it shares the query's label; R counts them"
@@ -395,8 +442,8 @@ def _conventions(
         "recall": "metric-learning Recall@K (hit rate): a same-label reference in the top k",
         "relevance": relevant,
         **extra,
-        "ties": TIE_RULE,
-        "distance": distance,
+        "ties": describe_ties(ties) if distance == HAMMING else TIE_RULE,
+        "distance": "hamming: the number of differing bits of two binary codes" if distance == HAMMING else distance,
         "average": "summary = micro average over evaluated queries; per_class.macro = mean of class means"
         if isinstance(relevance.source, ClassLabels)
         else "summary = micro average over evaluated queries (no per-class averages for label sets)",

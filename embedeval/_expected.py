@@ -76,6 +76,13 @@ def precision_at(t: TiedHits, k: int) -> np.ndarray:
     return expected_hits(t, k) / float(k)
 
 
+def precision_within(t: TiedHits, k) -> np.ndarray:
+    r"""E[precision over per-query cutoffs :math:`k_q`], 0 where :math:`k_q = 0`
+    (as :func:`embedeval._kernels.precision_within`)."""
+    cut = np.asarray(k, dtype=np.float64)
+    return np.where(cut > 0, expected_hits(t, np.maximum(cut, 1.0)) / np.maximum(cut, 1.0), 0.0)
+
+
 def recall_at(t: TiedHits, k: int) -> np.ndarray:
     r"""E[recall@k] = :math:`\frac{1}{R}\sum_g r_g m_g(k)/n_g` (trec_eval); NaN where R = 0."""
     return _safe_divide(expected_hits(t, k), t.n_relevant)
@@ -325,6 +332,7 @@ def revisited_precision(t: TiedHits, k: int) -> np.ndarray:
 # the registry declares ordinary kernels, and this table makes each of them tie-aware.
 COUNTERPARTS = {
     K.precision: precision_at,
+    K.precision_within: precision_within,
     K.hit_rate: hit_at,
     K.recall: recall_at,
     K.capped_recall: capped_recall_at,
@@ -343,7 +351,7 @@ COUNTERPARTS = {
 }
 
 
-def compute(metrics, t: TiedHits) -> dict[str, np.ndarray]:
+def compute(metrics, t: TiedHits, within=None) -> dict[str, np.ndarray]:
     """Expected per-query values of each metric: the tie-aware counterpart of
     :func:`embedeval._metrics.per_query_values`.
 
@@ -352,9 +360,11 @@ def compute(metrics, t: TiedHits) -> dict[str, np.ndarray]:
     metrics : sequence of Metric
     t : TiedHits
         ``gain``, ``gain_exp`` and ``ideal`` are needed only by the DCG family.
+    within : numpy.ndarray of shape (n_queries, d + 1), optional
+        Hamming radius metrics only: the references within each radius (see ``Metric.cutoff``).
 
     Returns
     -------
     dict of str to numpy.ndarray of shape (n_queries,)
     """
-    return {m.name: COUNTERPARTS[m.spec.forms[m.form].kernel](t, m.cutoff(t.n_relevant)) for m in metrics}
+    return {m.name: COUNTERPARTS[m.spec.forms[m.form].kernel](t, m.cutoff(t.n_relevant, within)) for m in metrics}

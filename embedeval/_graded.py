@@ -6,6 +6,12 @@ level); graded metrics read the grades themselves. Every ranked input form (sequ
 (query, rank, grade) of each retrieved judged item and the (query, grade) of each judged item
 with a positive grade. Only positive grades matter: R counts grades >= threshold > 0, and a
 grade <= 0 adds no gain to DCG or its ideal.
+
+Input forms with scores also give each retrieved judged item its *tie group* (the items ranked
+before the group, and the group's size), so that :func:`per_query` can evaluate them under a
+tie-aware rule (``ties=``, :mod:`embedeval._ties`): ``"expected"`` through
+:class:`~embedeval._ties.TiedHits` and :mod:`embedeval._expected`, ``"optimistic"`` and
+``"pessimistic"`` by re-ranking each group's judged items before the ordinary kernels.
 """
 
 from __future__ import annotations
@@ -16,8 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _kernels
+from . import _expected, _kernels
 from ._metrics import per_query_values
+from ._ties import TIE_RULES, TiedHits, tied_hits_from_groups
 from .result import EvaluationResult
 
 
@@ -38,6 +45,12 @@ class Judged:
         Each retrieved judged item: its query, its 1-based rank (float) and its grade, in any order.
     judged_rows, judged_grades : numpy.ndarray of shape (m,)
         Each judged item with a grade > 0, retrieved or not: its query and its grade.
+    group_start, group_size : numpy.ndarray of shape (h,), optional
+        Forms with scores: the items ranked before each retrieved judged item's tie group (its
+        positions are ``group_start + 1 .. group_start + group_size``) and the group's size.
+        Items of one group share ``group_start``. Needed by the tie-aware rules only; an item
+        given here may lie beyond the ranking's depth if its group reaches into it (its
+        ``rank`` then says nothing).
     """
 
     n_queries: int
@@ -46,6 +59,57 @@ class Judged:
     grades: np.ndarray
     judged_rows: np.ndarray
     judged_grades: np.ndarray
+    group_start: np.ndarray | None = None
+    group_size: np.ndarray | None = None
+
+    def _judged_side(self, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+        """(R, ideal): each query's relevant judged items and its judged grades, largest first."""
+        jr, jg = _by_row(self.judged_rows, np.asarray(self.judged_grades, dtype=np.float64))
+        ideal = -np.sort(-_kernels.pack(jr, jg, self.n_queries, fill=0.0), axis=1)
+        return np.bincount(jr[jg >= threshold], minlength=self.n_queries), ideal
+
+    def _grouped(self, key: np.ndarray | None = None):
+        """The positively graded items sorted by (row, group, ``key``): (rows, start, size, grade,
+        each item's group label, the first item of each group)."""
+        keep = self.grades > 0
+        rows, start = self.rows[keep], np.asarray(self.group_start, dtype=np.float64)[keep]
+        size, grade = np.asarray(self.group_size, dtype=np.float64)[keep], np.asarray(self.grades[keep], np.float64)
+        order = np.lexsort((start, rows) if key is None else (key[keep], start, rows))
+        rows, start, size, grade = rows[order], start[order], size[order], grade[order]
+        new = np.ones(rows.size, dtype=bool)
+        new[1:] = (rows[1:] != rows[:-1]) | (start[1:] != start[:-1])
+        return rows, start, size, grade, np.cumsum(new) - 1, np.flatnonzero(new)
+
+    def tied_hits(self, threshold: float) -> TiedHits:
+        """:class:`~embedeval._ties.TiedHits` at relevance level ``threshold`` (needs the groups)."""
+        rows, start, size, grade, label, first = self._grouped()
+        n_relevant, ideal = self._judged_side(threshold)
+        per_group = lambda w: np.bincount(label, weights=w, minlength=first.size)  # noqa: E731
+        return tied_hits_from_groups(
+            rows[first],
+            start[first],
+            size[first],
+            per_group((grade >= threshold).astype(np.float64)),
+            n_relevant,
+            gain=per_group(grade),
+            gain_exp=per_group(np.exp2(grade) - 1.0),
+            ideal=ideal,
+        )
+
+    def ordered(self, rule: str) -> Judged:
+        """The same items ranked by ``rule`` within their tie groups: higher grades first
+        (``"optimistic"``) or last (``"pessimistic"``); items without a positive grade fill the
+        group's other positions and are dropped (they count in no metric)."""
+        if rule not in TIE_RULES:
+            raise ValueError(f"'ties' for a reordering must be one of {', '.join(TIE_RULES)}; got {rule!r}")
+        grades = np.asarray(self.grades, dtype=np.float64)
+        rows, start, size, grade, label, first = self._grouped(-grades if rule == "optimistic" else grades)
+        within = np.arange(rows.size) - first[label]  # 0-based place among the group's graded items
+        if rule == "optimistic":
+            ranks = start + 1.0 + within
+        else:
+            ranks = start + size - np.bincount(label)[label] + 1.0 + within
+        return Judged(self.n_queries, rows, ranks, grade, self.judged_rows, self.judged_grades)
 
     def hits(self, threshold: float) -> _kernels.Hits:
         """:class:`~embedeval._kernels.Hits` at relevance level ``threshold``."""
@@ -59,13 +123,13 @@ class Judged:
         gain_grades = np.take_along_axis(_kernels.pack(rows[positive], grade[positive], n, fill=0.0), by_rank, 1)
         relevant = np.sort(np.where(gain_grades >= threshold, gain_ranks, np.inf), axis=1)
         width = max(int(np.isfinite(relevant).sum(axis=1).max(initial=0)), 1)
-        jr, jg = _by_row(self.judged_rows, np.asarray(self.judged_grades, dtype=np.float64))
+        n_relevant, ideal = self._judged_side(threshold)
         return _kernels.Hits(
             ranks=np.ascontiguousarray(relevant[:, :width]),
-            n_relevant=np.bincount(jr[jg >= threshold], minlength=n),
+            n_relevant=n_relevant,
             gain_ranks=gain_ranks,
             gain_grades=gain_grades,
-            ideal=-np.sort(-_kernels.pack(jr, jg, n, fill=0.0), axis=1),  # each query's grades, largest first
+            ideal=ideal,
         )
 
 
@@ -77,18 +141,21 @@ def _by_row(rows: np.ndarray, *columns: np.ndarray) -> tuple[np.ndarray, ...]:
     return (rows, *columns)
 
 
-def judged_hits(rows, ranks, grade, n, threshold, judged_grades) -> _kernels.Hits:
-    """Hits from every retrieved judged item (row, rank, grade) and each query's judged grades
-    ``judged_grades``, an array of shape (n, width), zero-padded."""
-    judged_grades = np.asarray(judged_grades, dtype=np.float64)
-    jr, jc = np.nonzero(judged_grades > 0)
-    return Judged(n, np.asarray(rows), np.asarray(ranks), np.asarray(grade), jr, judged_grades[jr, jc]).hits(threshold)
+def per_query(parsed, judged: Judged, threshold: float, ties: str | None) -> tuple[dict, np.ndarray]:
+    """(per-query values of each metric, R) of ``judged`` under the tie rule ``ties`` (None: the
+    ranks as given; the other rules need the tie groups)."""
+    if ties == "expected":
+        tied = judged.tied_hits(threshold)
+        return _expected.compute(parsed, tied), tied.n_relevant
+    if ties is not None:
+        judged = judged.ordered(ties)
+    hits = judged.hits(threshold)
+    return per_query_values(parsed, hits), hits.n_relevant
 
 
-def finish(parsed, hits, empty, conventions, config, query_ids=None, stacklevel=3):
-    """The result of per-query values over ``hits``; warns when no query has a relevant item."""
-    values = per_query_values(parsed, hits)
-    no_relevant = hits.n_relevant == 0
+def finish(parsed, values, n_relevant, empty, conventions, config, query_ids=None, stacklevel=3):
+    """The result of per-query ``values`` (R = ``n_relevant``); warns when no query has a relevant item."""
+    no_relevant = n_relevant == 0
     if no_relevant.all():
         level = config.get("threshold")
         grade = "a judged grade >= the threshold" if level is None else f"a judged grade >= {level:g}"
@@ -115,6 +182,7 @@ def finish(parsed, hits, empty, conventions, config, query_ids=None, stacklevel=
 
 
 def conventions(threshold: float, empty: str, ties: str) -> dict[str, str]:
+    """The conventions of the ranked forms; ``ties`` says how ties were broken (or averaged)."""
     return {
         "recall": "trec_eval recall: relevant items in the top k / all relevant items (hit_rate@k is the "
         "metric-learning Recall@K; capped_recall@k divides by min(k, R))",

@@ -104,6 +104,13 @@ def precision(h: Hits, cutoff) -> np.ndarray:
     return _within(h.ranks, cutoff) / np.asarray(cutoff, dtype=np.float64)
 
 
+def precision_within(h: Hits, cutoff) -> np.ndarray:
+    r"""Precision over a per-query cutoff that may be 0: :math:`\frac{1}{k_q}\sum_{i \le k_q} rel_i`, 0 where
+    :math:`k_q = 0` (precision within a Hamming radius: :math:`k_q` references lie within it)."""
+    cut = np.asarray(cutoff, dtype=np.float64)
+    return np.where(cut > 0, _within(h.ranks, cutoff) / np.maximum(cut, 1.0), 0.0)
+
+
 def hit_rate(h: Hits, cutoff) -> np.ndarray:
     """Hit rate@k (metric-learning Recall@K): 1 if a relevant item is in the top k, else 0."""
     return (h.ranks[:, 0] <= np.asarray(cutoff, dtype=np.float64)).astype(np.float64)

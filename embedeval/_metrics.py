@@ -2,8 +2,9 @@
 
 A metric name is a *family* and an optional *cutoff*: ``precision@5``, ``map``, ``map@r``,
 ``ndcg@10``. A cutoff is an int k >= 1 (the top k of the ranking) or the letter ``r`` (the
-query's own R, the number of its relevant items). Each family is declared once in
-:data:`FAMILIES` with
+query's own R, the number of its relevant items); the Hamming radius families take a radius
+instead (``precision_radius@2``: an int >= 0, the references within that Hamming distance,
+counted by the search). Each family is declared once in :data:`FAMILIES` with
 
 * the cutoffs it accepts (none, k, r);
 * what it needs from a ranking that has no cutoff: R items (``r_precision``), the first relevant
@@ -64,6 +65,9 @@ class Family:
     forms: dict[str, Form]
     r_definition: str | None = None  # the definition of family@r, where "r" is accepted
     graded: bool = False  # reads grades, not only the binary relevance
+    # "@n" is a Hamming radius (cutoffs == {"radius"}): the kernel's cutoff is, per query, the
+    # number of references within that distance (distance="hamming" only)
+    radius: bool = False
 
 
 def _forms(definition: str, kernel: Callable, forms=BOTH) -> dict[str, Form]:
@@ -71,6 +75,7 @@ def _forms(definition: str, kernel: Callable, forms=BOTH) -> dict[str, Form]:
 
 
 _K, _OPT, _NONE = frozenset({"k"}), frozenset({"none", "k"}), frozenset({"none"})
+_RADIUS = frozenset({"radius"})
 _DCG = "sum_{i<=k} g(rel_i) / log2(i + 1)"
 
 # R is the number of relevant items of the query: for embeddings, the references sharing the
@@ -123,7 +128,7 @@ FAMILIES: dict[str, Family] = {
         None,
         _forms(
             "AP over hits@k = sum_{i<=k} P(i) * rel(i) / (relevant items among the top k), 0 without a hit "
-            "(OML's map@k and the tutorial's convention, not trec_eval's)",
+            "(OML's map@k, the tutorial's convention and deep hashing's mAP@k as in DPSH's code; not trec_eval's)",
             K.average_precision_over_hits,
         ),
     ),
@@ -188,6 +193,27 @@ FAMILIES: dict[str, Family] = {
             (RANKINGS,),
         ),
     ),
+    "precision_radius": Family(
+        _RADIUS,
+        None,
+        _forms(
+            "precision within Hamming radius r (deep hashing): relevant references at Hamming distance <= r / all "
+            "references at distance <= r, 0 when none is that near; distance='hamming' only",
+            K.precision_within,
+            (EMBEDDINGS,),
+        ),
+        radius=True,
+    ),
+    "recall_radius": Family(
+        _RADIUS,
+        None,
+        _forms(
+            "recall within Hamming radius r: relevant references at Hamming distance <= r / R; distance='hamming' only",
+            K.recall,
+            (EMBEDDINGS,),
+        ),
+        radius=True,
+    ),
     "revisited_mp": Family(
         _K,
         None,
@@ -247,18 +273,31 @@ class Metric:
         """Whether the ranking must be at least R deep."""
         return self.at_r or self.uncut == R_ITEMS
 
-    def cutoff(self, n_relevant: np.ndarray):
-        """The kernel's cutoff: the int k, the per-query R, or None for the whole ranking."""
+    @property
+    def radius(self) -> int | None:
+        """The Hamming radius of a radius family (``precision_radius@2``: 2), else None."""
+        return self.k if self.spec.radius else None
+
+    def cutoff(self, n_relevant: np.ndarray, within: np.ndarray | None = None):
+        """The kernel's cutoff: the int k, the per-query R, or None for the whole ranking; for a
+        radius family, the per-query count of references within the radius, read from
+        ``within`` (shape (n_queries, d + 1): column t counts the references at distance <= t)."""
+        if self.spec.radius:
+            if within is None:
+                raise ValueError(
+                    f"{self.name!r} needs Hamming distances: evaluate binary codes with distance='hamming'"
+                )
+            return within[:, min(self.k, within.shape[1] - 1)]
         return n_relevant if self.at_r else self.k
 
-    def values(self, hits: K.Hits) -> np.ndarray:
-        """Per-query values, array of shape (n_queries,)."""
-        return self.spec.forms[self.form].kernel(hits, self.cutoff(hits.n_relevant))
+    def values(self, hits: K.Hits, within: np.ndarray | None = None) -> np.ndarray:
+        """Per-query values, array of shape (n_queries,) (``within``: see :meth:`cutoff`)."""
+        return self.spec.forms[self.form].kernel(hits, self.cutoff(hits.n_relevant, within))
 
 
-def per_query_values(metrics, hits: K.Hits) -> dict[str, np.ndarray]:
+def per_query_values(metrics, hits: K.Hits, within: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Each metric's per-query values: the one place every input form meets the kernels."""
-    return {m.name: m.values(hits) for m in metrics}
+    return {m.name: m.values(hits, within) for m in metrics}
 
 
 @dataclass(frozen=True)
@@ -269,14 +308,16 @@ class Needs:
     r: bool  # rank at least R deep
     first_hit: bool  # rank until the first relevant item is found
     all_hits: bool  # rank until every relevant item is found
+    radius: int = -1  # the largest Hamming radius (-1 if none): rank every reference within it
 
     @classmethod
     def of(cls, metrics) -> Needs:
         return cls(
-            max([m.k for m in metrics if m.k is not None], default=0),
+            max([m.k for m in metrics if m.k is not None and not m.spec.radius], default=0),
             any(m.needs_r for m in metrics),
             any(m.uncut == FIRST_HIT for m in metrics),
             any(m.uncut == ALL_HITS for m in metrics),
+            max([m.radius for m in metrics if m.spec.radius], default=-1),
         )
 
     @property
@@ -297,9 +338,8 @@ def valid_names(form: str) -> list[str]:
     names = []
     for family, spec in FAMILIES.items():
         if form in spec.forms:
-            names += [
-                f"{family}{suffix}" for cut, suffix in (("none", ""), ("k", "@k"), ("r", "@r")) if cut in spec.cutoffs
-            ]
+            suffixes = (("none", ""), ("k", "@k"), ("r", "@r"), ("radius", "@radius"))
+            names += [f"{family}{suffix}" for cut, suffix in suffixes if cut in spec.cutoffs]
     return names + (set_valid_names() if form == EMBEDDINGS else [])
 
 
@@ -325,6 +365,15 @@ def expand_aliases(raw: str, form: str) -> list[str]:
     return [raw]
 
 
+def _radius(raw: str, cut: str) -> int:
+    """The Hamming radius of a radius family's name: an int >= 0."""
+    if not (cut.isascii() and cut.isdigit()):
+        raise ValueError(f"the Hamming radius in metric {raw!r} must be an int >= 0; got {cut!r}")
+    if int(cut) > MAX_K:
+        raise ValueError(f"the Hamming radius in metric {raw!r} must be at most {MAX_K:_}; got {cut.lstrip('0')}")
+    return int(cut)
+
+
 def parse_metric(raw, form: str) -> Metric:
     """Parse one metric name (case and surrounding spaces ignored); ValueError if unknown."""
     if not isinstance(raw, str):
@@ -338,10 +387,14 @@ def parse_metric(raw, form: str) -> Metric:
         raise ValueError(f"unknown metric {raw!r} for {form}; valid metrics are: {', '.join(valid_names(form))}")
     if cut is None:
         if "none" not in spec.cutoffs:
+            if spec.radius:
+                raise ValueError(f"metric {raw!r} needs a Hamming radius, as in '{family}@2'")
             raise ValueError(f"metric {raw!r} needs a cutoff, as in '{family}@10'")
         return Metric(family, None, form)
     if spec.cutoffs == _NONE:
         raise ValueError(f"metric {raw!r} takes no cutoff; write '{family}'")
+    if spec.radius:
+        return Metric(family, _radius(raw, cut), form)
     if cut == "r" and "r" in spec.cutoffs:
         return Metric(family, None, form, at_r=True)
     if not (cut.isascii() and cut.isdigit()) or int(cut) < 1:

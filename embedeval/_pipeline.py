@@ -15,8 +15,10 @@ from dataclasses import dataclass
 import faiss
 import numpy as np
 
+from . import _hamming
 from ._approximation import check_approximation
 from ._blocks import block_jobs, evaluate_block
+from ._codes import HAMMING
 from ._executors import Sequential, Threads
 from ._inputs import DISTANCES, check_choice, check_positive_int
 from ._metrics import ALL_HITS, FIRST_HIT
@@ -45,9 +47,23 @@ class Options:
         return self.index != "flat"
 
     @classmethod
-    def check(cls, metrics, distance, block_size, n_threads, shard_size, stream, client, index, index_params, device):
+    def check(
+        cls,
+        metrics,
+        distance,
+        block_size,
+        n_threads,
+        shard_size,
+        stream,
+        client,
+        index,
+        index_params,
+        device,
+        ties=None,
+    ):
         """Every option checked, and every conflict refused, before any work."""
-        distance = check_choice(distance, "distance", DISTANCES)
+        distance = check_choice(distance, "distance", (*DISTANCES, HAMMING))
+        _hamming.check_options(metrics, distance, ties, index, device, client, shard_size, stream)
         if block_size is not None:
             block_size = check_positive_int(block_size, "block_size")
         if n_threads is not None:
@@ -102,6 +118,8 @@ class Options:
         return Threads(n_workers) if n_workers > 1 else Sequential()
 
     def search_config(self) -> str:
+        if self.distance == HAMMING:
+            return "exact: every Hamming distance counted (faiss.hammings), in chunks of references"
         if self.approximate:
             return f"approximate: faiss {self.index!r} {self.index_params or ''}".strip()
         device = getattr(self.device, "name", self.device)
@@ -109,9 +127,26 @@ class Options:
 
 
 def score(
-    options: Options, queries, references, relevance: Relevance, metrics, evaluated, *, progress, seed, check_sample
+    options: Options,
+    queries,
+    references,
+    relevance: Relevance,
+    metrics,
+    evaluated,
+    *,
+    progress,
+    seed,
+    check_sample,
+    ties=None,
 ):
-    """Search and score the ``evaluated`` queries: (per-query arrays, NaN elsewhere; approximation or None)."""
+    """Search and score the ``evaluated`` queries: (per-query arrays, NaN elsewhere; approximation or None).
+
+    Binary codes (``distance="hamming"``) take :mod:`embedeval._hamming`'s scan instead of the
+    search, under the tie rule ``ties``."""
+    if options.distance == HAMMING:
+        return _hamming.score(
+            options, queries, references, relevance, metrics, evaluated, progress=progress, ties=ties
+        ), None
     per_query = {m.name: np.full(queries.shape[0], np.nan) for m in metrics}
     if not evaluated.size:
         return per_query, None
@@ -138,7 +173,7 @@ def score(
 def warn_if_k_exceeds(metrics, n_rankable: np.ndarray) -> None:
     """Warn when a cutoff exceeds what some evaluated query can rank (``n_rankable`` of them)."""
     fewest = int(n_rankable.min(initial=np.iinfo(np.int64).max))
-    beyond = [m.name for m in metrics if m.k is not None and m.k > fewest]
+    beyond = [m.name for m in metrics if m.k is not None and not m.spec.radius and m.k > fewest]
     if beyond:
         some = "" if (n_rankable == fewest).all() else " of some queries"
         warnings.warn(

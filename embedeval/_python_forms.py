@@ -6,6 +6,8 @@ numpy arrays and checked once per query or vectorised, never item by item in Pyt
 * ``{id: score}`` runs (pytrec_eval's form): each judged id is looked up in its query's run (a
   dict lookup, a few per query) and ranked by counting the documents that score higher
   (:mod:`embedeval._score_order`); only ties need the ids, and only in the queries that have one.
+  Under a tie-aware rule (``ties=``) ids are never compared: each judged id's tie group is the
+  documents scoring more (before it) and those scoring exactly the same (the group).
 * Sequences of ids: ids are hashed (``hash``, kept non-negative) and matched as integers
   (:mod:`embedeval._match`). Every match is confirmed with ``==``; a hash collision (a match
   that is not equal, or two ids of one ranking with one hash) sends the whole input through
@@ -15,6 +17,7 @@ numpy arrays and checked once per query or vectorised, never item by item in Pyt
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import numbers
 import operator
@@ -25,7 +28,7 @@ import numpy as np
 
 from ._graded import Judged
 from ._match import find, first_duplicate, offsets_of, padded_blocks
-from ._score_order import count_above, sort_segments, unsorted_segments
+from ._score_order import count_above, sort_segments, tie_groups, unsorted_segments
 
 _NONNEGATIVE = np.int64(0x7FFF_FFFF_FFFF_FFFF)
 
@@ -142,8 +145,9 @@ def check_scores(maps: list, name: Callable[[int], str]) -> np.ndarray:
     return scores
 
 
-def from_scored(maps: list, judged: Judgements, name: Callable[[int], str]) -> Judged:
-    """``{id: score}`` runs (one mapping per query) against ``judged``."""
+def from_scored(maps: list, judged: Judgements, name: Callable[[int], str], groups: bool = False) -> Judged:
+    """``{id: score}`` runs (one mapping per query) against ``judged``; with ``groups``, the tie
+    group of each judged id instead of trec_eval's ranks (for the tie-aware rules)."""
     scores = check_scores(maps, name)
     n = len(maps)
     offsets = offsets_of(np.fromiter(map(len, maps), np.int64, n))
@@ -159,6 +163,10 @@ def from_scored(maps: list, judged: Judgements, name: Callable[[int], str]) -> J
     unsorted = unsorted_segments(scores, offsets)
     if unsorted.any():
         scores = scores[sort_segments(offsets, unsorted, (-scores,))]
+    if groups:
+        start, size = tie_groups(scores, offsets, rows, values)
+        judged_items = _judged(n, rows, start + 1.0, grades[found], judged, maps)
+        return dataclasses.replace(judged_items, group_start=start, group_size=size)
     above, tied = count_above(scores, offsets, rows, values)
     ranks = above + 1.0
     tied = np.flatnonzero(tied)  # another document has the same score: ids decide

@@ -15,12 +15,19 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import _id_arrays, _python_forms
-from ._graded import Judged, check_threshold, conventions, finish
+from ._graded import Judged, check_threshold, conventions, finish, per_query
 from ._inputs import _to_numpy, check_choice
 from ._metrics import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
+from ._ties import check_ties, describe, refuse_without_scores
 from .result import EvaluationResult
 
 TIE_RULE = "the order given; a TREC run or a {id: score} mapping is sorted by score, ties by id descending (trec_eval)"
+# What "tied" means for the scored ranked forms, and what a ranking cut at its depth holds.
+TIED = (
+    "exactly equal scores (-0.0 ties 0.0); a ranking holds only the items it lists, so a tie group cut off by "
+    "the end of a query's list (a run truncated at its depth) is taken to be the listed items alone"
+)
+GIVEN = "the order given"
 
 
 def _is_array(x) -> bool:
@@ -100,8 +107,8 @@ def _relevance_rows(relevance, grades, pad: int) -> list[dict]:
     return rows
 
 
-def _from_python(rankings, relevance, complete: bool, judged=None) -> tuple[Judged, list | None, int]:
-    """Sequences or mappings of Python ids -> (Judged, query ids or None, longest ranking)."""
+def _from_python(rankings, relevance, complete: bool, judged=None, ties=None) -> tuple[Judged, list | None, int, str]:
+    """Sequences or mappings of Python ids -> (Judged, query ids or None, longest ranking, own tie rule)."""
     if isinstance(rankings, Mapping):
         query_ids, lists, entries = _pair_queries(rankings, relevance, complete)
         name = lambda i: repr(query_ids[i])  # noqa: E731
@@ -114,29 +121,36 @@ def _from_python(rankings, relevance, complete: bool, judged=None) -> tuple[Judg
             raise ValueError(
                 f"'relevance' must have one entry per query of 'rankings' ({len(lists)}); got {len(entries)}"
             )
+    scored = [isinstance(r, Mapping) for r in lists]
+    if not all(scored):
+        i = scored.index(False)
+        refuse_without_scores(ties, f"'rankings' of query {name(i)} (a list of ids)", GIVEN)
     if judged is None:
         judged = _python_forms.judgements(entries, name)
-    scored = [isinstance(r, Mapping) for r in lists]
     if all(scored):
-        reduced = _python_forms.from_scored(lists, judged, name)
+        reduced = _python_forms.from_scored(lists, judged, name, groups=ties is not None)
     else:
         if any(scored):  # some queries scored, others listed: list the scored ones in trec_eval's order
             _python_forms.check_scores([r for r, s in zip(lists, scored, strict=True) if s], name)
             lists = [_python_forms.order_by_score(r) if s else r for r, s in zip(lists, scored, strict=True)]
         reduced = _python_forms.from_lists(lists, judged, name)
-    return reduced, query_ids, max(map(len, lists), default=0)
+    own = "trec_eval" if lists and all(scored) else "given"
+    return reduced, query_ids, max(map(len, lists), default=0), own
 
 
-def _reduce(rankings, relevance, grades, pad: int, complete: bool) -> tuple[Judged, list | None, int]:
+def _reduce(rankings, relevance, grades, pad: int, complete: bool, ties=None) -> tuple[Judged, list | None, int, str]:
+    """Any input form -> (Judged, query ids or None, longest ranking, the form's own tie rule)."""
+    if _is_array(rankings):
+        refuse_without_scores(ties, "'rankings' as an array of ids", GIVEN)
     if _is_array(rankings) and _is_array(relevance):
         ranked = _to_numpy(rankings, "rankings")
-        return _id_arrays.from_arrays(ranked, relevance, grades, pad), None, int(ranked.shape[-1])
+        return _id_arrays.from_arrays(ranked, relevance, grades, pad), None, int(ranked.shape[-1]), "given"
     if _is_array(relevance):  # judgements as a padded id array, rankings in Python
         relevance = _relevance_rows(relevance, grades, pad)
     elif grades is not None:
         raise ValueError("'grades' goes with array 'relevance'; give grades as {id: grade} mappings otherwise")
     if not _is_array(rankings):
-        return _from_python(rankings, relevance, complete)
+        return _from_python(rankings, relevance, complete, ties=ties)
     ranked = _to_numpy(rankings, "rankings")
     if isinstance(relevance, Mapping):
         raise TypeError("'relevance' must be a sequence with one entry per row when 'rankings' is an array")
@@ -144,7 +158,7 @@ def _reduce(rankings, relevance, grades, pad: int, complete: bool) -> tuple[Judg
     if ranked.dtype.kind in "iu":
         reduced = _id_arrays.from_array_and_ids(ranked, judged, pad)
         if reduced is not None:
-            return reduced, None, int(ranked.shape[1])
+            return reduced, None, int(ranked.shape[1]), "given"
     elif ranked.ndim != 2:
         raise ValueError(f"'rankings' as an array must be 2-D (n_queries, length); got shape {ranked.shape}")
     # string ids, or judged ids that are not integers: compare as Python objects, rows read up to the pad
@@ -152,16 +166,23 @@ def _reduce(rankings, relevance, grades, pad: int, complete: bool) -> tuple[Judg
     return _from_python(rows, relevance, complete, judged)
 
 
-def result_of(reduced: Judged, parsed, threshold: float, empty: str, query_ids, config: dict) -> EvaluationResult:
-    """The result of every input form once reduced: what the TREC file reader shares with this module."""
+def result_of(
+    reduced: Judged, parsed, threshold: float, empty: str, query_ids, config: dict, ties=None, own: str = "trec_eval"
+) -> EvaluationResult:
+    """The result of every input form once reduced: what the TREC file reader shares with this module.
+
+    ``ties``: None (the ranks of ``reduced``, made by the form's own rule ``own``) or a tie-aware
+    rule (``reduced`` then holds the tie groups)."""
     if reduced.n_queries == 0:
         raise ValueError("'rankings' must hold at least one query; got none")
+    values, n_relevant = per_query(parsed, reduced, threshold, ties)
     return finish(
         parsed,
-        reduced.hits(threshold),
+        values,
+        n_relevant,
         empty,
-        conventions(threshold, empty, TIE_RULE),
-        {"input": "rankings", "threshold": threshold, **config},
+        conventions(threshold, empty, describe(ties, TIE_RULE, TIED)),
+        {"input": "rankings", "threshold": threshold, "ties": ties or own, **config},
         query_ids,
         stacklevel=4,
     )
@@ -177,6 +198,7 @@ def evaluate_rankings(
     pad: int = -1,
     empty: str = "skip",
     complete: bool = False,
+    ties: str | None = None,
 ) -> EvaluationResult:
     r"""Evaluate ranked result lists against relevance judgements (the IR and tutorial form).
 
@@ -212,6 +234,16 @@ def evaluate_rankings(
         For mappings: evaluate every judged query, a judged query without a ranking counting as
         an empty ranking (trec_eval ``-c``); ranked queries without judgements are left out with a
         warning. Default False: both mappings must cover the same queries.
+    ties : {None, "expected", "optimistic", "pessimistic"}
+        How items with exactly equal scores are ranked. None: the form's own rule (the order
+        given; trec_eval's, by id, for ``{id: score}`` mappings). ``"expected"``: the exact
+        expected value of each metric over every order of the tied items, each equally likely
+        (McSherry & Najork 2008), in closed form; ``"optimistic"`` / ``"pessimistic"``:
+        relevant (higher-graded) items first / last within each tie group, so that the two
+        bound what the tied orders allow. The tie-aware rules need scores: ``{id: score}``
+        mappings (a ranked id list has none, and is refused with them). A mapping holds only
+        the items it lists: a tie group cut off by a truncated run is taken to be its listed
+        items.
 
     Returns
     -------
@@ -221,7 +253,8 @@ def evaluate_rankings(
     Raises
     ------
     ValueError
-        For an id listed twice in one ranking, a score that is NaN or not a real number, a grade
+        For ``ties`` not among the rules, a tie-aware ``ties`` with rankings that hold no scores,
+        an id listed twice in one ranking, a score that is NaN or not a real number, a grade
         that is not finite, mappings over different queries, or ids of rankings and judgements
         of different types (``5`` and ``'5'``) that leave every query without a retrieved judged id.
 
@@ -246,5 +279,6 @@ def evaluate_rankings(
     check_choice(empty, "empty", ("skip", "zero"))
     if not isinstance(complete, bool):
         raise TypeError(f"'complete' must be True or False; got {complete!r}")
-    reduced, query_ids, longest = _reduce(rankings, relevance, grades, pad, complete)
-    return result_of(reduced, parsed, threshold, empty, query_ids, {"max_length": longest})
+    ties = check_ties(ties)
+    reduced, query_ids, longest, own = _reduce(rankings, relevance, grades, pad, complete, ties)
+    return result_of(reduced, parsed, threshold, empty, query_ids, {"max_length": longest}, ties, own)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._codes import HAMMING, read_codes
 from ._graded import check_threshold, conventions
+from ._hamming import describe_ties
 from ._inputs import as_embeddings, check_choice, check_directions, check_positive_int
 from ._magnitude import into_safe_range, scale_config
 from ._metrics import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
@@ -19,6 +21,7 @@ from ._relevance import IgnoreRules, Relevance
 from ._relevance.ignore import read_keys, read_lists
 from ._relevance.judged import id_positions, read_judgements
 from ._search import Device
+from ._ties import check_ties
 from .result import EvaluationResult
 
 SKIP_REASONS = (
@@ -41,6 +44,7 @@ def evaluate_retrieval(
     ignore_same=None,
     threshold: float = 1,
     empty: str = "skip",
+    ties: str | None = None,
     block_size: int | None = None,
     n_threads: int | None = None,
     progress=None,
@@ -58,7 +62,8 @@ def evaluate_retrieval(
     Parameters
     ----------
     queries : array-like of shape (n_queries, d)
-        Query embeddings (numpy, torch, anything with ``__array__``); searched in float32.
+        Query embeddings (numpy, torch, anything with ``__array__``); searched in float32. With
+        ``distance="hamming"``, binary codes as in :func:`evaluate`.
     corpus : array-like of shape (n_corpus, d)
         Corpus embeddings; a memory-mapped .npy is read shard by shard with ``stream_reference``.
     qrels : mapping
@@ -73,8 +78,9 @@ def evaluate_retrieval(
         ``capped_recall@k``, ``hit_rate@k``, ``f1@k``, ``r_precision``, ``map@r``, ``map[@k]``,
         ``map_hits@k``, ``mrr[@k]``, ``ndcg[@k]``, ``ndcg_exp[@k]``, ``dcg[@k]``, ``dcg_exp[@k]``,
         ``cg[@k]``, and the protocol metrics ``cmc@k``, ``revisited_map``, ``revisited_mp@k``.
-    distance : {"cosine", "inner_product", "euclidean"}
-        Default cosine (most text embedding models); ``inner_product`` ranks by :math:`q \cdot r`.
+    distance : {"cosine", "inner_product", "euclidean", "hamming"}
+        Default cosine (most text embedding models); ``inner_product`` ranks by :math:`q \cdot r`;
+        ``hamming`` ranks binary codes (e.g. a binary passage retriever's) by differing bits.
     ignore : mapping or sequence, optional
         Corpus entries each query ignores: ``{query id: iterable of corpus ids}`` (positions
         without ids), e.g. the query's own document (Quora, ArguAna) or revisited Oxford's junk.
@@ -87,6 +93,10 @@ def evaluate_retrieval(
     empty : {"skip", "zero"}
         Queries with no relevant entry (after ignoring): skipped (NaN, counted) or scored 0 and
         averaged, as trec_eval does.
+    ties : {None, "expected", "optimistic", "pessimistic"}, optional
+        ``distance="hamming"`` only: corpus entries at equal distance ranked by row (None), or
+        each metric's exact expected value over their orders, or the best / worst of them (as
+        in :func:`evaluate`).
     block_size, n_threads, progress, shard_size, stream_reference, client, index, index_params, device
         As in :func:`evaluate` (``corpus`` is the reference set), with ``check_sample`` and ``seed``.
 
@@ -118,8 +128,9 @@ def evaluate_retrieval(
     parsed = parse_metrics(metrics, RANKINGS)
     threshold = check_threshold(threshold)
     check_choice(empty, "empty", ("skip", "zero"))
+    ties = check_ties(ties)
     options = Options.check(
-        parsed, distance, block_size, n_threads, shard_size, stream_reference, client, index, index_params, device
+        parsed, distance, block_size, n_threads, shard_size, stream_reference, client, index, index_params, device, ties
     )
     if options.approximate:
         check_sample = check_positive_int(check_sample, "check_sample")
@@ -134,7 +145,7 @@ def evaluate_retrieval(
     searched = np.flatnonzero((codes == -1) & (relevance.n_rankable > 0))
     warn_if_k_exceeds(parsed, relevance.n_rankable[searched])
     per_query, approximation = score(
-        options, q, c, relevance, parsed, searched, progress=progress, seed=seed, check_sample=check_sample
+        options, q, c, relevance, parsed, searched, progress=progress, seed=seed, check_sample=check_sample, ties=ties
     )
     if empty == "zero":
         for v in per_query.values():
@@ -144,10 +155,11 @@ def evaluate_retrieval(
         "distance": options.distance,
         "threshold": threshold,
         "n_corpus": int(c.shape[0]),
-        "dim": int(c.shape[1]),
+        ("n_bits" if distance == HAMMING else "dim"): int(c.shape[1]),
         "n_judged": int(relevance.source.indices.size),
         "search": options.search_config(),
-        "tie_rule": TIE_RULE,
+        "tie_rule": describe_ties(ties) if distance == HAMMING else TIE_RULE,
+        "ties": ties or "index",
         **relevance.counts(),
         **scale_config(scale),
     }
@@ -156,7 +168,7 @@ def evaluate_retrieval(
     return EvaluationResult.from_per_query(
         per_query,
         {m.name: m.definition for m in parsed},
-        _conventions(threshold, empty, options.distance, relevance),
+        _conventions(threshold, empty, options.distance, relevance, ties),
         skip_codes=codes,
         skip_reasons=SKIP_REASONS,
         config=config,
@@ -165,6 +177,8 @@ def evaluate_retrieval(
 
 
 def _read_embeddings(queries, corpus, distance: str):
+    if distance == HAMMING:  # integer distances: no float32 range to keep them in
+        return (*read_codes(queries, corpus, ("queries", "corpus")), 1.0)
     q = as_embeddings(queries, "queries")
     c = as_embeddings(corpus, "corpus")
     if c.shape[1] != q.shape[1]:
@@ -189,11 +203,12 @@ def _read_relevance(qrels, n_queries, n_corpus, query_ids, corpus_ids, threshold
     return Relevance.build(judgements, n_corpus, rules), judgements.judged
 
 
-def _conventions(threshold: float, empty: str, distance: str, relevance: Relevance) -> dict[str, str]:
-    out = conventions(threshold, empty, "corpus entries at equal distance are ranked by corpus row, lower first")
+def _conventions(threshold: float, empty: str, distance: str, relevance: Relevance, ties=None) -> dict[str, str]:
+    own = "corpus entries at equal distance are ranked by corpus row, lower first"
+    out = conventions(threshold, empty, describe_ties(ties) if distance == HAMMING else own)
     if relevance.rules is not None:
         out["relevance"] += "; ignored entries are neither ranked nor counted"
         out["ignore"] = relevance.rules.describe("corpus entries")
-    out["distance"] = distance
+    out["distance"] = "hamming: the number of differing bits of two binary codes" if distance == HAMMING else distance
     out["queries without judgements"] = "skipped: NaN, counted in 'skipped' (trec_eval evaluates judged queries only)"
     return out

@@ -47,6 +47,21 @@ def sort_segments(offsets: np.ndarray, which: np.ndarray, keys: tuple[np.ndarray
     return perm
 
 
+def _first_not(scores, start, stop, values, ahead) -> np.ndarray:
+    """Per value, the first position in [start, stop) where ``ahead(score, value)`` fails (the
+    segment is sorted so that it holds and then fails); binary search, all values at once."""
+    lo, hi = start.copy(), stop.copy()
+    last = max(scores.size - 1, 0)
+    longest = int((stop - start).max(initial=0))
+    for _ in range(longest.bit_length()):
+        active = lo < hi
+        mid = (lo + hi) >> 1
+        go = ahead(scores[np.minimum(mid, last)], values)
+        lo = np.where(active & go, mid + 1, lo)
+        hi = np.where(active & ~go, mid, hi)
+    return lo
+
+
 def count_above(
     scores: np.ndarray, offsets: np.ndarray, rows: np.ndarray, values: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -54,16 +69,20 @@ def count_above(
     segment score more, and whether another entry scores the same. Each segment of ``scores``
     must be sorted in decreasing order."""
     start, stop = offsets[rows], offsets[rows + 1]
-    lo, hi = start.copy(), stop.copy()
-    last = max(scores.size - 1, 0)
-    longest = int((stop - start).max(initial=0))
-    for _ in range(longest.bit_length()):  # binary search for the first entry scoring <= value
-        active = lo < hi
-        mid = (lo + hi) >> 1
-        ahead = scores[np.minimum(mid, last)] > values
-        lo = np.where(active & ahead, mid + 1, lo)
-        hi = np.where(active & ~ahead, mid, hi)
+    lo = _first_not(scores, start, stop, values, np.greater)  # the first entry scoring <= value
     # equal scores are adjacent and the first of them is at lo: a tie iff the next one is equal too
     after = lo + 1
-    tied = (after < stop) & (scores[np.minimum(after, last)] == values)
+    tied = (after < stop) & (scores[np.minimum(after, max(scores.size - 1, 0))] == values)
     return lo - start, tied
+
+
+def tie_groups(
+    scores: np.ndarray, offsets: np.ndarray, rows: np.ndarray, values: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each ``values[i]``, a score present in segment ``rows[i]``: (entries of the segment
+    that score more, entries that score exactly the same, itself included), i.e. the start and
+    size of its tie group. Each segment of ``scores`` must be sorted in decreasing order."""
+    start, stop = offsets[rows], offsets[rows + 1]
+    above = _first_not(scores, start, stop, values, np.greater)
+    at_least = _first_not(scores, above, stop, values, np.greater_equal)
+    return above - start, at_least - above

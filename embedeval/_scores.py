@@ -5,12 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from . import _budget
-from ._graded import check_threshold, conventions, finish, judged_hits
+from ._graded import Judged, check_threshold, conventions, finish, per_query
 from ._inputs import _to_numpy, check_choice
 from ._metrics import DEFAULT_RANKING_METRICS, RANKINGS, Needs, parse_metrics
+from ._ties import check_ties, describe
 from .result import EvaluationResult
 
 TIE_RULE = "items with equal scores are ranked by column index, lower first"
+TIED = "exactly equal scores (-0.0 ties 0.0); a tie group reaching past the depth ranked is counted whole"
 
 
 def _top_k(scores: np.ndarray, depth: int) -> np.ndarray:
@@ -28,6 +30,50 @@ def _top_k(scores: np.ndarray, depth: int) -> np.ndarray:
     return np.take_along_axis(cols, order, 1)
 
 
+def _judged_items(scores: np.ndarray, grades: np.ndarray, depth: int, groups: bool):
+    """(rows, ranks, grades[, group starts, group sizes]) of a block's positively graded items
+    among the top ``depth`` (ties by lower index).
+
+    With ``groups``, each item's tie group (items scoring more, items scoring the same) is
+    counted over the whole row, and the graded items of the last group beyond the depth are
+    included too (rank ``depth + 1``): a cut through a tie group must see all of it.
+    """
+    cols = _top_k(scores, depth)
+    grade_at = np.take_along_axis(grades, cols, 1)
+    q, pos = np.nonzero(grade_at > 0)
+    if not groups:
+        return q, pos + 1.0, grade_at[q, pos]
+    ranked = np.take_along_axis(scores, cols, 1)  # each row descending
+    b = ranked.shape[0]
+    new = np.empty(ranked.shape, dtype=bool)
+    new[:, 0] = True
+    np.not_equal(ranked[:, 1:], ranked[:, :-1], out=new[:, 1:])
+    # Groups as flat (row-major) places of their first items: each graded item's group is found by
+    # one binary search, instead of start and stop arrays over every ranked place.
+    starts = np.append(np.flatnonzero(new), b * depth)
+    group = np.searchsorted(starts, q * depth + pos, side="right") - 1
+    q_start, q_size = starts[group] - q * depth, starts[group + 1] - starts[group]
+    row_ends = np.arange(1, b + 1) * depth
+    inside = row_ends - starts[np.searchsorted(starts, row_ends) - 1]  # size of each row's last group ranked
+    if depth < scores.shape[1]:  # the last group ranked may reach past the depth: count it in the whole row
+        tied = scores == ranked[:, -1:]
+        n_tied = np.count_nonzero(tied, axis=1)
+    else:
+        n_tied = inside
+    q_size = np.where(q_start + q_size == depth, n_tied[q], q_size)
+    rows, ranks, grade = q, pos + 1.0, grade_at[q, pos]
+    cut = np.flatnonzero(n_tied > inside)  # rows whose last group reaches past the depth
+    if cut.size:
+        beyond = tied[cut] & (grades[cut] > 0) & (np.cumsum(tied[cut], axis=1) > inside[cut, None])
+        bq, bc = np.nonzero(beyond)
+        rows = np.concatenate([rows, cut[bq]])
+        ranks = np.concatenate([ranks, np.full(bq.size, depth + 1.0)])
+        grade = np.concatenate([grade, grades[cut[bq], bc]])
+        q_start = np.concatenate([q_start, (depth - inside[cut])[bq]])
+        q_size = np.concatenate([q_size, n_tied[cut][bq]])
+    return rows, ranks, grade, q_start.astype(np.float64), q_size.astype(np.float64)
+
+
 def evaluate_scores(
     scores,
     relevance,
@@ -35,6 +81,7 @@ def evaluate_scores(
     metrics=DEFAULT_RANKING_METRICS,
     threshold: float = 1,
     empty: str = "skip",
+    ties: str | None = None,
 ) -> EvaluationResult:
     r"""Evaluate a queries x items score matrix against a relevance matrix (the recommender form).
 
@@ -46,6 +93,12 @@ def evaluate_scores(
         Grades (0 = not relevant); a boolean or 0/1 matrix for binary relevance.
     metrics, threshold, empty
         As in :func:`evaluate_rankings`.
+    ties : {None, "expected", "optimistic", "pessimistic"}
+        Items with exactly equal scores: None ranks them by column index, lower first;
+        ``"expected"`` gives the exact expected value over every order of them (McSherry &
+        Najork 2008, in closed form), ``"optimistic"`` / ``"pessimistic"`` the order with
+        relevant (higher-graded) items first / last. A tie group that reaches past the depth
+        a cutoff needs is counted whole.
 
     Returns
     -------
@@ -67,6 +120,7 @@ def evaluate_scores(
     parsed = parse_metrics(metrics, RANKINGS)
     threshold = check_threshold(threshold)
     check_choice(empty, "empty", ("skip", "zero"))
+    ties = check_ties(ties)
     s = _to_numpy(scores, "scores")
     g = _to_numpy(relevance, "relevance")
     if s.ndim != 2 or s.dtype.kind not in "biuf" or s.size == 0:
@@ -89,14 +143,28 @@ def evaluate_scores(
     rows = max(1, _budget.RANKING_ELEMENTS // s.shape[1])
     parts = []
     for start in range(0, s.shape[0], rows):
-        cols = _top_k(s[start : start + rows], depth)
-        parts.append(np.take_along_axis(g[start : start + rows], cols, 1))
-    grade_at = np.concatenate(parts)
-    q, pos = np.nonzero(grade_at)  # only judged items (non-zero grade) can count
+        block = _judged_items(s[start : start + rows], g[start : start + rows], depth, ties is not None)
+        parts.append((block[0] + start, *block[1:]))
+    columns = [np.concatenate(c) for c in zip(*parts, strict=True)]
+    jr, jc = np.nonzero(g > 0)
+    groups, rule = columns[3:], ties
+    if ties is not None and not (columns[4] > 1).any():
+        # No graded item shares its score with another item: every order of the tied items gives
+        # the index rule's values, which the ordinary kernels compute faster.
+        groups, rule = [], None
+    judged = Judged(s.shape[0], *columns[:3], jr, g[jr, jc], *groups)
+    values, n_relevant = per_query(parsed, judged, threshold, rule)
     return finish(
         parsed,
-        judged_hits(q, pos + 1.0, grade_at[q, pos], s.shape[0], threshold, g),
+        values,
+        n_relevant,
         empty,
-        conventions(threshold, empty, TIE_RULE),
-        {"input": "scores", "threshold": threshold, "n_items": int(s.shape[1]), "depth": int(depth)},
+        conventions(threshold, empty, describe(ties, TIE_RULE, TIED)),
+        {
+            "input": "scores",
+            "threshold": threshold,
+            "ties": ties or "index",
+            "n_items": int(s.shape[1]),
+            "depth": int(depth),
+        },
     )

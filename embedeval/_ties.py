@@ -18,7 +18,45 @@ from dataclasses import dataclass
 
 import numpy as np
 
-TIE_RULES = ("optimistic", "pessimistic")
+TIE_RULES = ("optimistic", "pessimistic")  # the reorderings of :func:`tie_order`
+# The tie-aware rules every scored input form accepts as ``ties=``; None keeps the form's own rule.
+RULES = ("expected", *TIE_RULES)
+
+_MEANING = {
+    "expected": "the exact expected value over every order of tied items, each order equally likely "
+    "(McSherry & Najork, ECIR 2008), in closed form per tie group",
+    "optimistic": "within each tie group, relevant (higher-graded) items first: the largest value the tied orders "
+    "allow (for map_hits@k, which is not monotone, that order's value, not its maximum)",
+    "pessimistic": "within each tie group, relevant (higher-graded) items last: the smallest value the tied orders "
+    "allow (for map_hits@k, that order's value, not its minimum)",
+}
+
+
+def check_ties(ties) -> str | None:
+    """``ties`` checked: None (the input form's own rule) or one of :data:`RULES`."""
+    if ties is None or (isinstance(ties, str) and ties in RULES):
+        return ties
+    raise ValueError(
+        "'ties' must be None (the input form's own rule) or one of 'expected', 'optimistic', 'pessimistic'; "
+        f"got {ties!r}"
+    )
+
+
+def refuse_without_scores(ties: str | None, what: str, default: str) -> None:
+    """Raise for a tie-aware rule on an input form that holds no scores (ranked id lists)."""
+    if ties is not None:
+        raise ValueError(
+            f"'ties'={ties!r} needs scores to tell which items are tied, and {what} holds none; give "
+            f"{{id: score}} mappings, a TREC run or a score matrix, or leave 'ties' at None ({default})"
+        )
+
+
+def describe(rule: str | None, default: str, tied: str) -> str:
+    """The ``ties`` convention in words: ``default`` (the form's own rule) when ``rule`` is None,
+    else the rule's meaning, saying what ``tied`` means (e.g. "exactly equal scores")."""
+    if rule is None:
+        return default
+    return f"'{rule}': {_MEANING[rule]}; tied means {tied}"
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ data would make.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 from dataclasses import dataclass
 
@@ -19,7 +20,7 @@ import numpy as np
 from ._graded import Judged
 from ._match import find, first_duplicate, offsets_of, padded_blocks
 from ._rankings import result_of
-from ._score_order import flagged_segments, sort_segments, unsorted_segments
+from ._score_order import flagged_segments, sort_segments, tie_groups, unsorted_segments
 from ._trec_files import QRELS, RUN, Columns, MissingIds, keeping, locate_duplicate, read
 
 
@@ -40,9 +41,10 @@ class Ordered:
         return positions if self.lines is None else self.lines[positions]
 
 
-def order(run: Columns) -> Ordered:
+def order(run: Columns, by_id: bool = True) -> Ordered:
     """The run in trec_eval's order; raises the line reader's error for a document listed twice
-    for a query."""
+    for a query. Without ``by_id``, equal scores stay in any order (the tie-aware rules read
+    only which documents tie, never their ids)."""
     offsets, perm = run.grouped(), None
     if offsets is None:  # the lines of some query are not together
         query = run.query
@@ -54,7 +56,7 @@ def order(run: Columns) -> Ordered:
         by_score = sort_segments(offsets, unsorted, (-score,))
         perm, score = (by_score if perm is None else perm[by_score]), score[by_score]
     same = score[1:] == score[:-1]
-    tied = flagged_segments(same, offsets)
+    tied = flagged_segments(same, offsets) if by_id else np.zeros(offsets.size - 1, dtype=bool)
     if tied.any():  # equal scores: trec_eval puts the larger id (as a string) first
         member = np.zeros(score.size, dtype=bool)  # the lines of a tie; the others keep rank 0
         member[1:] |= same
@@ -88,10 +90,11 @@ class Coverage:
     run_without_judgements: int
 
 
-def evaluate_files(run_path, qrels_path, parsed, threshold: float, empty: str, complete: bool):
+def evaluate_files(run_path, qrels_path, parsed, threshold: float, empty: str, complete: bool, ties=None):
     """(EvaluationResult, :class:`Coverage`) of a run file against a qrels file: the common queries
     in run order, as trec_eval; with ``complete``, also every judged query without a run, after
-    them, as an empty ranking (trec_eval ``-c``)."""
+    them, as an empty ranking (trec_eval ``-c``). ``ties``: None (trec_eval's rule) or a
+    tie-aware rule (:mod:`embedeval._ties`)."""
     qrels = read(qrels_path, QRELS)
     # keep as strings only the run's ids that may be judged: enough to confirm every match
     run = read(run_path, RUN, keep=None if qrels.exact else keeping(qrels.doc))
@@ -99,17 +102,17 @@ def evaluate_files(run_path, qrels_path, parsed, threshold: float, empty: str, c
         run, qrels = run.hashed(), qrels.hashed()
     try:
         try:
-            return _evaluate(run, qrels, parsed, threshold, empty, complete)
+            return _evaluate(run, qrels, parsed, threshold, empty, complete, ties)
         except MissingIds:  # ties that were not neighbours in the file: their ids decide, read them all
-            return _evaluate(read(run_path, RUN), qrels, parsed, threshold, empty, complete)
+            return _evaluate(read(run_path, RUN), qrels, parsed, threshold, empty, complete, ties)
     except _Collision:
         exact = read(run_path, RUN, exact=True), read(qrels_path, QRELS, exact=True)
-        return _evaluate(*exact, parsed, threshold, empty, complete)
+        return _evaluate(*exact, parsed, threshold, empty, complete, ties)
 
 
-def _evaluate(run: Columns, qrels: Columns, parsed, threshold, empty, complete):
+def _evaluate(run: Columns, qrels: Columns, parsed, threshold, empty, complete, ties=None):
     _check_qrels(qrels)
-    ordered = order(run)
+    ordered = order(run, by_id=ties is None)
     judged_index = {q: i for i, q in enumerate(qrels.queries)}
     ranked = {q: i for i, q in enumerate(run.queries)}
     kept = np.array([i for i, q in enumerate(run.queries) if q in judged_index], dtype=np.int64)
@@ -144,6 +147,11 @@ def _evaluate(run: Columns, qrels: Columns, parsed, threshold, empty, complete):
         if run.strings(lines) != qrels.strings(judged_lines[found]):
             raise _Collision
     judged = Judged(len(query_ids), rows[found], where[found] + 1.0, grades[found], rows, grades)
+    if ties is not None:  # each found document's tie group within its query's listed documents
+        score = run.value if ordered.lines is None else run.value[ordered.lines]
+        segment = kept[rows[found]]
+        start, size = tie_groups(score, ordered.offsets, segment, score[ordered.offsets[segment] + where[found]])
+        judged = dataclasses.replace(judged, group_start=start, group_size=size)
     coverage = Coverage(len(orphans), len(run.queries) - kept.size)
     config = {
         "max_length": int(counts.max(initial=0)),
@@ -151,7 +159,7 @@ def _evaluate(run: Columns, qrels: Columns, parsed, threshold, empty, complete):
         "judged_without_run": coverage.judged_without_run,
         "ranked_without_judgements": coverage.run_without_judgements,
     }
-    return result_of(judged, parsed, threshold, empty, query_ids, config), coverage
+    return result_of(judged, parsed, threshold, empty, query_ids, config, ties), coverage
 
 
 def _numbers_in_run(run: Columns, qrels: Columns) -> np.ndarray:

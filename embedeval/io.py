@@ -14,6 +14,7 @@ from __future__ import annotations
 from ._graded import check_threshold
 from ._inputs import check_choice
 from ._metrics import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
+from ._ties import check_ties
 from ._trec import evaluate_files as _evaluate_files
 from ._trec import qrels_as_dicts, run_as_lists
 
@@ -56,6 +57,7 @@ def evaluate_files(
     threshold: float = 1,
     empty: str = "skip",
     complete: bool = False,
+    ties: str | None = None,
 ):
     """Evaluate a TREC run file against a qrels file, as ``embedeval rankings RUN QRELS`` does.
 
@@ -71,6 +73,12 @@ def evaluate_files(
     complete : bool
         Also evaluate every judged query without a run, as an empty ranking (trec_eval ``-c``).
         By default only the queries in both files are, as trec_eval does.
+    ties : {None, "expected", "optimistic", "pessimistic"}
+        Documents with exactly equal scores: None ranks them by trec_eval's rule (id
+        descending); the others as in :func:`embedeval.evaluate_rankings`. A run lists only its
+        top documents: a tie group cut off by the end of a query's list is taken to be the
+        listed documents alone (what lies beyond is unknown), so ``"expected"`` averages over
+        their orders only.
 
     Returns
     -------
@@ -90,5 +98,6 @@ def evaluate_files(
     check_choice(empty, "empty", ("skip", "zero"))
     if not isinstance(complete, bool):
         raise TypeError(f"'complete' must be True or False; got {complete!r}")
-    result, _ = _evaluate_files(run, qrels, parsed, threshold, empty, complete)
+    ties = check_ties(ties)
+    result, _ = _evaluate_files(run, qrels, parsed, threshold, empty, complete, ties)
     return result

@@ -213,3 +213,57 @@ def plot_evaluation(result, path, title: str = "") -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
     return path
+
+
+def plot_hamming_pr(curve, path, title: str = "") -> Path:
+    """The precision-recall curve over Hamming radii (:func:`embedeval.hashing.pr_curve`), and
+    precision and recall against the radius.
+
+    Left: one point per radius, the usual hashing PR curve (radii 0, 2 and d / 2 labelled).
+    Right: both against the radius, precision counting 0 for a query with nothing that near.
+    """
+    fig = _figure(10.0, 3.8)
+    ax = fig.add_subplot(1, 2, 1)
+    ax.plot(curve.recall, curve.precision, "-o", ms=3, color=_COLORS[0])
+    d = curve.radius.size - 1
+    labelled: list[list[int]] = []  # radii whose points nearly coincide share one label
+    for t in sorted({0, min(2, d), d // 2}):
+        near = [g for g in labelled if abs(curve.recall[g[0]] - curve.recall[t]) < 0.05]
+        near = [g for g in near if abs(curve.precision[g[0]] - curve.precision[t]) < 0.05]
+        if near:
+            near[0].append(t)
+        else:
+            labelled.append([t])
+    for group in labelled:
+        t = group[0]
+        # The curve falls from left to right: below-left of a point lies under it, free of the line;
+        # near recall 0 the curve rises vertically, so the label goes to the right.
+        under = curve.recall[t] > 0.15
+        ax.annotate(
+            "r=" + ",".join(map(str, group)),
+            (curve.recall[t], curve.precision[t]),
+            textcoords="offset points",
+            xytext=(-8, -14) if under else (8, 2),
+            ha="right" if under else "left",
+            fontsize=8,
+        )
+    ax.set_xlabel("recall within radius r")
+    ax.set_ylabel("precision within radius r")
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    ax.set_title("Precision-recall over Hamming radii", fontsize=10)
+    ax = fig.add_subplot(1, 2, 2)
+    ax.plot(curve.radius, curve.precision, "-o", ms=3, color=_COLORS[0], label="precision (0 if none within r)")
+    ax.plot(curve.radius, curve.recall, "-^", ms=3, color=_COLORS[1], label="recall")
+    ax.set_xlabel("Hamming radius r")
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="center right")
+    ax.set_title(f"Within radius r ({curve.result.n_evaluated} queries, {d}-bit codes)", fontsize=10)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    return path

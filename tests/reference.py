@@ -148,3 +148,54 @@ def evaluate_general(queries, references, metrics, distance, grade, ignored, thr
         for m in metrics:
             out[m].append(math.nan if R == 0 else graded_metric(m, grades, R, ideal, threshold))
     return {m: np.array(v) for m, v in out.items()}
+
+
+# Binary codes: Hamming distance, ties by index or by a tie rule, from the same plain loops.
+
+
+def hamming_distances(query_bits, reference_bits):
+    """The number of differing bits between one code (d,) and each of (n, d), as Python ints."""
+    return [
+        int(np.count_nonzero(np.asarray(r, dtype=bool) != np.asarray(query_bits, dtype=bool))) for r in reference_bits
+    ]
+
+
+def hamming_order(dist, grades, kept, rule=None):
+    """The references ``kept`` ranked by (distance, index), or within equal distances by grade
+    descending (optimistic) or ascending (pessimistic), then index."""
+    if rule is None:
+        return sorted(kept, key=lambda j: (dist[j], j))
+    sign = -1 if rule == "optimistic" else 1
+    return sorted(kept, key=lambda j: (dist[j], sign * max(grades[j], 0.0), j))
+
+
+def evaluate_hamming(query_bits, reference_bits, metrics, grade, ignored, threshold=1.0, rule=None, embeddings=True):
+    """Per-query values of binary codes ranked by Hamming distance; NaN where R = 0.
+
+    ``grade(i, j)`` and ``ignored(i)`` as in :func:`evaluate_general`. With ``embeddings``,
+    ``recall@k`` is the metric-learning Recall@K (the hit rate); ``precision_radius@t`` is
+    relevant / all among the references within distance t (0 if none), ``recall_radius@t``
+    relevant within t / R.
+    """
+    out = {m: [] for m in metrics}
+    for i, q in enumerate(query_bits):
+        dist = hamming_distances(q, reference_bits)
+        grades = [float(grade(i, j)) for j in range(len(reference_bits))]
+        kept = [j for j in range(len(reference_bits)) if j not in ignored(i)]
+        order = hamming_order(dist, grades, kept, rule)
+        ranked = [grades[j] for j in order]
+        R = sum(g >= threshold for g in ranked)
+        ideal = [g for g in ranked if g > 0]
+        for m in metrics:
+            family, _, cut = m.partition("@")
+            if R == 0:
+                value = math.nan
+            elif family in ("precision_radius", "recall_radius"):
+                near = [grades[j] for j in kept if dist[j] <= int(cut)]
+                hits = sum(g >= threshold for g in near)
+                value = (hits / len(near) if near else 0.0) if family == "precision_radius" else hits / R
+            else:
+                name = m.replace("recall@", "hit_rate@") if family == "recall" and embeddings else m
+                value = graded_metric(name, ranked, R, ideal, threshold)
+            out[m].append(value)
+    return {m: np.array(v) for m, v in out.items()}

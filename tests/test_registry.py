@@ -24,6 +24,10 @@ HITS = Hits(
     gain_grades=np.array([[2.0, 1.0, 3.0]]),
     ideal=np.array([[3.0, 2.0, 1.0, 1.0]]),
 )
+# For the Hamming radius families: the six ranked items at distances [1, 1, 1, 2, 2, 3] (none at
+# distance 0), so WITHIN[t] counts the references at distance <= t: 0, 3, 5, 6.
+WITHIN = np.array([[0, 3, 5, 6]])
+GRADES = np.array([[0.0, 2.0, 1.0, 0.0, 3.0, 0.0]])  # the ranked items' grades, as HITS holds them
 L3, L4, L6 = math.log2(3), math.log2(4), math.log2(6)
 IDEAL3 = 3 + 2 / L3 + 1 / L4
 IDEAL3_EXP = 7 + 3 / L3 + 1 / L4
@@ -43,8 +47,21 @@ CASES = {
     ("r_precision", RANKINGS): [("r_precision", 2 / 4)],
     ("map", EMBEDDINGS): [("map", (1 / 2 + 2 / 3 + 3 / 5) / 4), ("map@3", (1 / 2 + 2 / 3) / 4), ("map@r", 7 / 24)],
     ("map", RANKINGS): [("map", 53 / 120), ("map@2", 1 / 8), ("map@r", 7 / 24)],
-    ("map_hits", EMBEDDINGS): [("map_hits@3", (1 / 2 + 2 / 3) / 2), ("map_hits@1", 0.0)],  # OML's map@k
+    # OML's map@k and DPSH's mAP@k
+    ("map_hits", EMBEDDINGS): [
+        ("map_hits@3", (1 / 2 + 2 / 3) / 2),
+        ("map_hits@5", (1 / 2 + 2 / 3 + 3 / 5) / 3),
+        ("map_hits@1", 0.0),
+    ],
     ("map_hits", RANKINGS): [("map_hits@3", (1 / 2 + 2 / 3) / 2), ("map_hits@1", 0.0)],
+    # Within radius 0 nothing (precision 0 by convention); within 1 the top 3 (2 relevant); radius 9 is everything.
+    ("precision_radius", EMBEDDINGS): [
+        ("precision_radius@0", 0.0),
+        ("precision_radius@1", 2 / 3),
+        ("precision_radius@2", 3 / 5),
+        ("precision_radius@9", 3 / 6),
+    ],
+    ("recall_radius", EMBEDDINGS): [("recall_radius@0", 0.0), ("recall_radius@1", 2 / 4), ("recall_radius@3", 3 / 4)],
     ("mrr", EMBEDDINGS): [("mrr", 1 / 2), ("mrr@1", 0.0)],
     ("mrr", RANKINGS): [("mrr", 1 / 2), ("mrr@2", 1 / 2)],
     ("ndcg", RANKINGS): [("ndcg@3", (2 / L3 + 1 / L4) / IDEAL3), ("ndcg@1", 0.0)],
@@ -111,7 +128,8 @@ def test_every_family_and_form_is_declared_completely_and_has_a_case():
     declared = {(family, form) for family, spec in FAMILIES.items() for form in spec.forms}
     assert declared == set(CASES)
     for family, spec in FAMILIES.items():
-        assert spec.cutoffs and spec.cutoffs <= {"none", "k", "r"}, family
+        assert spec.cutoffs and spec.cutoffs <= {"none", "k", "r", "radius"}, family
+        assert ("radius" in spec.cutoffs) == spec.radius and (not spec.radius or spec.cutoffs == {"radius"}), family
         assert ("none" in spec.cutoffs) == (spec.uncut is not None), family
         assert ("r" in spec.cutoffs) == (spec.r_definition is not None), family
         for form in spec.forms.values():
@@ -124,7 +142,22 @@ def test_hand_computed_case(family, form):
         metric = parse_metric(name, form)
         assert metric.family == family and metric.name == name
         assert metric.definition
-        assert metric.values(HITS) == pytest.approx([expected], rel=1e-12, abs=1e-15), name
+        assert metric.values(HITS, WITHIN) == pytest.approx([expected], rel=1e-12, abs=1e-15), name
+
+
+@pytest.mark.parametrize(("family", "form"), sorted(CASES))
+def test_tie_aware_counterpart_gives_the_hand_computed_case_without_ties(family, form):
+    """Every kernel's expected twin, on the same ranking as tie groups of one item, gives the same value."""
+    from embedeval._expected import COUNTERPARTS
+    from embedeval._ties import tied_hits_from_dense
+
+    scores = -np.arange(GRADES.shape[1], dtype=float)[None, :]  # all distinct: no ties
+    tied = tied_hits_from_dense(scores, GRADES, 1.0, HITS.n_relevant, HITS.ideal)
+    for name, expected in CASES[(family, form)]:
+        metric = parse_metric(name, form)
+        kernel = COUNTERPARTS[metric.spec.forms[form].kernel]
+        got = kernel(tied, metric.cutoff(tied.n_relevant, WITHIN))
+        assert got == pytest.approx([expected], rel=1e-12, abs=1e-15), name
 
 
 @pytest.mark.parametrize(

@@ -37,6 +37,15 @@ def _argument_problems(paths: dict[str, str | None], metrics: list[str], form: s
     return problems
 
 
+def _ties_problems(args) -> list[str]:
+    """Embeddings: a tie-aware rule needs Hamming distances (float distances rank ties by index)."""
+    if args.ties is not None and args.distance != "hamming":
+        return [
+            f"--ties {args.ties} needs --distance hamming (float embeddings rank ties by index); got {args.distance}"
+        ]
+    return []
+
+
 def _set_level_problems(metrics: list[str]) -> list[str]:
     """compare pairs per-query values: set-level metrics (nmi, eer, ...) have none."""
     problems = []
@@ -82,7 +91,7 @@ def evaluate_command(args) -> int:
     if (args.reference is None) != (args.reference_labels is None):
         problems.append("--reference and --reference-labels go together; give both or neither")
     problems += _ignore_problems(args, "reference", separate=args.reference is not None)
-    problems += _report_problems(args.report)
+    problems += _report_problems(args.report) + _ties_problems(args)
     for flag, value in (("--block-size", args.block_size), ("--threads", args.threads)):
         if value is not None and value < 1:
             problems.append(f"{flag} must be >= 1; got {value}")
@@ -119,6 +128,7 @@ def evaluate_command(args) -> int:
             n_threads=args.threads,
             device=args.device,
             progress=progress,
+            ties=args.ties,
             **gallery,
         )
     finally:
@@ -207,6 +217,7 @@ def rankings_command(args) -> int:
             args.threshold,
             args.empty,
             args.complete,
+            args.ties,
         )
     _coverage_notes(coverage, args.complete)
     _warnings_as_lines("rankings", caught)
@@ -255,6 +266,7 @@ def scores_command(args) -> int:
             metrics=args.metrics,
             threshold=args.threshold,
             empty=args.empty,
+            ties=args.ties,
         )
     _warnings_as_lines("scores", caught)
     emit(result, args, {"scores": args.scores, "relevance": args.relevance})
@@ -344,7 +356,7 @@ def retrieval_command(args) -> int:
         **_ignore_paths(args, "corpus"),
     }
     problems = _argument_problems(paths, args.metrics, RANKINGS) + _report_problems(args.report)
-    problems += _ignore_problems(args, "corpus", separate=True)
+    problems += _ignore_problems(args, "corpus", separate=True) + _ties_problems(args)
     if args.ignore_same_id and args.ignore_same_query is not None:
         problems.append("--ignore-same-id and --ignore-same-query are two ways to give keys; choose one")
     for flag, value in (("--block-size", args.block_size), ("--threads", args.threads)):
@@ -380,6 +392,7 @@ def retrieval_command(args) -> int:
             n_threads=args.threads,
             device=args.device,
             progress=progress,
+            ties=args.ties,
             **extra,
         )
     finally:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from .._codes import HAMMING
 from .._inputs import DISTANCES
 from .._metrics import (
     DEFAULT_EMBEDDING_METRICS,
@@ -13,6 +14,7 @@ from .._metrics import (
     RANKINGS,
     valid_names,
 )
+from .._ties import RULES
 from ._commands import (
     compare_command,
     evaluate_command,
@@ -30,6 +32,7 @@ EXAMPLES = """examples:
   embedeval evaluate emb.npy labels.txt --ignore-same-query sequences.txt --metrics map@r precision@1
   embedeval evaluate emb.npy tags.txt --multi-label --metrics map precision@10
   embedeval evaluate emb.npy labels.txt --metrics precision@1 map@r nmi ami eer tar@far=1e-3 pcf@0.5
+  embedeval evaluate codes.npy labels.txt --distance hamming --ties expected --metrics map precision_radius@2
   embedeval compare model_a.npy model_b.npy labels.txt --metrics precision@1 map@r
   embedeval retrieval q.npy corpus.npy qrels.txt --query-ids q.txt --corpus-ids docs.txt --metrics ndcg@10 map
   embedeval rankings run.txt qrels.txt --metrics ndcg@10 map recall@100
@@ -61,6 +64,17 @@ def _metrics_option(p, default, form: str, note: str = "") -> None:
         metavar="NAME",
         help=f"metrics to compute (default: {' '.join(default)}); valid: {', '.join(valid_names(form))}, "
         f"with k an int from 1 to 10^9; case is ignored{note}",
+    )
+
+
+def _ties_option(p, default: str) -> None:
+    p.add_argument(
+        "--ties",
+        choices=RULES,
+        default=None,
+        help="items with exactly equal scores (or distances): 'expected' averages every metric over all their "
+        "orders (exactly, in closed form), 'optimistic'/'pessimistic' put relevant items first/last in each tie "
+        f"group (default: {default})",
     )
 
 
@@ -118,7 +132,13 @@ def _add_evaluate(ev: argparse.ArgumentParser) -> None:
         "; x a rate in (0, 1) in fnmr@fmr=x and tar@far=x, a share of the variance in (0, 1] in pcf@x; "
         "pytorch-metric-learning's names too (precision_at_1, mean_average_precision_at_r, NMI, AMI)",
     )
-    ev.add_argument("--distance", choices=DISTANCES, default="euclidean")
+    ev.add_argument(
+        "--distance",
+        choices=(*DISTANCES, HAMMING),
+        default="euclidean",
+        help="hamming: binary codes, packed uint8 (n, bits/8) or bool/0-1 (n, bits) (default: euclidean)",
+    )
+    _ties_option(ev, "by index, lower first; the other rules with --distance hamming only")
     ev.add_argument("--key", help=_KEY_HELP)
     ev.add_argument("--label-key", help=_LABEL_KEY_HELP)
     ev.add_argument("--per-class", metavar="FILE", help="write per-class averages as CSV")
@@ -176,7 +196,10 @@ def _add_retrieval(rt: argparse.ArgumentParser) -> None:
     )
     rt.add_argument("--corpus-ids", metavar="FILE", help="one id per line, per row of CORPUS (default: 0, 1, ...)")
     _metrics_option(rt, ("ndcg@10", "recall@100", "mrr@10", "map@100"), RANKINGS)
-    rt.add_argument("--distance", choices=DISTANCES, default="cosine")
+    rt.add_argument(
+        "--distance", choices=(*DISTANCES, HAMMING), default="cosine", help="hamming: binary codes (default: cosine)"
+    )
+    _ties_option(rt, "by corpus row, lower first; the other rules with --distance hamming only")
     rt.add_argument("--threshold", type=float, default=1.0, help="grade at which an item is relevant (default 1)")
     rt.add_argument("--empty", choices=("skip", "zero"), default="skip", help="queries without relevant items")
     rt.add_argument("--key", help=_KEY_HELP)
@@ -229,6 +252,10 @@ def _add_ranked(ir: argparse.ArgumentParser, name: str, run) -> None:
             action="store_true",
             help="average over every judged query, a query without a run counting as 0 (trec_eval -c)",
         )
+    _ties_option(
+        ir,
+        "the run's own rule: trec_eval's, by document id" if name == "rankings" else "lower column index first",
+    )
     ir.add_argument("--per-query", action="store_true", help="each query's values too, then 'all' (trec_eval -q)")
     ir.add_argument("--report", metavar="FILE", help="write a .md or .html report")
     _output_options(ir, formats=RANKED_FORMATS)
