@@ -15,8 +15,8 @@ import sys
 import threading
 import warnings
 
-from ._commands import UsageError
 from ._parser import build_parser
+from ._problems import UsageError
 
 __all__ = ["build_parser", "main"]
 

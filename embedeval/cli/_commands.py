@@ -1,7 +1,8 @@
 """One function per command: check the arguments, load the files, evaluate, emit.
 
 Each takes the parsed ``argparse.Namespace`` and returns the exit status. Problems visible
-before any file is read are collected and raised together as :class:`UsageError`.
+before any file is read are collected and raised together as
+:class:`~embedeval.cli._problems.UsageError`; the ranked-list commands are in :mod:`._ranked`.
 """
 
 from __future__ import annotations
@@ -14,66 +15,16 @@ import numpy as np
 from .._metrics import EMBEDDINGS, RANKINGS, parse_metrics
 from ._loaders import load_array, load_ids, load_keys, load_label_sets, load_labels, load_pairs
 from ._output import Progress, emit, format_comparison, format_examples
+from ._problems import (
+    UsageError,
+    argument_problems,
+    check_rows,
+    report_problems,
+    set_level_problems,
+    ties_problems,
+)
 
 _PLOT_METRICS = [f"recall@{k}" for k in range(1, 21)] + ["map@r"]  # what --plot draws
-
-
-class UsageError(Exception):
-    """Problems with the command line, one message each."""
-
-    def __init__(self, problems: list[str]):
-        super().__init__("; ".join(problems))
-        self.problems = problems
-
-
-def _argument_problems(paths: dict[str, str | None], metrics: list[str], form: str) -> list[str]:
-    """Every problem visible before loading anything: missing files and bad metric names."""
-    problems = [f"{name}: no such file: {p}" for name, p in paths.items() if p is not None and not Path(p).is_file()]
-    for name in metrics:
-        try:
-            parse_metrics([name], form)
-        except ValueError as exc:
-            problems.append(f"--metrics: {exc}")
-    return problems
-
-
-def _ties_problems(args) -> list[str]:
-    """Embeddings: a tie-aware rule needs Hamming distances (float distances rank ties by index)."""
-    if args.ties is not None and args.distance != "hamming":
-        return [
-            f"--ties {args.ties} needs --distance hamming (float embeddings rank ties by index); got {args.distance}"
-        ]
-    return []
-
-
-def _set_level_problems(metrics: list[str]) -> list[str]:
-    """compare pairs per-query values: set-level metrics (nmi, eer, ...) have none."""
-    problems = []
-    for name in metrics:
-        try:
-            parsed = parse_metrics([name], EMBEDDINGS)
-        except ValueError:
-            continue  # reported by _argument_problems
-        problems += [
-            f"--metrics: {m.name!r} is one number for the whole set; compare pairs per-query values, so evaluate "
-            "it with 'embedeval evaluate' for each set"
-            for m in parsed
-            if not m.per_query
-        ]
-    return problems
-
-
-def _report_problems(report: str | None) -> list[str]:
-    if report and Path(report).suffix.lower() not in (".md", ".html", ".htm"):
-        return [f"--report must end in .md or .html; got {report}"]
-    return []
-
-
-def _check_rows(labels, rows, labels_arg: str, rows_arg: str) -> None:
-    """One label per row, said in the command's terms (the arguments and their files); an array
-    of another shape than (n, d) is left to evaluate's own message."""
-    if rows.ndim == 2 and len(labels) != len(rows):
-        raise UsageError([f"{labels_arg} must hold one label per row of {rows_arg} ({len(rows)}); got {len(labels)}"])
 
 
 def evaluate_command(args) -> int:
@@ -87,11 +38,11 @@ def evaluate_command(args) -> int:
         "--reference-labels": args.reference_labels,
         **_ignore_paths(args, "reference"),
     }
-    problems = _argument_problems(paths, args.metrics, EMBEDDINGS)
+    problems = argument_problems(paths, args.metrics, EMBEDDINGS)
     if (args.reference is None) != (args.reference_labels is None):
         problems.append("--reference and --reference-labels go together; give both or neither")
     problems += _ignore_problems(args, "reference", separate=args.reference is not None)
-    problems += _report_problems(args.report) + _ties_problems(args)
+    problems += report_problems(args.report) + ties_problems(args)
     for flag, value in (("--block-size", args.block_size), ("--threads", args.threads)):
         if value is not None and value < 1:
             problems.append(f"{flag} must be >= 1; got {value}")
@@ -103,14 +54,14 @@ def evaluate_command(args) -> int:
     embeddings = load_array(Path(args.embeddings), "embeddings", args.key)
     read_labels = load_label_sets if args.multi_label else load_labels
     labels = read_labels(Path(args.labels), args.label_key)
-    _check_rows(labels, embeddings, f"LABELS ({args.labels})", f"EMBEDDINGS ({args.embeddings})")
+    check_rows(labels, embeddings, f"LABELS ({args.labels})", f"EMBEDDINGS ({args.embeddings})")
     gallery = _ignore_arguments(args, "reference", positions=True)
     if args.reference is not None:
         gallery.update(
             reference=load_array(Path(args.reference), "reference", args.key),
             reference_labels=read_labels(Path(args.reference_labels), args.label_key),
         )
-        _check_rows(
+        check_rows(
             gallery["reference_labels"],
             gallery["reference"],
             f"--reference-labels ({args.reference_labels})",
@@ -155,8 +106,8 @@ def compare_command(args) -> int:
     from .._evaluate import evaluate
     from ..stats import compare
 
-    problems = _argument_problems({"A": args.a, "B": args.b, "LABELS": args.labels}, args.metrics, EMBEDDINGS)
-    problems += _set_level_problems(args.metrics)
+    problems = argument_problems({"A": args.a, "B": args.b, "LABELS": args.labels}, args.metrics, EMBEDDINGS)
+    problems += set_level_problems(args.metrics)
     if args.resamples < 1:
         problems.append(f"--resamples must be >= 1; got {args.resamples}")
     if problems:
@@ -167,109 +118,12 @@ def compare_command(args) -> int:
             [f"A ({args.a}) and B ({args.b}) must embed the same items; got {len(a_rows)} and {len(b_rows)} rows"]
         )
     labels = load_labels(Path(args.labels), args.label_key)
-    _check_rows(labels, a_rows, f"LABELS ({args.labels})", f"A and B ({args.a}, {args.b})")
+    check_rows(labels, a_rows, f"LABELS ({args.labels})", f"A and B ({args.a}, {args.b})")
     a = evaluate(a_rows, labels, metrics=args.metrics, distance=args.distance)
     b = evaluate(b_rows, labels, metrics=args.metrics, distance=args.distance)
     level = args.ci or 0.95
     rows = compare(a, b, confidence=level, n_resamples=args.resamples, seed=args.seed)
     print(format_comparison(rows, args.format, level, args.resamples))
-    return 0
-
-
-def _ranked_problems(args, paths: dict[str, str]) -> list[str]:
-    """Every problem of a ranked-list command's arguments, found before any file is read."""
-    from .._graded import check_threshold
-
-    problems = _argument_problems(paths, args.metrics, RANKINGS)
-    problems += _report_problems(args.report)
-    if args.report and not Path(args.report).resolve().parent.is_dir():
-        problems.append(f"--report: no such folder for {args.report}")
-    try:
-        check_threshold(args.threshold)
-    except ValueError:
-        problems.append(f"--threshold must be a number > 0 (grade 0 is never relevant); got {args.threshold}")
-    if args.format == "trec" and args.ci is not None:
-        problems.append("--ci has no place in --format trec (trec_eval prints no intervals); drop one of them")
-    return problems
-
-
-def _warnings_as_lines(command: str, caught) -> None:
-    """Warnings of the evaluation as one line each on stderr, the way the command reports notes."""
-    for w in caught:
-        print(f"embedeval {command}: warning: {w.message}", file=sys.stderr)
-
-
-def rankings_command(args) -> int:
-    """``embedeval rankings``: a TREC run file against a TREC qrels file."""
-    import warnings
-
-    from .._trec import evaluate_files
-
-    problems = _ranked_problems(args, {"RUN": args.run_file, "QRELS": args.qrels})
-    if problems:
-        raise UsageError(problems)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result, coverage = evaluate_files(
-            args.run_file,
-            args.qrels,
-            parse_metrics(args.metrics, RANKINGS),
-            args.threshold,
-            args.empty,
-            args.complete,
-            args.ties,
-        )
-    _coverage_notes(coverage, args.complete)
-    _warnings_as_lines("rankings", caught)
-    emit(result, args, {"run": args.run_file, "qrels": args.qrels})
-    return 0
-
-
-def _coverage_notes(coverage, complete: bool) -> None:
-    def queries(n: int, one: str, many: str) -> str:
-        return f"{n} {one if n == 1 else many}"
-
-    if coverage.run_without_judgements:
-        n = coverage.run_without_judgements
-        print(
-            f"embedeval rankings: note: {queries(n, 'ranked query has', 'ranked queries have')} no judgements "
-            f"and {'is' if n == 1 else 'are'} left out, as in trec_eval",
-            file=sys.stderr,
-        )
-    if coverage.judged_without_run:
-        n = coverage.judged_without_run
-        what = queries(n, "judged query has", "judged queries have")
-        if complete:
-            print(f"embedeval rankings: note: {what} no run and count as empty rankings (--complete)", file=sys.stderr)
-        else:
-            print(
-                f"embedeval rankings: note: {what} no run and {'is' if n == 1 else 'are'} left out; --complete counts "
-                "them as 0, as trec_eval -c",
-                file=sys.stderr,
-            )
-
-
-def scores_command(args) -> int:
-    """``embedeval scores``: a queries x items score matrix against a relevance matrix."""
-    import warnings
-
-    from .._scores import evaluate_scores
-
-    problems = _ranked_problems(args, {"SCORES": args.scores, "RELEVANCE": args.relevance})
-    if problems:
-        raise UsageError(problems)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = evaluate_scores(
-            load_array(Path(args.scores), "scores"),
-            load_array(Path(args.relevance), "relevance"),
-            metrics=args.metrics,
-            threshold=args.threshold,
-            empty=args.empty,
-            ties=args.ties,
-        )
-    _warnings_as_lines("scores", caught)
-    emit(result, args, {"scores": args.scores, "relevance": args.relevance})
     return 0
 
 
@@ -355,8 +209,8 @@ def retrieval_command(args) -> int:
         "--corpus-ids": args.corpus_ids,
         **_ignore_paths(args, "corpus"),
     }
-    problems = _argument_problems(paths, args.metrics, RANKINGS) + _report_problems(args.report)
-    problems += _ignore_problems(args, "corpus", separate=True) + _ties_problems(args)
+    problems = argument_problems(paths, args.metrics, RANKINGS) + report_problems(args.report)
+    problems += _ignore_problems(args, "corpus", separate=True) + ties_problems(args)
     if args.ignore_same_id and args.ignore_same_query is not None:
         problems.append("--ignore-same-id and --ignore-same-query are two ways to give keys; choose one")
     for flag, value in (("--block-size", args.block_size), ("--threads", args.threads)):

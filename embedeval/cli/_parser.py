@@ -18,12 +18,11 @@ from .._ties import RULES
 from ._commands import (
     compare_command,
     evaluate_command,
-    rankings_command,
     reality_check_command,
     retrieval_command,
-    scores_command,
 )
 from ._output import FORMATS, RANKED_FORMATS
+from ._ranked import rankings_command, scores_command
 
 EXAMPLES = """examples:
   embedeval evaluate emb.npy labels.txt --metrics precision@1 recall@10 map@r --ci 0.95

@@ -1,0 +1,85 @@
+"""The ranked-list commands: ``embedeval rankings`` (TREC files) and ``embedeval scores`` (matrices)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .._metrics import RANKINGS, parse_metrics
+from ._loaders import load_array
+from ._output import emit
+from ._problems import UsageError, ranked_problems, warnings_as_lines
+
+
+def rankings_command(args) -> int:
+    """``embedeval rankings``: a TREC run file against a TREC qrels file."""
+    import warnings
+
+    from .._trec import evaluate_files
+
+    problems = ranked_problems(args, {"RUN": args.run_file, "QRELS": args.qrels})
+    if problems:
+        raise UsageError(problems)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result, coverage = evaluate_files(
+            args.run_file,
+            args.qrels,
+            parse_metrics(args.metrics, RANKINGS),
+            args.threshold,
+            args.empty,
+            args.complete,
+            args.ties,
+        )
+    _coverage_notes(coverage, args.complete)
+    warnings_as_lines("rankings", caught)
+    emit(result, args, {"run": args.run_file, "qrels": args.qrels})
+    return 0
+
+
+def _coverage_notes(coverage, complete: bool) -> None:
+    def queries(n: int, one: str, many: str) -> str:
+        return f"{n} {one if n == 1 else many}"
+
+    if coverage.run_without_judgements:
+        n = coverage.run_without_judgements
+        print(
+            f"embedeval rankings: note: {queries(n, 'ranked query has', 'ranked queries have')} no judgements "
+            f"and {'is' if n == 1 else 'are'} left out, as in trec_eval",
+            file=sys.stderr,
+        )
+    if coverage.judged_without_run:
+        n = coverage.judged_without_run
+        what = queries(n, "judged query has", "judged queries have")
+        if complete:
+            print(f"embedeval rankings: note: {what} no run and count as empty rankings (--complete)", file=sys.stderr)
+        else:
+            print(
+                f"embedeval rankings: note: {what} no run and {'is' if n == 1 else 'are'} left out; --complete counts "
+                "them as 0, as trec_eval -c",
+                file=sys.stderr,
+            )
+
+
+def scores_command(args) -> int:
+    """``embedeval scores``: a queries x items score matrix against a relevance matrix."""
+    import warnings
+
+    from .._scores import evaluate_scores
+
+    problems = ranked_problems(args, {"SCORES": args.scores, "RELEVANCE": args.relevance})
+    if problems:
+        raise UsageError(problems)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = evaluate_scores(
+            load_array(Path(args.scores), "scores"),
+            load_array(Path(args.relevance), "relevance"),
+            metrics=args.metrics,
+            threshold=args.threshold,
+            empty=args.empty,
+            ties=args.ties,
+        )
+    warnings_as_lines("scores", caught)
+    emit(result, args, {"scores": args.scores, "relevance": args.relevance})
+    return 0
