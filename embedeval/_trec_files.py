@@ -3,7 +3,7 @@ Python object per line.
 
 With pyarrow installed (``pip install 'embedeval[fast]'``) its multithreaded CSV reader parses
 the file; query ids are coded by pyarrow and document ids hashed to 63-bit numbers in numpy
-(:func:`hash_strings`; equal ids always get equal numbers, and whoever relies on two numbers
+(:func:`embedeval._trec_arrow.hash_strings`; equal ids always get equal numbers, and whoever relies on two numbers
 being different ids checks the strings, :meth:`Columns.strings`). Without pyarrow, or when it
 cannot read the file (fields separated by several spaces, a malformed line, a NaN), the line
 reader reads it and codes ids exactly, and for a bad line raises the error that names the file
@@ -21,10 +21,6 @@ import numpy as np
 
 RUN = ("qid Q0 docid rank score tag", "score", "listed twice")
 QRELS = ("qid iteration docid grade", "grade", "judged twice")
-_MASK63 = np.uint64(0x7FFF_FFFF_FFFF_FFFF)
-# Bytes of the file per batch: small batches keep pyarrow's buffers in flight small (256 KB
-# batches read as fast as 4 MB ones here, with 200 MB less memory at the peak).
-BATCH_BYTES = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -135,6 +131,8 @@ class Columns:
             return self
         import pyarrow as pa
 
+        from ._trec_arrow import hash_strings
+
         by_code = hash_strings(pa.array(self.ids, pa.string()))
         return Columns(
             self.path,
@@ -161,10 +159,6 @@ def keeping(hashes: np.ndarray) -> np.ndarray:
     return table
 
 
-class _Unreadable(Exception):
-    """pyarrow could not read the file as expected: the line reader takes over."""
-
-
 def read(path, layout: tuple[str, str, str], exact: bool = False, keep: np.ndarray | None = None) -> Columns:
     """The columns of a run (:data:`RUN`) or qrels (:data:`QRELS`) file; ValueError naming the
     file and line for a line without the right number of fields, a value that is not a number,
@@ -173,165 +167,13 @@ def read(path, layout: tuple[str, str, str], exact: bool = False, keep: np.ndarr
     dropped. (A document listed twice for a query is found where the lines are grouped by
     query, which then calls :func:`locate_duplicate`.)"""
     if not exact:
+        from . import _trec_arrow  # pyarrow itself is imported there, lazily
+
         try:
-            return _read_arrow(Path(path), layout, keep)
-        except (ImportError, _Unreadable):
+            return _trec_arrow.read_arrow(Path(path), layout, keep)
+        except (ImportError, _trec_arrow.Unreadable):
             pass  # the line reader reads what pyarrow could not, or names the bad line
     return _read_lines(Path(path), layout)
-
-
-def _delimiter(path: Path) -> str:
-    with open(path, "rb") as f:
-        first = f.readline()
-    return "\t" if b"\t" in first and b" " not in first.strip() else " "
-
-
-def hash_strings(chunk) -> np.ndarray:
-    """A 63-bit hash of each string of a pyarrow string array, int64 of shape (len(chunk),).
-
-    The bytes are read 8 at a time through an unaligned uint64 view of the data buffer, so the
-    cost is one vectorised pass per 8 bytes of the longest id."""
-    n = len(chunk)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    offsets = np.frombuffer(chunk.buffers()[1], np.int32)[chunk.offset : chunk.offset + n + 1].astype(np.int64)
-    data = np.frombuffer(chunk.buffers()[2], np.uint8) if chunk.buffers()[2] is not None else np.zeros(0, np.uint8)
-    padded = np.zeros(data.size + 8, np.uint8)
-    padded[: data.size] = data
-    words = np.ndarray(shape=(padded.size - 7,), dtype="<u8", buffer=padded, strides=(1,))
-    starts, lengths = offsets[:-1], np.diff(offsets)
-    h = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    for w in range((int(lengths.max(initial=0)) + 7) // 8):
-        left = np.clip(lengths - 8 * w, 0, 8).astype(np.uint64)
-        word = words[np.minimum(starts + 8 * w, words.size - 1)]
-        keep = np.where(left >= 8, ~np.uint64(0), (np.uint64(1) << (np.uint64(8) * left)) - np.uint64(1))
-        h ^= word & keep
-        h *= np.uint64(0xBF58476D1CE4E5B9)
-        h ^= h >> np.uint64(31)
-    h *= np.uint64(0x94D049BB133111EB)
-    h ^= h >> np.uint64(29)
-    return (h & _MASK63).view(np.int64)
-
-
-class _Growing:
-    """A numpy array appended to batch by batch, sized from a first estimate and doubled when
-    full, so that the columns are not held twice (as parts and joined) at the end."""
-
-    def __init__(self, dtype, size: int):
-        self.data, self.size = np.empty(max(size, 1), dtype=dtype), 0
-
-    def append(self, part: np.ndarray) -> None:
-        end = self.size + part.size
-        if end > self.data.size:
-            grown = np.empty(max(end, 2 * self.data.size), dtype=self.data.dtype)
-            grown[: self.size] = self.data[: self.size]
-            self.data = grown
-        self.data[self.size : end] = part
-        self.size = end
-
-    def array(self) -> np.ndarray:
-        return self.data[: self.size]
-
-
-def _query_runs(column, queries: dict) -> tuple[np.ndarray, np.ndarray, int]:
-    """(first line, query code) of each run of equal query ids in a batch, and the batch's
-    length; codes count in order of first appearance across batches. Only the first id of each
-    run becomes a Python string."""
-    import pyarrow.compute as pc
-
-    n = len(column)
-    if n == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), 0
-    change = pc.not_equal(column.slice(1), column.slice(0, n - 1)).to_numpy(zero_copy_only=False)
-    starts = np.concatenate([[0], np.flatnonzero(change) + 1])
-    codes = [queries.setdefault(q, len(queries)) for q in column.take(starts).to_pylist()]
-    return starts, np.asarray(codes, dtype=np.int64), n
-
-
-def _join_runs(parts: list[tuple], sizes: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """One list of runs from per-batch runs, merging a run that continues across batches."""
-    starts, codes, offset, last = [], [], 0, -1
-    for (s, c, _), size in zip(parts, sizes, strict=True):
-        if c.size and c[0] == last:
-            s, c = s[1:], c[1:]
-        starts.append(s + offset)
-        codes.append(c)
-        offset += size
-        last = c[-1] if c.size else last
-    joined = lambda a: np.concatenate(a) if a else np.zeros(0, np.int64)  # noqa: E731
-    return joined(starts), joined(codes)
-
-
-def _tie_candidates(value: np.ndarray) -> np.ndarray:
-    """Lines whose score equals a neighbour's, and a batch's first and last: in a run written
-    in score order these hold every tie, whose order the ids decide (trec_eval's rule)."""
-    out = np.zeros(value.size, dtype=bool)
-    if value.size:
-        same = value[1:] == value[:-1]
-        out[1:] |= same
-        out[:-1] |= same
-        out[[0, -1]] = True
-    return out
-
-
-def _read_arrow(path: Path, layout, keep: np.ndarray | None) -> Columns:
-    """Batch by batch, so that only the document ids stay as strings: query ids are coded,
-    document ids hashed and values copied as each batch arrives, and the rest freed."""
-    import pyarrow as pa
-    import pyarrow.csv as csv
-
-    fields, value_field, _ = layout
-    queries: dict[str, int] = {}
-    ids, runs, kept, lines, columns = [], [], [], 0, None
-    try:
-        reader = csv.open_csv(
-            path,
-            read_options=csv.ReadOptions(column_names=fields.split(), block_size=BATCH_BYTES),
-            parse_options=csv.ParseOptions(
-                delimiter=_delimiter(path), quote_char=False, double_quote=False, escape_char=False
-            ),
-            convert_options=csv.ConvertOptions(
-                include_columns=["qid", "docid", value_field],
-                column_types={"qid": pa.string(), "docid": pa.string(), value_field: pa.float64()},
-                strings_can_be_null=False,
-            ),
-        )
-        for batch in reader:
-            values = batch.column(value_field)
-            if values.null_count:
-                raise _Unreadable  # "nan" and empty fields read as null
-            if columns is None:
-                size = _lines_expected(path)
-                columns = _Growing(np.int64, size), _Growing(np.float64, size)
-            docs = batch.column("docid")
-            hashes, value = hash_strings(docs), values.to_numpy()
-            runs.append(_query_runs(batch.column("qid"), queries))
-            columns[0].append(hashes)
-            columns[1].append(value)
-            if keep is None:
-                ids.append(docs)
-            else:
-                wanted = keep[hashes & 0xFFFFFF] | _tie_candidates(value)
-                ids.append(docs.filter(pa.array(wanted)))
-                kept.append(np.flatnonzero(wanted) + lines)
-            lines += batch.num_rows
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        raise _Unreadable from None  # a malformed line, a non-number, an empty file
-    if columns is None:
-        raise _Unreadable  # no line: the line reader makes the empty columns
-    doc, value = (c.array() for c in columns)
-    if not (np.isfinite(value).all() if value_field == "grade" else not np.isnan(value).any()):
-        raise _Unreadable
-    starts, codes = _join_runs(runs, [r[2] for r in runs])
-    held = None if keep is None else np.concatenate(kept)
-    return Columns(str(path), list(queries), starts, codes, doc, value, False, pa.chunked_array(ids, pa.string()), held)
-
-
-def _lines_expected(path: Path) -> int:
-    """The file's size over the mean length of its first 64 KB of lines, plus 5%."""
-    with open(path, "rb") as f:
-        head = f.read(1 << 16)
-    return int(path.stat().st_size / max(len(head), 1) * max(head.count(b"\n"), 1) * 1.05) + 16
 
 
 def _read_lines(path: Path, layout, duplicates: bool = False) -> Columns:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import embedeval
-from embedeval import _trec, _trec_files
+from embedeval import _trec, _trec_arrow
 from embedeval._metrics import RANKINGS, parse_metrics
 from embedeval.io import common_queries, read_qrels, read_run
 
@@ -63,7 +63,7 @@ def without_pyarrow(monkeypatch):
     def refuse(*args, **kwargs):
         raise ImportError("pyarrow disabled by the test")
 
-    monkeypatch.setattr(_trec_files, "_read_arrow", refuse)
+    monkeypatch.setattr(_trec_arrow, "read_arrow", refuse)
 
 
 @pytest.mark.parametrize("layout", ["grouped", "score order", "shuffled", "tabs", "spaces", "small batches"])
@@ -76,7 +76,7 @@ def test_files_give_trec_eval_numbers_on_every_path(tmp_path, monkeypatch, seed,
         tmp_path, seed, sep=sep, shuffle=layout == "shuffled", by_score=layout == "score order"
     )
     if layout == "small batches":
-        monkeypatch.setattr(_trec_files, "BATCH_BYTES", 64)  # a query's lines span several batches
+        monkeypatch.setattr(_trec_arrow, "BATCH_BYTES", 64)  # a query's lines span several batches
     trec = pytrec_eval.RelevanceEvaluator(qrels, set(TREC.values())).evaluate(run)
     columns, coverage = _trec.evaluate_files(run_path, qrels_path, PARSED, 1.0, "zero", False)
     dicts = embedeval.evaluate_rankings(
@@ -99,7 +99,7 @@ def test_read_run_and_read_qrels_match_a_plain_reader(tmp_path, monkeypatch, see
     run_path, qrels_path, run, qrels = random_files(tmp_path, seed, shuffle=True)
     want_run = {q: embedeval._python_forms.order_by_score(docs) for q, docs in run.items()}
     want_qrels = {q: {d: float(g) for d, g in docs.items()} for q, docs in qrels.items()}
-    monkeypatch.setattr(_trec_files, "BATCH_BYTES", 100)
+    monkeypatch.setattr(_trec_arrow, "BATCH_BYTES", 100)
     assert read_run(run_path) == want_run and read_qrels(qrels_path) == want_qrels
     without_pyarrow(monkeypatch)
     assert read_run(run_path) == want_run and read_qrels(qrels_path) == want_qrels
@@ -111,7 +111,7 @@ def test_hash_collisions_in_files_fall_back_to_exact_ids(tmp_path, monkeypatch, 
     the string check, and both files are read again with exact codes."""
     run_path, qrels_path, *_ = random_files(tmp_path, seed)
     want, _ = _trec.evaluate_files(run_path, qrels_path, PARSED, 1.0, "skip", False)
-    monkeypatch.setattr(_trec_files, "hash_strings", lambda chunk: np.zeros(len(chunk), dtype=np.int64))
+    monkeypatch.setattr(_trec_arrow, "hash_strings", lambda chunk: np.zeros(len(chunk), dtype=np.int64))
     got, _ = _trec.evaluate_files(run_path, qrels_path, PARSED, 1.0, "skip", False)
     assert got.config["query_ids"] == want.config["query_ids"]
     for name in TREC:
@@ -121,9 +121,9 @@ def test_hash_collisions_in_files_fall_back_to_exact_ids(tmp_path, monkeypatch, 
 def test_hashes_tell_distinct_ids_apart():
     pa = pytest.importorskip("pyarrow")
     ids = [f"doc{i}" for i in range(20000)] + ["", "a", "a" * 8, "a" * 9, "a" * 17, "é" * 5]
-    hashed = _trec_files.hash_strings(pa.array(ids))
+    hashed = _trec_arrow.hash_strings(pa.array(ids))
     assert np.unique(hashed).size == len(ids) and (hashed >= 0).all()
-    again = _trec_files.hash_strings(pa.array(ids[::-1]).slice(0))
+    again = _trec_arrow.hash_strings(pa.array(ids[::-1]).slice(0))
     np.testing.assert_array_equal(again[::-1], hashed)
 
 
