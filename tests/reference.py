@@ -199,3 +199,22 @@ def evaluate_hamming(query_bits, reference_bits, metrics, grade, ignored, thresh
                 value = graded_metric(name, ranked, R, ideal, threshold)
             out[m].append(value)
     return {m: np.array(v) for m, v in out.items()}
+
+
+# trec_eval's measures (pytrec_eval names) under embedeval's names for them, for the agreement tests.
+TREC_MEASURES = {
+    "precision@5": "P_5",
+    "precision@10": "P_10",
+    "recall@5": "recall_5",
+    "recall@10": "recall_10",
+    "map": "map",
+    "map@5": "map_cut_5",
+    "map@10": "map_cut_10",
+    "mrr": "recip_rank",
+    "ndcg": "ndcg",
+    "ndcg@5": "ndcg_cut_5",
+    "ndcg@10": "ndcg_cut_10",
+    "r_precision": "Rprec",
+    "hit_rate@1": "success_1",
+    "hit_rate@5": "success_5",
+}

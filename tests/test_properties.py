@@ -19,6 +19,7 @@ import warnings
 
 import numpy as np
 import pytest
+from reference import TREC_MEASURES as TREC
 from reference import evaluate_reference
 
 import embedeval
@@ -151,23 +152,6 @@ def test_evaluate_equals_the_float64_full_sort_reference(case):
     assert result.n_evaluated == int((~np.isnan(expected["map@r"])).sum())
 
 
-# trec_eval's measures (pytrec_eval names) and embedeval's names for them.
-TREC = {
-    "precision@5": "P_5",
-    "precision@10": "P_10",
-    "recall@5": "recall_5",
-    "recall@10": "recall_10",
-    "map": "map",
-    "map@5": "map_cut_5",
-    "map@10": "map_cut_10",
-    "mrr": "recip_rank",
-    "ndcg": "ndcg",
-    "ndcg@5": "ndcg_cut_5",
-    "ndcg@10": "ndcg_cut_10",
-    "r_precision": "Rprec",
-    "hit_rate@1": "success_1",
-    "hit_rate@5": "success_5",
-}
 # trec_eval keeps run scores as C floats (float32): scores that differ only beyond float32's
 # precision (1.00000001 and 1.0), or that underflow or overflow in it (1e-50 and 0.0, 1e39 and
 # 1e40), are ties there, broken by document id, while embedeval orders them by their float64

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from reference import TREC_MEASURES as TREC
 from reference import binary_metric
 
 import embedeval
@@ -117,24 +118,6 @@ def test_graded_cg_dcg_ndcg_by_hand():
     assert r.summary["recall@6"] == pytest.approx(5 / 6)  # 6 items with grade >= 1, 'z' missed
     high = embedeval.evaluate_rankings([ranking], [grades], metrics=["precision@3"], threshold=3)
     assert high.summary["precision@3"] == pytest.approx(2 / 3)
-
-
-TREC = {  # embedeval name -> trec_eval measure
-    "precision@5": "P_5",
-    "precision@10": "P_10",
-    "recall@5": "recall_5",
-    "recall@10": "recall_10",
-    "map": "map",
-    "map@5": "map_cut_5",
-    "map@10": "map_cut_10",
-    "mrr": "recip_rank",
-    "ndcg": "ndcg",
-    "ndcg@5": "ndcg_cut_5",
-    "ndcg@10": "ndcg_cut_10",
-    "r_precision": "Rprec",
-    "hit_rate@1": "success_1",
-    "hit_rate@5": "success_5",
-}
 
 
 def random_trec_case(seed, ties=False):

@@ -4,25 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference import TREC_MEASURES as TREC
 
 import embedeval
 from embedeval._inputs import prepare
 from embedeval._search import FlatSearcher, Ignored
-
-TREC = {  # embedeval name -> trec_eval measure
-    "precision@5": "P_5",
-    "recall@5": "recall_5",
-    "recall@10": "recall_10",
-    "map": "map",
-    "map@10": "map_cut_10",
-    "mrr": "recip_rank",
-    "ndcg": "ndcg",
-    "ndcg@5": "ndcg_cut_5",
-    "ndcg@10": "ndcg_cut_10",
-    "r_precision": "Rprec",
-    "hit_rate@1": "success_1",
-    "hit_rate@5": "success_5",
-}
 
 
 def trec_case(seed):
