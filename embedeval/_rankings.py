@@ -166,6 +166,17 @@ def _reduce(rankings, relevance, grades, pad: int, complete: bool, ties=None) ->
     return _from_python(rows, relevance, complete, judged)
 
 
+def check_options(metrics, threshold, empty, complete, ties):
+    """The options every ranked-list entry point shares, checked before any work:
+    (parsed metrics, threshold, tie rule)."""
+    parsed = parse_metrics(metrics, RANKINGS)
+    threshold = check_threshold(threshold)
+    check_choice(empty, "empty", ("skip", "zero"))
+    if not isinstance(complete, bool):
+        raise TypeError(f"'complete' must be True or False; got {complete!r}")
+    return parsed, threshold, check_ties(ties)
+
+
 def result_of(
     reduced: Judged, parsed, threshold: float, empty: str, query_ids, config: dict, ties=None, own: str = "trec_eval"
 ) -> EvaluationResult:
@@ -274,11 +285,6 @@ def evaluate_rankings(
     >>> r.summary
     {'precision@2': 0.5, 'recall@2': 0.5, 'mrr': 0.5}
     """
-    parsed = parse_metrics(metrics, RANKINGS)
-    threshold = check_threshold(threshold)
-    check_choice(empty, "empty", ("skip", "zero"))
-    if not isinstance(complete, bool):
-        raise TypeError(f"'complete' must be True or False; got {complete!r}")
-    ties = check_ties(ties)
+    parsed, threshold, ties = check_options(metrics, threshold, empty, complete, ties)
     reduced, query_ids, longest, own = _reduce(rankings, relevance, grades, pad, complete, ties)
     return result_of(reduced, parsed, threshold, empty, query_ids, {"max_length": longest}, ties, own)

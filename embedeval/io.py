@@ -11,10 +11,8 @@ CSV reader; without it, line by line (6 to 7 times slower); the results are the 
 
 from __future__ import annotations
 
-from ._graded import check_threshold
-from ._inputs import check_choice
-from ._metrics import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
-from ._ties import check_ties
+from ._metrics import DEFAULT_RANKING_METRICS
+from ._rankings import check_options
 from ._trec import evaluate_files as _evaluate_files
 from ._trec import qrels_as_dicts, run_as_lists
 
@@ -93,11 +91,6 @@ def evaluate_files(
         As :func:`read_run` and :func:`read_qrels`, naming the file and line; and when no query
         of the run is judged.
     """
-    parsed = parse_metrics(metrics, RANKINGS)
-    threshold = check_threshold(threshold)
-    check_choice(empty, "empty", ("skip", "zero"))
-    if not isinstance(complete, bool):
-        raise TypeError(f"'complete' must be True or False; got {complete!r}")
-    ties = check_ties(ties)
+    parsed, threshold, ties = check_options(metrics, threshold, empty, complete, ties)
     result, _ = _evaluate_files(run, qrels, parsed, threshold, empty, complete, ties)
     return result
