@@ -27,6 +27,25 @@ from ._problems import (
 _PLOT_METRICS = [f"recall@{k}" for k in range(1, 21)] + ["map@r"]  # what --plot draws
 
 
+def _searched(evaluate_function, args, *inputs, **options):
+    """``evaluate_function`` (evaluate or evaluate_retrieval) with the search options every
+    embedding command shares, and the progress line on stderr unless --quiet."""
+    progress = Progress(not args.quiet)
+    try:
+        return evaluate_function(
+            *inputs,
+            distance=args.distance,
+            block_size=args.block_size,
+            n_threads=args.threads,
+            device=args.device,
+            progress=progress,
+            ties=args.ties,
+            **options,
+        )
+    finally:
+        progress.close()
+
+
 def evaluate_command(args) -> int:
     """``embedeval evaluate``: embeddings with class labels, leave-one-out or against a gallery."""
     from .._evaluate import evaluate
@@ -68,22 +87,7 @@ def evaluate_command(args) -> int:
             f"--reference ({args.reference})",
         )
     drawing = bool(args.plot or args.report)
-    progress = Progress(not args.quiet)
-    try:
-        full = evaluate(
-            embeddings,
-            labels,
-            metrics=shown + (_PLOT_METRICS if drawing else []),
-            distance=args.distance,
-            block_size=args.block_size,
-            n_threads=args.threads,
-            device=args.device,
-            progress=progress,
-            ties=args.ties,
-            **gallery,
-        )
-    finally:
-        progress.close()
+    full = _searched(evaluate, args, embeddings, labels, metrics=shown + (_PLOT_METRICS if drawing else []), **gallery)
     figure = None
     if drawing and full.n_evaluated == 0:
         flag = "--plot" if args.plot else "--report"
@@ -230,27 +234,19 @@ def retrieval_command(args) -> int:
     extra = _ignore_arguments(args, "corpus", positions=False)
     if args.ignore_same_id:
         extra["ignore_same"] = (query_ids, corpus_ids)
-    progress = Progress(not args.quiet)
-    try:
-        result = evaluate_retrieval(
-            queries,
-            corpus,
-            qrels,
-            query_ids=query_ids,
-            corpus_ids=corpus_ids,
-            metrics=args.metrics,
-            distance=args.distance,
-            threshold=args.threshold,
-            empty=args.empty,
-            block_size=args.block_size,
-            n_threads=args.threads,
-            device=args.device,
-            progress=progress,
-            ties=args.ties,
-            **extra,
-        )
-    finally:
-        progress.close()
+    result = _searched(
+        evaluate_retrieval,
+        args,
+        queries,
+        corpus,
+        qrels,
+        query_ids=query_ids,
+        corpus_ids=corpus_ids,
+        metrics=args.metrics,
+        threshold=args.threshold,
+        empty=args.empty,
+        **extra,
+    )
     inputs = {"queries": f"{args.queries} {tuple(np.shape(queries))}", "corpus": args.corpus, "qrels": args.qrels}
     emit(result, args, inputs)
     return 0
