@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from ._inputs import as_embeddings, as_labels, check_directions, check_positive_int
+from ._magnitude import into_safe_range, scale_config
 from ._metrics import DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, parse_metrics
 from ._pipeline import TIE_RULE, Options, score, warn_if_k_exceeds
 from ._relevance import ClassLabels, IgnoreRules, Relevance
@@ -170,7 +171,7 @@ def evaluate(
     )
     if options.approximate:
         check_sample = check_positive_int(check_sample, "check_sample")
-    queries, references = _read_embeddings(embeddings, reference, reference_labels, distance)
+    queries, references, scale = _read_embeddings(embeddings, reference, reference_labels, distance)
     query_labels, relevance = _read_relevance(labels, reference_labels, queries, references, ignore, ignore_same)
     evaluated = np.flatnonzero(relevance.n_relevant > 0)
     warn_if_k_exceeds(parsed, relevance.n_rankable[evaluated])
@@ -201,12 +202,16 @@ def evaluate(
         query_labels=query_labels,
         label_codes=(relevance.source.classes, relevance.source.query_codes) if single else None,
         approximation=approximation,
-        config=_config(options, relevance, references.shape, queries.shape[1], reference is None),
+        config={
+            **_config(options, relevance, references.shape, queries.shape[1], reference is None),
+            **scale_config(scale),
+        },
     )
 
 
 def _read_embeddings(embeddings, reference, reference_labels, distance: str):
-    """(queries, references), checked before any work.
+    """(queries, references, scale), checked before any work; scaled by a power of two where
+    their magnitudes need it (:mod:`embedeval._magnitude`).
 
     Queries are not normalised here: they are read (and normalised) block by block, so that
     memory-mapped queries are streamed from disk; each searcher prepares the references itself.
@@ -228,7 +233,7 @@ def _read_embeddings(embeddings, reference, reference_labels, distance: str):
         check_directions(queries, "embeddings")
         if reference is not None:
             check_directions(references, "reference")
-    return queries, references
+    return into_safe_range(queries, references, ["embeddings", "reference"], distance)
 
 
 def _label_side(value, n: int, name: str, against: str):

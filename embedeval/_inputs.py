@@ -224,7 +224,8 @@ def check_directions(vectors: np.ndarray, name: str, chunk: int = _budget.SCAN_R
 
 
 def prepare(vectors: np.ndarray, distance: str) -> np.ndarray:
-    """Vectors as searched: L2-normalised (in float32) for cosine, unchanged otherwise.
+    """Vectors as searched: for cosine, L2-normalised in float64 and rounded to float32 (so no
+    norm underflows or overflows, whatever the magnitude of a row); unchanged otherwise.
 
     Parameters
     ----------
@@ -239,5 +240,6 @@ def prepare(vectors: np.ndarray, distance: str) -> np.ndarray:
     """
     if distance != "cosine":
         return vectors
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return np.ascontiguousarray(vectors / norms, dtype=np.float32)
+    wide = np.asarray(vectors, dtype=np.float64)
+    norms = np.sqrt(np.einsum("ij,ij->i", wide, wide))[:, None]
+    return np.ascontiguousarray(wide / norms, dtype=np.float32)

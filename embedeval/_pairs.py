@@ -7,7 +7,7 @@ ever holds more than one tile of pair distances.
 
 Exact distance. A pair's distance is what :func:`embedeval._search.float64.exact_distance` computes
 from the float32 vectors in float64 (squared euclidean, or the negated inner product of the
-vectors, L2-normalised in float32 for cosine): the same numbers as the rest of embedeval.
+vectors, L2-normalised in float64 and rounded to float32 for cosine): the same numbers as the rest of embedeval.
 
 Approximate distance. Tiles are computed with one float64 matrix product, ``||q||^2 + ||r||^2 -
 2 q.r`` or ``-q.r``, and differ from the exact distance by at most E (Higham's bound for sums of d

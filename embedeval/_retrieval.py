@@ -12,6 +12,7 @@ import numpy as np
 
 from ._graded import check_threshold, conventions
 from ._inputs import as_embeddings, check_choice, check_directions, check_positive_int
+from ._magnitude import into_safe_range, scale_config
 from ._metrics import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
 from ._pipeline import TIE_RULE, Options, score, warn_if_k_exceeds
 from ._relevance import IgnoreRules, Relevance
@@ -122,7 +123,7 @@ def evaluate_retrieval(
     )
     if options.approximate:
         check_sample = check_positive_int(check_sample, "check_sample")
-    q, c = _read_embeddings(queries, corpus, distance)
+    q, c, scale = _read_embeddings(queries, corpus, distance)
     relevance, judged = _read_relevance(
         qrels, q.shape[0], c.shape[0], query_ids, corpus_ids, threshold, ignore, ignore_same
     )
@@ -148,6 +149,7 @@ def evaluate_retrieval(
         "search": options.search_config(),
         "tie_rule": TIE_RULE,
         **relevance.counts(),
+        **scale_config(scale),
     }
     if query_ids is not None:
         config["query_ids"] = list(np.asarray(query_ids).tolist() if hasattr(query_ids, "__array__") else query_ids)
@@ -170,7 +172,7 @@ def _read_embeddings(queries, corpus, distance: str):
     if distance == "cosine":
         check_directions(q, "queries")
         check_directions(c, "corpus")
-    return q, c
+    return into_safe_range(q, c, ["queries", "corpus"], distance)
 
 
 def _read_relevance(qrels, n_queries, n_corpus, query_ids, corpus_ids, threshold, ignore, ignore_same):

@@ -40,12 +40,11 @@ PROPERTY = settings(
 # ---------------------------------------------------------------------------------------------
 # MAGNITUDES. Every embedding is (a lattice or continuous values of magnitude 1 or 0) x 2**e,
 # e drawn from SCALE_EXPONENTS, and no nonzero component is smaller than SMALLEST_COMPONENT
-# before scaling. That keeps the inputs within float32's comfortable range (row norms ~1e-3 to
-# ~1e3, no product near float32's underflow, nothing near its overflow), where the float32
-# error bound's preconditions hold. Issue #18's magnitude work widens these two parameters to
-# float32's whole range (e.g. SCALE_EXPONENTS = (-126, 120), SMALLEST_COMPONENT = 2**-24).
-SCALE_EXPONENTS = (-10, 10)
-SMALLEST_COMPONENT = 2.0**-8
+# before scaling: row norms from ~1e-38 to ~1e30, products deep in float32's subnormal range,
+# distances that would overflow float32. The inputs are scaled by a power of two into the safe
+# range and the bound covers underflow (embedeval._magnitude), so every one is ranked exactly.
+SCALE_EXPONENTS = (-120, 100)
+SMALLEST_COMPONENT = 2.0**-24
 # ---------------------------------------------------------------------------------------------
 
 EMBEDDING_METRICS = [

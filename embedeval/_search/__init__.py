@@ -36,17 +36,24 @@ without FMA, Higham's gamma_d bound gives |fl(q.r) - q.r| <= gamma_d ||q|| ||r||
 d u / (1 - d u). faiss's euclidean distance ||q||^2 + ||r||^2 - 2 q.r adds two roundings, so
 with 1% slack
 
-    E = 1.01 (d + 4) u (||q|| + max ||r||)^2   (squared euclidean),
-    E = 1.01 (d + 3) u ||q|| max ||r||          (inner product; cosine after normalisation),
+    E = 1.01 (d + 4) u (||q|| + max ||r||)^2 + (2d + 4) s   (squared euclidean),
+    E = 1.01 (d + 3) u ||q|| max ||r|| + (2d + 4) s          (inner product; cosine after normalisation),
 
 with u = 2**-24 for faiss's float32 and u = 2**-53 for the float64 BLAS distances of deep
-searches. The bound holds only under these preconditions, which the inputs must meet:
+searches, and s the spacing of the precision's subnormal numbers (2**-149 in float32): a
+product that underflows below the smallest normal number (2**-126 in float32) is off by up
+to s / 2 whatever its size, which no relative bound covers; sums that land there are exact
+(:func:`~embedeval._search.candidates.underflow_bound`). The bound holds under these
+preconditions, which :mod:`embedeval._magnitude` and :func:`embedeval._inputs.prepare`
+establish for every input before the search:
 
-* no underflow: no nonzero product q_j r_j (or square) of float32 components is smaller in
-  magnitude than 2**-126, float32's smallest normal number, where a rounding error is no
-  longer relative (components of magnitude 1e-19 or more, or exactly 0, are safe; additions
-  that land there are exact, and float64 cannot underflow from float32 inputs);
-* no overflow: (||q|| + max ||r||)^2 stays below float32's largest number, about 3.4e38;
+* no overflow: (||q|| + max ||r||)^2 stays below float32's largest number, about 3.4e38.
+  Euclidean and inner-product inputs whose largest row norm lies outside [2**-40, 2**40] are
+  multiplied by a power of two (exact; the ranking and its ties are unchanged) that brings it
+  near 1, and refused when they span too many magnitudes for that to be exact. Cosine rows are
+  normalised in float64, so their norms can neither underflow nor overflow;
+* underflow is covered by the absolute term; scaling tiny inputs up keeps it negligible (it would
+  otherwise send nearly every candidate to float64 recomputation: exact, but slow);
 * (d + 4) u <= 0.0099, so that the 1% slack covers gamma_d's 1 / (1 - d u) factor and the
   rounding of E itself: d up to about 166,000 in float32;
 * the device computes in genuine float32: faiss's GPU search through cuBLAS with

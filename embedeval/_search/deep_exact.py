@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .candidates import FLOAT32_UNIT_ROUNDOFF, FLOAT64_UNIT_ROUNDOFF
+from .candidates import FLOAT32_UNIT_ROUNDOFF, FLOAT64_UNIT_ROUNDOFF, underflow_bound
 from .float64 import pair_distances
 
 
@@ -26,21 +26,24 @@ def error_bounds(q_norms: np.ndarray, max_norm: float, dim: int, euclidean: bool
     * inner product, -q.r: 1.01 (d + 3) u ||q|| M;
 
     plus, for both, the exact formula's own error from the real distance: 1.01 (d + 4)
-    2**-53 (||q|| + M)^2 (squared differences) or 1.01 (d + 3) 2**-53 ||q|| M. The 1% covers
-    gamma_n's 1 / (1 - n u) and the rounding of the bound itself under the preconditions of
-    :mod:`embedeval._search`.
+    2**-53 (||q|| + M)^2 (squared differences) or 1.01 (d + 3) 2**-53 ||q|| M, and the absolute
+    error of products that underflow (:func:`~embedeval._search.candidates.underflow_bound`,
+    in each precision). The 1% covers gamma_n's 1 / (1 - n u) and the rounding of the bound
+    itself under the preconditions of :mod:`embedeval._search`.
     """
+    absolute32 = underflow_bound(dim, FLOAT32_UNIT_ROUNDOFF) + underflow_bound(dim, FLOAT64_UNIT_ROUNDOFF)
+    absolute64 = 2 * underflow_bound(dim, FLOAT64_UNIT_ROUNDOFF)
     if euclidean:
         scale = (q_norms + max_norm) ** 2
         exact = 1.01 * (dim + 4) * FLOAT64_UNIT_ROUNDOFF * scale
-        return 1.01 * (dim + 4) * FLOAT32_UNIT_ROUNDOFF * scale + exact, 1.01 * (
-            2 * dim + 4
-        ) * FLOAT64_UNIT_ROUNDOFF * scale + exact
-    scale = q_norms * max_norm
-    exact = 1.01 * (dim + 3) * FLOAT64_UNIT_ROUNDOFF * scale
-    return 1.01 * (dim + 3) * FLOAT32_UNIT_ROUNDOFF * scale + exact, 1.01 * (
-        dim + 3
-    ) * FLOAT64_UNIT_ROUNDOFF * scale + exact
+        bound32 = 1.01 * (dim + 4) * FLOAT32_UNIT_ROUNDOFF * scale
+        bound64 = 1.01 * (2 * dim + 4) * FLOAT64_UNIT_ROUNDOFF * scale
+    else:
+        scale = q_norms * max_norm
+        exact = 1.01 * (dim + 3) * FLOAT64_UNIT_ROUNDOFF * scale
+        bound32 = 1.01 * (dim + 3) * FLOAT32_UNIT_ROUNDOFF * scale
+        bound64 = 1.01 * (dim + 3) * FLOAT64_UNIT_ROUNDOFF * scale
+    return bound32 + exact + absolute32, bound64 + exact + absolute64
 
 
 def exact_ranks(query, depth: int, values, bounds, classes, index, reference, euclidean: bool):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .candidates import Candidates
+from .candidates import Candidates, underflow_bound
 from .float64 import pair_distances
 from .ignored import as_ignored, drop_ignored
 
@@ -37,12 +37,15 @@ class ExactSearcher:
         return None
 
     def _error_bound(self, queries: np.ndarray, unit_roundoff: float) -> np.ndarray:
-        """E per query, shape (b,): no gathered distance of that query is off by more."""
+        """E per query, shape (b,): no gathered distance of that query is off by more.
+
+        Relative (Higham's gamma_d, with 1% slack) plus absolute (products that underflow into
+        subnormal numbers, :func:`~embedeval._search.candidates.underflow_bound`).
+        """
         slack = 1.01 * (queries.shape[1] + (4 if self.euclidean else 3)) * unit_roundoff
         q_norm = np.sqrt(np.einsum("ij,ij->i", queries, queries, dtype=np.float64))
-        if self.euclidean:
-            return slack * (q_norm + self.max_norm) ** 2
-        return slack * q_norm * self.max_norm
+        scale = (q_norm + self.max_norm) ** 2 if self.euclidean else q_norm * self.max_norm
+        return slack * scale + underflow_bound(queries.shape[1], unit_roundoff)
 
     def search(self, queries: np.ndarray, k: int, ignore=None, classes=None) -> np.ndarray:
         """Indices of each query's ``k`` nearest references, nearest first, ties by lower index.
