@@ -4,6 +4,7 @@
     python bench/bench_deep.py --rows 4 5         # some of them (1-based)
     python bench/bench_deep.py --no-faiss         # without (b) (the half-class row's faiss takes a minute)
     python bench/bench_deep.py --pieces           # the measurements behind _budget.DEEP_TIE_COLUMNS
+    python bench/bench_deep.py --crossover        # the depth behind _budget.DEEP_FROM
 
 The memory case (n = 200,000, d = 64, one class of 100,000) is bench/bench_memory.py.
 
@@ -118,6 +119,26 @@ def table(args):
         sys.stdout.flush()
 
 
+def crossover(args):
+    """evaluate with every block through faiss's search, then every block through the deep ranking,
+    at n = 20,000, d = 128 and growing R (the depth where the second wins is _budget.DEEP_FROM)."""
+    print(f"# n=20000, d=128; load {os.getloadavg()[0]:.2f}; seconds, best of {args.repeat}")
+    print("| R | faiss route s | deep route s | deep / faiss |")
+    print("|---|---|---|---|")
+    saved = _budget.DEEP_FROM
+    try:
+        for r in args.depths:
+            x, labels = gaussian_classes(20000, 128, 20000 // r)
+            times = []
+            for deep_from in (10**9, 0):
+                _budget.DEEP_FROM = deep_from
+                times.append(best_of(args.repeat, lambda x=x, y=labels: embedeval.evaluate(x, y, metrics=METRICS))[0])
+            print(f"| {r} | {times[0]:.2f} | {times[1]:.2f} | {times[1] / times[0]:.2f} |")
+            sys.stdout.flush()
+    finally:
+        _budget.DEEP_FROM = saved
+
+
 def threadpoolctl_installed() -> bool:
     try:
         import threadpoolctl  # noqa: F401
@@ -178,11 +199,15 @@ def main():
     parser.add_argument("--rows", type=int, nargs="+", default=list(range(1, len(ROWS) + 1)))
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--pieces", action="store_true")
+    parser.add_argument("--crossover", action="store_true")
+    parser.add_argument("--depths", type=int, nargs="+", default=[100, 200, 400, 800], help="--crossover: R")
     parser.add_argument("--no-faiss", action="store_true", help="skip (b) (the half-class row takes a minute)")
     parser.add_argument("--no-pml", action="store_true", help="skip (d)")
     args = parser.parse_args()
     if args.pieces:
         pieces(args)
+    elif args.crossover:
+        crossover(args)
     else:
         table(args)
 

@@ -22,7 +22,7 @@ FAISS_BLAS_THRESHOLD = 128_000
 # float64 elements per recomputation chunk of near-tied candidates (1 MB: stays in cache).
 RECOMPUTE_ELEMENTS = 1 << 17
 # Rankings deeper than this take the deep ranking (embedeval._search.deep) where the searcher
-# holds its references in memory, shallower ones faiss's search (bench/bench_core.py --crossover).
+# holds its references in memory, shallower ones faiss's search (bench/bench_deep.py --crossover).
 DEEP_FROM = 256
 # Rows x references of one block of the deep ranking: its (rows x R) float64 products of the
 # relevant slices, nearest relevant values and ranks are each at most this many elements

@@ -146,3 +146,23 @@ def test_deep_blocks_take_turns_unless_blas_runs_one_thread_each():
             assert all(p["num_threads"] == 1 for p in blas)
     assert hasattr(deep_turn(), "acquire")  # outside threaded evaluation: a turn (free when alone)
     assert Threads(2).n_workers == 2
+
+
+def test_without_threadpoolctl_deep_blocks_take_turns_and_values_are_unchanged(monkeypatch):
+    """threadpoolctl is optional: where it cannot be imported, threaded deep blocks take turns
+    (a lock) and evaluate gives the same values as on one thread."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "threadpoolctl", None)  # import raises ImportError
+    assert threadpoolctl() is None
+    with one_blas_thread_each(2):
+        assert hasattr(deep_turn(), "acquire")
+    rng = np.random.default_rng(5)
+    labels = np.where(rng.random(900) < 0.5, 0, rng.integers(1, 30, 900))
+    x = (rng.standard_normal((31, 6))[labels] + rng.standard_normal((900, 6))).astype(np.float32)
+    names = ["precision@1", "r_precision", "map@r", "map"]
+    assert int(np.bincount(labels).max()) > _budget.DEEP_FROM
+    threaded = embedeval.evaluate(x, labels, metrics=names, n_threads=2, block_size=64)
+    single = embedeval.evaluate(x, labels, metrics=names, n_threads=1)
+    for name in names:
+        np.testing.assert_array_equal(threaded.per_query[name], single.per_query[name], err_msg=name)
