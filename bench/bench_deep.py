@@ -1,29 +1,21 @@
-"""Deep rankings (issue 19): the deep ranking against the product floor and other tools, on the same data.
+"""Deep rankings (issue 19): embedeval.evaluate against the product floor and other tools, on the same data.
 
     python bench/bench_deep.py                    # the issue's five rows
     python bench/bench_deep.py --rows 4 5         # some of them (1-based)
-    python bench/bench_deep.py --memory           # n = 200,000, d = 64, one class of 100,000: time, peak memory
-                                                  # (its 100,000 deep queries through the deep ranking;
-                                                  # --all-deep: the others too)
-    python bench/bench_deep.py --memory --n 40000 # a quicker look
+    python bench/bench_deep.py --no-faiss         # without (b) (the half-class row's faiss takes a minute)
     python bench/bench_deep.py --pieces           # the measurements behind _budget.DEEP_TIE_COLUMNS
+    python bench/bench_deep.py --crossover        # the depth behind _budget.DEEP_FROM
+
+The memory case (n = 200,000, d = 64, one class of 100,000) is bench/bench_memory.py.
 
 Columns of the table, all on one machine in one run (best of --repeat):
   (a) product   the float32 product of all query-reference pairs with numpy, in blocks of 4096
                 queries: the work no exact method can skip.
   (b) faiss     faiss IndexFlatL2.search with k = the largest class (no metrics, no ties).
-  (c) deep      embedeval._search.deep.DeepRanker: the exact ranks of every query's relevant
-                references within its depth (max(10, R), leave-one-out), in query blocks cut as
-                evaluate cuts them, on as many threads as faiss has (numpy's BLAS on one thread
-                each, through threadpoolctl when installed), plus the metric kernels: what an
-                evaluation whose search is the deep ranking costs.
+  (c) evaluate  embedeval.evaluate (leave-one-out): faiss's search for blocks ranked no deeper
+                than _budget.DEEP_FROM, the deep ranking (embedeval._search.deep) for deeper ones.
   (d) pml       pytorch-metric-learning's AccuracyCalculator(k="max_bin_count"), when torch and
                 pytorch-metric-learning are installed and the pairs fit (not the half-class row).
-  (c') routed   as (c) for queries ranked deeper than --deep-from (256: where the deep ranking
-                overtook today's search at n = 20,000, d = 128, between R = 200 and R = 500),
-                evaluate's own blocks and search for the others: what an evaluation that uses the
-                deep ranking for deep queries would cost.
-  (e) evaluate  embedeval.evaluate as it is (its own search), for comparison in the same run.
 Metrics: precision@1, recall@1, recall@10, r_precision, map@r. Rows: Gaussian classes (class
 centres N(0, 1), points centre + N(0, 1.5^2)); the last row puts half of the points in one class
 (centres N(0, 1), points centre + N(0, 1), the rest in classes of 100, as bench_memory.py).
@@ -32,10 +24,8 @@ centres N(0, 1), points centre + N(0, 1.5^2)); the last row puts half of the poi
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import platform
-import resource
 import sys
 import time
 
@@ -45,13 +35,6 @@ from _common import best_of, summary_line
 
 import embedeval
 from embedeval import _budget
-from embedeval._blocks import block_jobs, evaluate_block
-from embedeval._executors import run_threads
-from embedeval._metrics import parse_metrics, per_query_values
-from embedeval._relevance import LabelSets
-from embedeval._search import FlatSearcher
-from embedeval._search.deep import DeepRanker
-from embedeval._search.relevant import ClassCodes
 
 METRICS = ["precision@1", "recall@1", "recall@10", "r_precision", "map@r"]
 # (n, d, number of classes or "half")
@@ -84,85 +67,6 @@ def faiss_search(x, k):
     return index.search(x, k)
 
 
-def query_blocks(depth, select=None, most=4096):
-    """Blocks of queries (indices), shallowest first, as ``evaluate`` cuts them: rows x depth within
-    ``_budget.BLOCK_ENTRIES`` (so a block's ranks and the kernels' arrays stay bounded)."""
-    ids = np.arange(depth.size) if select is None else select
-    ids = ids[np.argsort(depth[ids], kind="stable")]
-    start = 0
-    while start < ids.size:
-        rows = max(1, min(most, _budget.BLOCK_ENTRIES // int(depth[ids[start]])))
-        stop = start + rows
-        while stop > start + 1 and (stop - start) * int(depth[ids[min(stop, ids.size) - 1]]) > _budget.BLOCK_ENTRIES:
-            stop = start + (stop - start) // 2
-        yield ids[start:stop]
-        start = stop
-
-
-def deep_evaluation(x, labels, threads, **options):
-    """Per-query metric values of every query, leave-one-out, with the deep ranking as the search."""
-    codes = np.unique(labels, return_inverse=True)[1]
-    ranker = DeepRanker(x, True, ClassCodes(codes, codes), **options)
-    metrics = parse_metrics(METRICS, "embeddings")
-    depth = np.maximum(np.bincount(codes)[codes] - 1, 10)
-    values = {m.name: np.empty(len(x)) for m in metrics}
-
-    def work(rows):
-        hits = ranker.hits(x[rows], rows, depth[rows], rows[:, None])
-        return per_query_values(metrics, hits)
-
-    with blas_threads(1 if threads > 1 else None):
-        for rows, out in run_threads(((b, b) for b in query_blocks(depth)), work, threads):
-            for name, v in out.items():
-                values[name][rows] = v
-    return {name: float(np.nanmean(v)) for name, v in values.items()}
-
-
-def blas_threads(limit):
-    """numpy's BLAS limited to ``limit`` threads (each query block runs on its own thread).
-
-    OpenBLAS threads inside threads that each call BLAS oversubscribe the cores: measured 6x
-    slower on 2 busy cores. Needs threadpoolctl; without it, set OPENBLAS_NUM_THREADS=1.
-    """
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=limit, user_api="blas") if limit else contextlib.nullcontext()
-
-
-def routed_evaluation(x, labels, threads, deep_from):
-    """As :func:`deep_evaluation`, but queries ranked no deeper than ``deep_from`` take today's path.
-
-    Today's path: the query blocks and ``evaluate_block`` of embedeval.evaluate, with its exact
-    FlatSearcher (faiss candidates, float64 near-ties; float64 distances to every reference
-    beyond an eighth of them). This is what an evaluation that uses the deep ranking only for
-    deep queries costs.
-    """
-    codes = np.unique(labels, return_inverse=True)[1]
-    metrics = parse_metrics(METRICS, "embeddings")
-    depth = np.maximum(np.bincount(codes)[codes] - 1, 10)
-    deep = depth > deep_from
-    sets = LabelSets.from_labels(labels)
-    values = {m.name: np.empty(len(x)) for m in metrics}
-    ranker = DeepRanker(x, True, ClassCodes(codes, codes)) if deep.any() else None
-    searcher = FlatSearcher(x, "euclidean") if not deep.all() else None
-
-    def work(job):
-        if isinstance(job, np.ndarray):  # a block of deep queries
-            return per_query_values(metrics, ranker.hits(x[job], job, depth[job], job[:, None]))
-        return evaluate_block(searcher, sets.reference_codes, job)
-
-    shallow = np.flatnonzero(~deep)
-    jobs = list(block_jobs(x, sets, shallow, metrics, "euclidean", None, threads)) if shallow.size else []
-    jobs += [(b, b) for b in query_blocks(depth, np.flatnonzero(deep))]
-    with blas_threads(1 if threads > 1 else None):
-        for rows, out in run_threads(iter(jobs), work, threads):
-            for name, v in out.items():
-                values[name][rows] = v
-    return {name: float(np.nanmean(v)) for name, v in values.items()}
-
-
 def pml_run(x, labels):
     try:
         import torch
@@ -178,12 +82,13 @@ def pml_run(x, labels):
 def table(args):
     threads = faiss.omp_get_max_threads()
     print(f"# {platform.machine()}, {threads} threads, faiss {faiss.__version__}, numpy {np.__version__}")
-    print(f"# OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}, load {os.getloadavg()[0]:.2f}")
     print(
-        "| data | (a) product s | (b) faiss s | (c) deep s | (c') routed s | (d) pml s | (e) evaluate s "
-        "| c/a | c'/a | e/a |"
+        f"# OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}, "
+        f"threadpoolctl {'installed' if threadpoolctl_installed() else 'absent'}, "
+        f"DEEP_FROM {_budget.DEEP_FROM}, load {os.getloadavg()[0]:.2f}"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| data | (a) product s | (b) faiss s | (c) evaluate s | (d) pml s | c/a | c/b | d/c |")
+    print("|---|---|---|---|---|---|---|---|")
     for row in args.rows:
         n, d, classes = ROWS[row - 1]
         if classes == "half":
@@ -197,9 +102,7 @@ def table(args):
         t_b = float("nan")
         if not args.no_faiss:
             t_b, _ = best_of(args.repeat, lambda x=x, k=k_max: faiss_search(x, k))
-        t_c, summary = best_of(args.repeat, lambda x=x, y=labels: deep_evaluation(x, y, threads))
-        deep_from = args.deep_from
-        t_r, routed = best_of(args.repeat, lambda x=x, y=labels, f=deep_from: routed_evaluation(x, y, threads, f))
+        t_c, result = best_of(args.repeat, lambda x=x, y=labels: embedeval.evaluate(x, y, metrics=METRICS))
         t_d = float("nan")
         if classes != "half" and not args.no_pml:
             t_d, pml = best_of(args.repeat, lambda x=x, y=labels: pml_run(x, y))
@@ -207,45 +110,41 @@ def table(args):
                 t_d = float("nan")
             else:
                 for ours, theirs in (("precision@1", "precision_at_1"), ("map@r", "mean_average_precision_at_r")):
-                    print(f"#   {ours}: deep {summary[ours]:.6f}, pml {pml[theirs]:.6f}")
-        t_e = float("nan")
-        if not args.no_evaluate:
-            t_e, result = best_of(args.repeat, lambda x=x, y=labels: embedeval.evaluate(x, y, metrics=METRICS))
-            for m in METRICS:
-                for other, theirs in (("deep", summary[m]), ("routed", routed[m])):
-                    if abs(result.summary[m] - theirs) > 1e-9:
-                        print(f"#   MISMATCH {m}: {other} {theirs!r}, evaluate {result.summary[m]!r}")
+                    print(f"#   {ours}: evaluate {result.summary[ours]:.6f}, pml {pml[theirs]:.6f}")
         print(
-            f"| {name} | {t_a:.2f} | {t_b:.2f} | {t_c:.2f} | {t_r:.2f} | {t_d:.2f} | {t_e:.2f} "
-            f"| {t_c / t_a:.2f} | {t_r / t_a:.2f} | {t_e / t_a:.2f} |"
+            f"| {name} | {t_a:.2f} | {t_b:.2f} | {t_c:.2f} | {t_d:.2f} "
+            f"| {t_c / t_a:.2f} | {t_c / t_b:.2f} | {t_d / t_c:.2f} |"
         )
-        print("#  " + summary_line(summary))
+        print(f"#  load {os.getloadavg()[0]:.2f}; " + summary_line(result.summary))
         sys.stdout.flush()
 
 
-def rss_mb() -> float:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+def crossover(args):
+    """evaluate with every block through faiss's search, then every block through the deep ranking,
+    at n = 20,000, d = 128 and growing R (the depth where the second wins is _budget.DEEP_FROM)."""
+    print(f"# n=20000, d=128; load {os.getloadavg()[0]:.2f}; seconds, best of {args.repeat}")
+    print("| R | faiss route s | deep route s | deep / faiss |")
+    print("|---|---|---|---|")
+    saved = _budget.DEEP_FROM
+    try:
+        for r in args.depths:
+            x, labels = gaussian_classes(20000, 128, 20000 // r)
+            times = []
+            for deep_from in (10**9, 0):
+                _budget.DEEP_FROM = deep_from
+                times.append(best_of(args.repeat, lambda x=x, y=labels: embedeval.evaluate(x, y, metrics=METRICS))[0])
+            print(f"| {r} | {times[0]:.2f} | {times[1]:.2f} | {times[1] / times[0]:.2f} |")
+            sys.stdout.flush()
+    finally:
+        _budget.DEEP_FROM = saved
 
 
-def memory(args):
-    """bench_memory.py's case through the deep ranking: time and peak memory beyond the inputs."""
-    x, labels = half_in_one_class(args.n, 64)
-    before = rss_mb()
-    start = time.perf_counter()
-    threads = faiss.omp_get_max_threads()
-    if args.all_deep:
-        summary = deep_evaluation(x, labels, threads)
-    else:  # the deep ranking for the class of n / 2, today's search for the classes of 100
-        summary = routed_evaluation(x, labels, threads, args.deep_from)
-    seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(
-        f"{'all queries' if args.all_deep else 'deep queries'} through the deep ranking, "
-        f"n={args.n} d=64 largest class={args.n // 2}: inputs {x.nbytes / 2**20:.0f} MB, "
-        f"peak beyond inputs {peak - before:.0f} MB, time {seconds:.1f} s (load {os.getloadavg()[0]:.2f})"
-    )
-    print("  " + summary_line(summary))
+def threadpoolctl_installed() -> bool:
+    try:
+        import threadpoolctl  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def pieces(args):
@@ -299,21 +198,16 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, nargs="+", default=list(range(1, len(ROWS) + 1)))
     parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument("--memory", action="store_true")
     parser.add_argument("--pieces", action="store_true")
-    parser.add_argument("--n", type=int, default=200_000)
-    parser.add_argument("--all-deep", action="store_true", help="--memory: every query through the deep ranking")
+    parser.add_argument("--crossover", action="store_true")
+    parser.add_argument("--depths", type=int, nargs="+", default=[100, 200, 400, 800], help="--crossover: R")
     parser.add_argument("--no-faiss", action="store_true", help="skip (b) (the half-class row takes a minute)")
     parser.add_argument("--no-pml", action="store_true", help="skip (d)")
-    parser.add_argument("--no-evaluate", action="store_true", help="skip (e)")
-    parser.add_argument(
-        "--deep-from", type=int, default=256, help="(c'): the depth beyond which the deep ranking is used"
-    )
     args = parser.parse_args()
     if args.pieces:
         pieces(args)
-    elif args.memory:
-        memory(args)
+    elif args.crossover:
+        crossover(args)
     else:
         table(args)
 

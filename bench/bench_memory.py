@@ -6,11 +6,13 @@
 Half of the points share label 0; the rest are in classes of 100. Every query of label 0 needs
 its top R = n/2 - 1 ranked exactly for MAP@R and R-precision, so that class dominates the time.
 Peak memory is the process's peak resident set (ru_maxrss) minus its size once the inputs exist.
+The deep queries go through the deep ranking (embedeval._search.deep), the others through faiss.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import time
 
@@ -42,7 +44,7 @@ def main():
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         f"n={args.n} d={args.dim} largest class={half}: inputs {x.nbytes / 2**20:.0f} MB, "
-        f"peak beyond inputs {peak - before:.0f} MB, time {seconds:.0f} s"
+        f"peak beyond inputs {peak - before:.0f} MB, time {seconds:.1f} s (load {os.getloadavg()[0]:.2f})"
     )
     print("  " + summary_line(result.summary))
 

@@ -6,6 +6,14 @@ the searcher and the reference side of relevance (:class:`embedeval._relevance.S
 same function runs in this process, on threads or on a Dask worker. :func:`block_jobs` plans the
 blocks: queries sorted by the width of their search (depth plus ignored references) and cut so
 that a block's working memory stays within :data:`embedeval._budget.BLOCK_ENTRIES`.
+
+Two searches serve a block. Shallow rankings take the searcher's exact search (faiss
+candidates, float64 near-ties); a block ranked deeper than the job's ``deep_from``, or needing
+the whole ranking (map, mrr, ndcg without a cutoff), takes the deep ranking
+(:class:`embedeval._search.deep.DeepRanker`) where the searcher holds its references in memory:
+one exact pass that places every relevant reference without ordering the others. Both give the
+same hits. Elsewhere (streamed shards, Dask) a whole-ranking metric is searched deeper and deeper,
+doubling, until every query has what it needs.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _budget
+from . import _budget, _executors
 from ._inputs import prepare
 from ._metrics import Metric, Needs, per_query_values
 from ._relevance import QueryBlock, Relevance, Shared
@@ -36,6 +44,8 @@ class Job:
         counting the references it ignores.
     metrics : tuple of Metric
     needs : Needs
+    deep_from : int or None
+        Rankings deeper than this take the deep ranking (None: never, the searcher has none).
     """
 
     queries: np.ndarray
@@ -43,6 +53,7 @@ class Job:
     depth: int
     metrics: tuple[Metric, ...]
     needs: Needs
+    deep_from: int | None = None
 
 
 def evaluate_block(searcher, shared: Shared, job: Job) -> dict[str, np.ndarray]:
@@ -63,6 +74,9 @@ def evaluate_block(searcher, shared: Shared, job: Job) -> dict[str, np.ndarray]:
     queries = job.queries
     rows, depth = np.arange(queries.shape[0]), job.depth
     values: dict[str, np.ndarray] = {}
+    if deep_search(searcher, job):
+        hits = _deep_hits(searcher, shared, judge, job, n_rankable)
+        return per_query_values(job.metrics, hits)
     while rows.size:
         ignored = judge.ignored(rows)
         if searcher.exact:  # only the sequence of relevance classes must be exact: fewer near-ties to recompute
@@ -85,6 +99,33 @@ def evaluate_block(searcher, shared: Shared, job: Job) -> dict[str, np.ndarray]:
         if rows.size:
             depth = min(2 * depth, int(n_rankable[rows].max()))
     return values
+
+
+def deep_search(searcher, job: Job) -> bool:
+    """Whether the block takes the deep ranking: it is ranked deeper than ``job.deep_from`` or needs
+    the whole ranking, and the searcher has a deep ranking."""
+    if job.deep_from is None or not getattr(searcher, "ranks_deep", False):
+        return False
+    return job.depth > job.deep_from or job.needs.whole_ranking
+
+
+def _deep_hits(searcher, shared: Shared, judge, job: Job, n_rankable: np.ndarray):
+    """The block's hits from one pass of the deep ranking.
+
+    Without a whole-ranking metric each query is ranked ``job.depth`` deep. With one, it is
+    ranked to its end: every relevant reference is placed (map, ndcg) or, for mrr, the first
+    ``job.depth`` of them (at least the first, and every one the cut-off metrics can see).
+    """
+    ranker = searcher.deep_ranker(shared.class_codes)
+    b = job.queries.shape[0]
+    rows = np.arange(b)
+    if job.needs.whole_ranking:
+        depth, first = n_rankable, None if job.needs.all_hits else job.depth
+    else:
+        depth, first = np.minimum(job.depth, n_rankable), None
+    with _executors.deep_turn():
+        hits, _, _ = judge.deep_hits(ranker, job.queries, rows, depth, first)
+    return hits
 
 
 def block_bounds(widths: np.ndarray, block_size: int | None, n_workers: int = 1, dim: int = 1):
@@ -111,7 +152,9 @@ def block_bounds(widths: np.ndarray, block_size: int | None, n_workers: int = 1,
         start = stop
 
 
-def job_for(queries, relevance: Relevance, rows: np.ndarray, depth: int, metrics, needs: Needs, distance: str) -> Job:
+def job_for(
+    queries, relevance: Relevance, rows: np.ndarray, depth: int, metrics, needs: Needs, distance: str, deep_from=None
+) -> Job:
     """The job of the queries ``rows`` (read, and normalised for cosine, only now)."""
     return Job(
         queries=prepare(np.asarray(queries[rows]), distance),
@@ -119,6 +162,7 @@ def job_for(queries, relevance: Relevance, rows: np.ndarray, depth: int, metrics
         depth=depth,
         metrics=tuple(metrics),
         needs=needs,
+        deep_from=deep_from,
     )
 
 
@@ -136,11 +180,19 @@ def depths_of(relevance: Relevance, rows: np.ndarray, needs: Needs) -> np.ndarra
 
 
 def block_jobs(
-    queries, relevance: Relevance, evaluated: np.ndarray, metrics, distance: str, block_size, n_workers: int
+    queries,
+    relevance: Relevance,
+    evaluated: np.ndarray,
+    metrics,
+    distance: str,
+    block_size,
+    n_workers: int,
+    deep_from: int | None = None,
 ) -> Iterator[tuple[np.ndarray, Job]]:
     """``(rows, job)`` for every block of the ``evaluated`` queries, narrowest first.
 
     Queries are read block by block, so memory-mapped queries are streamed from disk.
+    ``deep_from``: see :class:`Job` (None where the searcher has no deep ranking).
     """
     needs = Needs.of(metrics)
     depths = depths_of(relevance, evaluated, needs)
@@ -150,4 +202,4 @@ def block_jobs(
     for start, stop in block_bounds(widths, block_size, n_workers, queries.shape[1]):
         rows = rows_sorted[start:stop]
         depth = int(depths[start:stop].max())
-        yield rows, job_for(queries, relevance, rows, depth, metrics, needs, distance)
+        yield rows, job_for(queries, relevance, rows, depth, metrics, needs, distance, deep_from)

@@ -21,8 +21,9 @@ FAISS_BLAS_THRESHOLD = 128_000
 
 # float64 elements per recomputation chunk of near-tied candidates (1 MB: stays in cache).
 RECOMPUTE_ELEMENTS = 1 << 17
-# float64 elements of one (queries x references) block of the deep float64 path (32 MB).
-DENSE_ELEMENTS = 1 << 22
+# Rankings deeper than this take the deep ranking (embedeval._search.deep) where the searcher
+# holds its references in memory, shallower ones faiss's search (bench/bench_deep.py --crossover).
+DEEP_FROM = 256
 # Rows x references of one block of the deep ranking: its (rows x R) float64 products of the
 # relevant slices, nearest relevant values and ranks are each at most this many elements
 # (32 MB); without class codes, so is its (rows x references) float64 product.

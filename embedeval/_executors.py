@@ -11,14 +11,60 @@ on separate threads run in parallel. One faiss (OpenMP and OpenBLAS) thread per 
 of every thread on one block measured 0 to 8% faster for the search alone (bench_core's b2
 against b), and it also spreads the ranking and metric work, which is single-threaded numpy,
 over the cores.
+
+numpy's own BLAS (the deep ranking's products, :mod:`embedeval._search.deep`) must also run one
+thread per block: OpenBLAS threads started from several threads at once oversubscribe the cores
+(measured 6 times slower on this project's 2 cores). Its thread count can only be changed at run
+time through threadpoolctl, an optional dependency (``pip install 'embedeval[fast]'``). With it,
+:class:`Threads` limits numpy's BLAS to one thread per block while its blocks run
+(:func:`one_blas_thread_each`); without it, deep blocks take turns (:func:`deep_turn`), each
+using BLAS's own threads, while the other threads go on with faiss blocks.
 """
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 import faiss
+
+_DEEP_TURN = threading.Lock()  # deep blocks take turns while numpy's BLAS runs on several threads
+_LIMITED = {"evaluations": 0}  # evaluations running with numpy's BLAS limited to one thread
+
+
+def threadpoolctl():
+    """The threadpoolctl module, or None where it is not installed."""
+    try:
+        import threadpoolctl
+    except ImportError:
+        return None
+    return threadpoolctl
+
+
+@contextlib.contextmanager
+def one_blas_thread_each(n_workers: int):
+    """numpy's BLAS on one thread while ``n_workers`` > 1 blocks run on threads (needs threadpoolctl).
+
+    The limit is process-wide while it lasts (threadpoolctl's), and restored afterwards.
+    """
+    module = threadpoolctl() if n_workers > 1 else None
+    if module is None:
+        yield
+        return
+    with module.threadpool_limits(limits=1, user_api="blas"):
+        _LIMITED["evaluations"] += 1
+        try:
+            yield
+        finally:
+            _LIMITED["evaluations"] -= 1
+
+
+def deep_turn():
+    """Held around a deep block: nothing where numpy's BLAS runs one thread per block, else a turn
+    (one deep block at a time, BLAS using its own threads)."""
+    return contextlib.nullcontext() if _LIMITED["evaluations"] else _DEEP_TURN
 
 
 def run_threads(jobs: Iterable[tuple], work: Callable, n_threads: int) -> Iterator[tuple]:
@@ -65,4 +111,5 @@ class Threads:
         self.n_workers = n_workers
 
     def run(self, block_fn: Callable, searcher, shared, jobs: Iterable[tuple]) -> Iterator[tuple]:
-        yield from run_threads(jobs, lambda job: block_fn(searcher, shared, job), self.n_workers)
+        with one_blas_thread_each(self.n_workers):
+            yield from run_threads(jobs, lambda job: block_fn(searcher, shared, job), self.n_workers)

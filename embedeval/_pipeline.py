@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import faiss
 import numpy as np
 
-from . import _hamming
+from . import _budget, _hamming
 from ._approximation import check_approximation
 from ._blocks import block_jobs, evaluate_block
 from ._codes import HAMMING
@@ -152,7 +152,10 @@ def score(
         return per_query, None
     searcher = options.searcher(references, seed)
     executor = options.executor()
-    jobs = block_jobs(queries, relevance, evaluated, metrics, options.distance, options.block_size, executor.n_workers)
+    deep_from = _budget.DEEP_FROM if searcher.exact and searcher.ranks_deep else None
+    jobs = block_jobs(
+        queries, relevance, evaluated, metrics, options.distance, options.block_size, executor.n_workers, deep_from
+    )
     done = 0
     for rows, values in executor.run(evaluate_block, searcher, relevance.shared, jobs):
         for name, v in values.items():

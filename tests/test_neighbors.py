@@ -125,7 +125,7 @@ def test_approximate_index_errors(kwargs, message):
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("distance", ["euclidean", "inner_product"])
 def test_split_searches_above_the_device_limit_are_exact(seed, distance):
-    """k far above the per-search limit but below the float64 depth: shards, merges, re-splits."""
+    """k far above the per-search limit, up to every reference: shards, merges, re-splits."""
     rng, _ = make(seed)
     n = 600
     x = (

@@ -23,25 +23,58 @@ sources, grades for judgements), ``graded`` and ``threshold``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
-from .._kernels import Hits, hits_from_dense, hits_from_graded
+from .._kernels import Hits, hits_from_dense, hits_from_graded, pack
 from .._search.ignored import Ignored
 from .csr import offsets_within, take_rows
 from .ignore import IgnoreBlock, IgnoreRules
 from .judged import Judgements
 from .labels import ClassLabels, MultiLabels
+from .marked import Marked
 
-__all__ = ["ClassLabels", "IgnoreRules", "Judge", "Judgements", "MultiLabels", "QueryBlock", "Relevance", "Shared"]
+__all__ = [
+    "ClassLabels",
+    "IgnoreRules",
+    "Judge",
+    "Judgements",
+    "Marked",
+    "MultiLabels",
+    "QueryBlock",
+    "Relevance",
+    "Shared",
+]
 
 
 @dataclass(frozen=True)
 class Shared:
-    """The reference side of relevance: shipped to every worker once (scattered on Dask)."""
+    """The reference side of relevance: shipped to every worker once (scattered on Dask).
+
+    Attributes
+    ----------
+    source : object
+        The source's reference side (``grades`` and ``marked`` of its query parts read it).
+    reference_keys : numpy.ndarray of shape (n_references,), or None
+        The references' ``ignore_same`` key codes.
+    class_codes : numpy.ndarray of shape (n_references,), or None
+        The references' class codes when relevance is one class label per item: the deep
+        ranking (:class:`embedeval._search.deep.DeepRanker`) keeps the references sorted by them.
+    """
 
     source: object
     reference_keys: np.ndarray | None
+    class_codes: np.ndarray | None = None
+
+    @cached_property
+    def key_index(self):
+        """``(sorted reference keys, the reference of each)``: the references of a key, by search
+        (made once per process that needs it), or None without keys."""
+        if self.reference_keys is None:
+            return None
+        order = np.argsort(self.reference_keys, kind="stable")
+        return self.reference_keys[order], order
 
 
 @dataclass(frozen=True)
@@ -115,6 +148,42 @@ class Judge:
         keys = self.shared.reference_keys
         return Ignored(self.block.n_ignored[rows], lambda local, idx: rules.test(keys, rows[local], idx))
 
+    def marked(self, rows: np.ndarray) -> Marked:
+        """What the deep ranking reads of the queries ``rows`` of the block: their relevant references,
+        or with graded metrics every positively graded one with its grade."""
+        block = self.block
+        counts = block.n_gain[rows] if self.by_grade else block.n_relevant[rows]
+        return block.source.marked(self.shared.source, rows, counts, self.by_grade, block.threshold)
+
+    def ignored_lists(self, rows: np.ndarray) -> np.ndarray | None:
+        """The references each of the queries ``rows`` ignores, (c, w) padded with -1 (None: none)."""
+        rules = self.block.ignore
+        if rules is None:
+            return None
+        return rules.lists(self.shared.reference_keys, self.shared.key_index, rows)
+
+    def deep_hits(self, ranker, queries: np.ndarray, rows: np.ndarray, depth, first):
+        """:meth:`hits` of the queries ``rows`` (``queries``: theirs) from the deep ranking
+        (:meth:`embedeval._search.deep.DeepRanker.ranks`), ranked ``depth`` deep, the ranks of
+        their first ``first`` relevant references reported."""
+        ranks, grades = ranker.ranks(queries, self.marked(rows), depth, first, self.ignored_lists(rows))
+        n_relevant = self.block.n_relevant[rows]
+        ranked = np.isfinite(ranks)
+        if grades is None:
+            found = np.count_nonzero(ranked, axis=1)
+            return Hits(ranks, n_relevant), found, found
+        # Marked: every positively graded reference; relevant: those graded at least the threshold.
+        relevant = ranked & (grades >= self.block.threshold)
+        owner, _ = np.nonzero(relevant)
+        hits = Hits(
+            pack(owner, ranks[relevant], rows.size),
+            n_relevant,
+            ranks,
+            np.where(ranked, grades, 0.0),
+            self.block.ideal[rows],
+        )
+        return hits, np.count_nonzero(relevant, axis=1), np.count_nonzero(ranked, axis=1)
+
     def hits(self, rows: np.ndarray, ranked: np.ndarray) -> tuple[Hits, np.ndarray, np.ndarray]:
         """Hits of the rankings ``ranked`` (c, depth) of block queries ``rows`` (-1: nothing ranked),
         and per query how many relevant and how many positively graded references they hold."""
@@ -172,7 +241,9 @@ class Relevance:
 
     @property
     def shared(self) -> Shared:
-        return Shared(self.source.reference_side, None if self.rules is None else self.rules.reference_keys)
+        keys = None if self.rules is None else self.rules.reference_keys
+        codes = self.source.reference_codes if isinstance(self.source, ClassLabels) else None
+        return Shared(self.source.reference_side, keys, codes)
 
     def block(self, rows: np.ndarray) -> QueryBlock:
         """The query side of the queries ``rows`` (positions in the evaluation)."""

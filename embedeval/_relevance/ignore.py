@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._inputs import _to_numpy, as_labels, encode_labels
-from .csr import take_rows
+from .csr import offsets_within, take_rows
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,40 @@ class IgnoreBlock:
         if self.listed is not None and self.listed.size:
             out |= _member(self.listed, rows[:, None] * self.n_references + idx)
         return out & (idx >= 0)
+
+    def lists(self, reference_keys: np.ndarray | None, key_index, rows: np.ndarray) -> np.ndarray:
+        """The references each block query ``rows[i]`` ignores, each once: int64 (c, w), padded with -1.
+
+        ``key_index`` is ``(sorted reference keys, their reference indices)``
+        (:attr:`embedeval._relevance.Shared.key_index`), None without ``ignore_same`` keys.
+        """
+        owners, refs = [], []
+        if self.own is not None:
+            own = self.own[rows]
+            mine = np.ones(rows.size, dtype=bool)
+            if self.keys is not None:  # already ignored by its key
+                mine = reference_keys[own] != self.keys[rows]
+            owners.append(np.flatnonzero(mine))
+            refs.append(own[mine])
+        if self.keys is not None:
+            sorted_keys, order = key_index
+            lo = np.searchsorted(sorted_keys, self.keys[rows])
+            lengths = np.searchsorted(sorted_keys, self.keys[rows], side="right") - lo
+            owners.append(np.repeat(np.arange(rows.size), lengths))
+            refs.append(order[np.repeat(lo, lengths) + offsets_within(lengths)])
+        if self.listed is not None and self.listed.size:
+            lo = np.searchsorted(self.listed, rows * self.n_references)
+            lengths = np.searchsorted(self.listed, (rows + 1) * self.n_references) - lo
+            owners.append(np.repeat(np.arange(rows.size), lengths))
+            refs.append(self.listed[np.repeat(lo, lengths) + offsets_within(lengths)] % self.n_references)
+        owner = np.concatenate([np.zeros(0, np.int64), *owners])
+        ref = np.concatenate([np.zeros(0, np.int64), *refs])
+        order = np.argsort(owner, kind="stable")
+        owner, ref = owner[order], ref[order]
+        counts = np.bincount(owner, minlength=rows.size)
+        out = np.full((rows.size, max(int(counts.max(initial=0)), 1)), -1, dtype=np.int64)
+        out[owner, offsets_within(counts)] = ref
+        return out
 
 
 def _member(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .csr import take_rows
+from .marked import Marked
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,22 @@ class JudgedPart:
         wanted = rows[:, None] * self.n_references + idx
         pos = np.minimum(np.searchsorted(self.keys, wanted), self.keys.size - 1)
         return np.where((self.keys[pos] == wanted) & (idx >= 0), self.values[pos], 0.0)
+
+    def marked(self, _reference_side, rows: np.ndarray, counts: np.ndarray, gains: bool, threshold) -> Marked:
+        """The deep ranking's view of the block queries ``rows``: their judged references graded
+        above 0 (``gains``, with their grades) or at least ``threshold`` (binary), listed."""
+        bounds = np.searchsorted(self.keys, np.arange(int(rows.max(initial=-1)) + 2) * self.n_references)
+        keep = self.values > 0 if gains else self.values >= threshold
+
+        def lister(local):
+            owner, at = take_rows(bounds, rows[local])
+            kept = keep[at]
+            owner, at = owner[kept], at[kept]
+            indptr = np.zeros(len(local) + 1, dtype=np.int64)
+            np.cumsum(np.bincount(owner, minlength=len(local)), out=indptr[1:])
+            return indptr, self.keys[at] % self.n_references, self.values[at] if gains else None
+
+        return Marked(counts, lister=lister, graded=gains)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ import numpy as np
 from .. import _budget
 from .._inputs import encode_labels
 from .csr import offsets_within
+from .marked import Marked, csr_from_mask
 
 
 class _LabelSource:
@@ -49,6 +50,10 @@ class CodePart:
 
     def grades(self, reference_codes: np.ndarray, rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
         return reference_codes[idx] == self.codes[rows, None]
+
+    def marked(self, _reference_codes, rows: np.ndarray, counts: np.ndarray, _gains, _threshold) -> Marked:
+        """The deep ranking's view of the queries ``rows``: their class codes."""
+        return Marked(counts, codes=self.codes[rows])
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,17 @@ class GroupPart:
     def grades(self, reference_side, rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
         reference_groups, bits = reference_side
         return _intersect(bits, self.groups[rows, None], reference_groups[idx])
+
+    def marked(self, reference_side, rows: np.ndarray, counts: np.ndarray, _gains, _threshold) -> Marked:
+        """The deep ranking's view of the queries ``rows``: the references sharing a label, listed
+        (a (queries x references) mask of the rows the ranker asks for at once)."""
+        reference_groups, bits = reference_side
+
+        def lister(local):
+            mask = _intersect(bits, self.groups[rows[local], None], reference_groups[None, :])
+            return (*csr_from_mask(mask), None)
+
+        return Marked(counts, lister=lister)
 
 
 @dataclass(frozen=True)

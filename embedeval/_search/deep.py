@@ -44,16 +44,16 @@ ordered against every relevant reference, and then c_j is exact.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from .. import _budget
-from .._kernels import Hits
 from .deep_block import Block
-from .relevant import ClassCodes
 
 
 class DeepRanker:
-    """Exact ranks of relevant references in deep rankings; made once per evaluation.
+    """Exact ranks of marked references in deep rankings; made once per evaluation.
 
     Parameters
     ----------
@@ -62,8 +62,12 @@ class DeepRanker:
     euclidean : bool
         True: squared euclidean distance; False: minus the inner product (cosine once
         normalised).
-    relevance
-        :class:`~embedeval._search.relevant.ClassCodes`, ``LabelBits`` or ``Judgements``.
+    class_codes : numpy.ndarray of shape (n_references,), int, optional
+        The references' class codes, when relevance is one class label per item: the
+        references are then kept sorted by class, so that the references marked for a query
+        (those of its class, :attr:`embedeval._relevance.marked.Marked.codes`) are one slice.
+        Without them, queries list their marked references
+        (:meth:`embedeval._relevance.marked.Marked.columns`).
     precision : {"auto", "float64", "mixed"}
         How products are computed (class codes only; results never depend on it): "auto"
         chooses per block, "float64" always uses float64, "mixed" always float32 for the other
@@ -81,17 +85,18 @@ class DeepRanker:
     -----
     Memory: the references as a (n_references, d + 1) float64 matrix (and a float32 one for
     class codes), sorted by class for class codes; per block of rows, arrays of at most
-    ``block_elements`` elements (the relevant slices' products, the nearest relevant values,
+    ``block_elements`` elements (the relevant slices' products, the nearest marked values,
     the ranks; without class codes the whole product too), a chunk of
     ``_budget.DEEP_CHUNK_ELEMENTS`` products and the other references within the thresholds.
     Blocks of queries are ranked in class order, so that a block is one class where possible.
+    :meth:`ranks` may be called from several threads at once.
     """
 
     def __init__(
         self,
         reference: np.ndarray,
         euclidean: bool,
-        relevance,
+        class_codes: np.ndarray | None = None,
         precision: str = "auto",
         sample_columns: int = _budget.DEEP_SAMPLE_COLUMNS,
         sample_sigmas: float = _budget.DEEP_SAMPLE_SIGMAS,
@@ -101,13 +106,14 @@ class DeepRanker:
         self.reference = np.asarray(reference, dtype=np.float32)  # in index order, for the exact formula
         self.size, self.dim = self.reference.shape
         self.euclidean = euclidean
-        self.relevance = relevance
         self.precision = precision
-        self._classes = isinstance(relevance, ClassCodes)
+        self._classes = class_codes is not None
         if self._classes:  # columns: references sorted by class, by index within a class
-            self._index = np.argsort(relevance.reference_codes, kind="stable")
-            codes = relevance.reference_codes[self._index]
-            every = np.arange(relevance.n_codes)
+            class_codes = np.asarray(class_codes, dtype=np.int64)
+            self._index = np.argsort(class_codes, kind="stable")
+            codes = class_codes[self._index]
+            # one code more than the references have: an empty slice, for queries of other classes
+            every = np.arange(int(class_codes.max(initial=-1)) + 2)
             self._class_start = np.searchsorted(codes, every)
             self._class_stop = np.searchsorted(codes, every, side="right")
             columns = self.reference[self._index]
@@ -117,7 +123,7 @@ class DeepRanker:
         self._column = np.empty(self.size, dtype=np.int64)
         self._column[self._index] = np.arange(self.size)
         norms = np.einsum("ij,ij->i", columns, columns, dtype=np.float64)
-        self.max_norm = float(np.sqrt(norms.max()))
+        self.max_norm = float(np.sqrt(norms.max(initial=0.0)))
         self._matrix64 = _factor_matrix(columns, norms, euclidean, np.float64)
         self._matrix32 = _factor_matrix(columns, norms, euclidean, np.float32) if self._classes else None
         n_sample = min(sample_columns, self.size // 16)
@@ -127,45 +133,59 @@ class DeepRanker:
         self._sigmas = sample_sigmas
         self._block_elements = block_elements
 
-    def hits(self, queries: np.ndarray, query_ids: np.ndarray, depth, ignored: np.ndarray | None = None) -> Hits:
-        """Ranks of each query's relevant references within its top ``depth``.
+    def ranks(self, queries: np.ndarray, marked, depth, first=None, ignored: np.ndarray | None = None):
+        """Ranks of each query's first ``first`` marked references, within its top ``depth``.
 
         Parameters
         ----------
         queries : numpy.ndarray of shape (b, d), float32
             Prepared as the references are.
-        query_ids : numpy.ndarray of shape (b,), int
-            The queries' indices for ``relevance``.
+        marked : embedeval._relevance.marked.Marked
+            Each query's marked references (its relevant ones, or for graded metrics every
+            positively graded one, with their grades) and how many of them it does not ignore;
+            class codes with a ranker made with ``class_codes``, listed references otherwise.
         depth : int or numpy.ndarray of shape (b,), int
             How deep each query is ranked: 1 to the number of references it can rank.
+        first : int or numpy.ndarray of shape (b,), int, optional
+            Rank only each query's first ``first`` marked references (in ranking order;
+            default, and at most: all of them). With binary relevance the ranks of the first
+            ``first`` are those of the full ranking; with grades, every marked reference within
+            depth is ranked and ``first`` is ignored.
         ignored : numpy.ndarray of shape (b, k), int, optional
             References each query must neither rank nor count (its own index in leave-one-out
             evaluation), padded with -1; an index at most once per row.
 
         Returns
         -------
-        Hits
-            ``ranks`` of shape (b, h): the 1-based ranks, ascending, of the relevant references
-            ranked within ``depth``, padded with +inf; ``n_relevant``: R, the relevant
-            references that are not ignored.
+        ranks : numpy.ndarray of shape (b, h), float64
+            The 1-based ranks, ascending, of the ranked marked references within ``depth``,
+            padded with +inf.
+        grades : numpy.ndarray of shape (b, h), float64, or None
+            With graded ``marked``, the grade of the reference at each rank (0 in the padding).
         """
-        queries, query_ids, depth, ignored = self._checked(queries, query_ids, depth, ignored)
+        queries, depth, ignored = self._checked(queries, marked, depth, ignored)
         b = len(queries)
-        n_relevant = self.relevance.counts(query_ids).astype(np.int64)
-        if ignored is not None:
-            rows, cols = np.nonzero(ignored >= 0)
-            ignored_relevant = self.relevance.pairs(query_ids[rows], ignored[rows, cols])
-            n_relevant = n_relevant - np.bincount(rows[ignored_relevant], minlength=b)
-        ranks = np.full((b, max(int(np.minimum(depth, n_relevant).max(initial=0)), 1)), np.inf)
+        if self._classes:  # a class no reference has: the empty slice of the last code
+            marked = dataclasses.replace(marked, codes=np.minimum(marked.codes, self._class_start.size - 1))
+        counts = np.asarray(marked.counts, dtype=np.int64)
+        wanted = counts if first is None or marked.graded else np.minimum(counts, first)
+        n_ranked = np.minimum(depth, wanted)
+        if marked.graded:  # one more: the boundary between the last ranked and the next is checked too
+            n_ranked = np.minimum(n_ranked + 1, counts)
+        ranks = np.full((b, max(int(n_ranked.max(initial=0)), 1)), np.inf)
+        grades = np.zeros(ranks.shape) if marked.graded else None
         # Blocks of queries of one class where possible: one product with its relevant slice.
-        order = np.argsort(self.relevance.query_codes[query_ids], kind="stable") if self._classes else np.arange(b)
-        for rows in self._blocks(order, query_ids, np.minimum(depth, n_relevant)):
+        order = np.argsort(marked.codes, kind="stable") if self._classes else np.arange(b)
+        for rows in self._blocks(order, marked, n_ranked):
             ign = None if ignored is None else ignored[rows]
-            found = Block(self, queries[rows], query_ids[rows], depth[rows], n_relevant[rows], ign).ranks()
+            block = Block(self, queries[rows], marked.part(rows), depth[rows], n_ranked[rows], ign)
+            found, found_grades = block.ranks()
             ranks[rows, : found.shape[1]] = found
-        return Hits(ranks, n_relevant)
+            if grades is not None:
+                grades[rows, : found.shape[1]] = found_grades
+        return ranks, grades
 
-    def _blocks(self, order, query_ids, n_ranked):
+    def _blocks(self, order, marked, n_ranked):
         """Consecutive pieces of ``order`` whose rows x widest row stay within ``block_elements``.
 
         A row's width: with class codes, the larger of its class's size (the slice whose
@@ -176,7 +196,8 @@ class DeepRanker:
             step = max(1, self._block_elements // self.size)
             yield from (order[s : s + step] for s in range(0, order.size, step))
             return
-        width = np.maximum(self.relevance._class_sizes[self.relevance.query_codes[query_ids]], n_ranked)[order]
+        sizes = self._class_stop - self._class_start
+        width = np.maximum(sizes[marked.codes], n_ranked)[order]
         start = 0
         while start < order.size:
             widest = np.maximum.accumulate(np.maximum(width[start : start + 4096], 1))
@@ -184,15 +205,16 @@ class DeepRanker:
             yield order[start : start + max(1, int(rows))]
             start += max(1, int(rows))
 
-    def _checked(self, queries, query_ids, depth, ignored):
-        """The arguments of :meth:`hits` as arrays; ValueError naming the first one that is wrong."""
+    def _checked(self, queries, marked, depth, ignored):
+        """The arguments of :meth:`ranks` as arrays; ValueError naming the first one that is wrong."""
         queries = np.asarray(queries, dtype=np.float32)
         if queries.ndim != 2 or queries.shape[1] != self.dim:
             raise ValueError(f"'queries' must have shape (b, {self.dim}); got {queries.shape}")
         b = len(queries)
-        query_ids = np.asarray(query_ids, dtype=np.int64)
-        if query_ids.shape != (b,):
-            raise ValueError(f"'query_ids' must have shape ({b},); got {query_ids.shape}")
+        if np.shape(marked.counts) != (b,):
+            raise ValueError(f"'marked' must describe {b} queries; got {np.shape(marked.counts)[0]}")
+        if self._classes != (marked.codes is not None):
+            raise ValueError("'marked' must give class codes exactly when the ranker was made with class_codes")
         n_ignored = np.zeros(b, dtype=np.int64)
         if ignored is not None:
             ignored = np.asarray(ignored, dtype=np.int64)
@@ -207,7 +229,7 @@ class DeepRanker:
                 f"'depth' must be in [1, references a query can rank]; got {depth[i]} for query {i} "
                 f"(it can rank {self.size - n_ignored[i]})"
             )
-        return queries, query_ids, depth, ignored
+        return queries, depth, ignored
 
     def _factors(self, queries: np.ndarray, dtype) -> np.ndarray:
         """The queries' side of the product: (-2q, 1) (euclidean) or -q, shape (b, d (+ 1))."""
@@ -218,12 +240,7 @@ class DeepRanker:
         out[:, -1] = 1
         return out
 
-    def _class_bounds(self, query_ids: np.ndarray):
-        """(start, stop) columns of each query's class, shape (b,) each (class codes only)."""
-        codes = self.relevance.query_codes[query_ids]
-        return self._class_start[codes], self._class_stop[codes]
-
-    def _mixed(self, sample, depth, query_ids, n_relevant, bound32, bound64) -> bool:
+    def _mixed(self, sample, depth, codes, n_relevant, bound32, bound64) -> bool:
         """Whether other references are cheaper in float32 than in float64 for these rows.
 
         float32 saves about half the product for the other references but leaves near-ties to
@@ -236,7 +253,7 @@ class DeepRanker:
         """
         if not self._classes or self.precision != "auto" or sample.shape[1] == 0:
             return self._classes and self.precision == "mixed"
-        start, stop = self._class_bounds(query_ids)
+        start, stop = self._class_start[codes], self._class_stop[codes]
         is_relevant = (self._sample[None, :] >= start[:, None]) & (self._sample[None, :] < stop[:, None])
         threshold = self._sampled_threshold(np.sort(sample, axis=1), depth, self._sigmas)
         inside = sample <= np.minimum(threshold, np.max(sample, axis=1))[:, None]

@@ -1,6 +1,6 @@
 """One block of rows of the deep ranking (:mod:`embedeval._search.deep`), from products to ranks.
 
-A block's working memory: its (rows x references) product, its rows' nearest relevant values
+A block's working memory: its (rows x references) product, its rows' nearest marked values
 (rows x J), the other references within the thresholds and the (rows x J) ranks.
 """
 
@@ -22,16 +22,27 @@ class Block:
     ----------
     ranker : DeepRanker
     queries : numpy.ndarray of shape (b, d), float32
-    query_ids, depth, n_relevant : numpy.ndarray of shape (b,), int
+    marked : embedeval._relevance.marked.Marked
+        The rows' marked references.
+    depth, n_ranked : numpy.ndarray of shape (b,), int
+        How deep each row is ranked, and J: how many of its marked references are ranked.
     ignored : numpy.ndarray of shape (b, k), int, or None
     """
 
-    def __init__(self, ranker, queries, query_ids, depth, n_relevant, ignored):
-        self.ranker, self.queries, self.query_ids = ranker, queries, query_ids
-        self.depth, self.n_relevant, self.ignored = depth, n_relevant, ignored
+    def __init__(self, ranker, queries, marked, depth, n_ranked, ignored):
+        self.ranker, self.queries, self.marked = ranker, queries, marked
+        self.depth, self.n_ranked, self.ignored = depth, n_ranked, ignored
+        self.n_relevant = np.asarray(marked.counts, dtype=np.int64)  # marked references not ignored
+        self.codes = marked.codes
+        # Without class codes: each row's marked references (CSR, columns of the ranker) and grades.
+        self.listed = None
+        if not ranker._classes:
+            indptr, refs, grades = marked.columns()
+            self.listed = (np.asarray(indptr, dtype=np.int64), ranker._column[refs], grades)
 
-    def ranks(self) -> np.ndarray:
-        """Ranks of each row's relevant references within depth, shape (b, h), padded with +inf."""
+    def ranks(self):
+        """Ranks of each row's first J marked references within depth, shape (b, h), padded with +inf,
+        and with grades their grades (b, h), else None."""
         rk, b = self.ranker, len(self.queries)
         q_norms = np.sqrt(np.einsum("ij,ij->i", self.queries, self.queries, dtype=np.float64))
         bound32, bound64 = error_bounds(q_norms, rk.max_norm, rk.dim, rk.euclidean)
@@ -52,10 +63,10 @@ class Block:
             values = self.factors64 @ rk._matrix64.T
             if self.ignored_at is not None:
                 values[self.ignored_at] = np.inf
-        n_ranked = np.minimum(self.depth, self.n_relevant)  # J
+        n_ranked = self.n_ranked  # J
         self.bound_rel, self.bound_other = bound64, bound32 if mixed else bound64
-        # padded (b, J + 2): -inf, each row's J smallest relevant values ascending (+inf after
-        # its own J), +inf.
+        # padded (b, J + 2): -inf, each row's J smallest marked values ascending (+inf after
+        # its own J), +inf; with grades, self.grades (b, J) holds their grades.
         self.padded = self._nearest_relevant(values, n_ranked, mixed)
         jth = self.padded[np.arange(b), n_ranked]  # -inf where J = 0
         estimate = self._others_sampled(sample)
@@ -77,7 +88,17 @@ class Block:
                 ranks[rows] = found
             rows = rows[short]
             sigmas = 4 * max(sigmas, 0) + 4 if sigmas is not None and sigmas < 16 else None
-        return ranks
+        return ranks, self._grades_of(ranks)
+
+    def _grades_of(self, ranks):
+        """The grades at ``ranks`` (b, w): of the j-th marked reference, or as the exact rows found them."""
+        if self.grades is None:
+            return None
+        out = np.where(np.isfinite(ranks), self.grades[:, : ranks.shape[1]], 0.0)
+        for i, found in self.exact_grades.items():
+            out[i] = 0.0
+            out[i, : found.size] = found
+        return out
 
     def _count(self, values, mixed: bool, rows, top, threshold):
         """Ranks of ``rows`` (m,) from the other values within top + 2 (E_o + E_r).
@@ -117,18 +138,33 @@ class Block:
         ranks = steps.ranks_from_places(at, place, ends, ranked, depth, nearest.shape[1], presorted=not mixed)
         tied = np.zeros(m, dtype=bool)
         tied[at[near]] = True
+        if self.grades is not None:  # marked references of two grades whose order is uncertain
+            tied |= self._graded_ties(rows, top + window)
         for i in np.flatnonzero(tied & ~short):
             seg = slice(ends[i], ends[i + 1])
             known = (other[seg], bound[seg]) if mixed else None  # float64 values: no longer in cols' order
-            exact = self._candidates_row(rows[i], top[i] + 2 * window[i], cols[seg], known)
+            exact, grades = self._candidates_row(rows[i], top[i] + 2 * window[i], cols[seg], known)
             ranks[i] = np.inf
             ranks[i, : exact.size] = exact
+            if self.grades is not None:
+                self.exact_grades[int(rows[i])] = grades
         return ranks, short
+
+    def _graded_ties(self, rows, limit):
+        """Rows of ``rows`` where two neighbouring marked values within ``limit`` have different grades
+        and lie within twice their bound: their order must be decided exactly."""
+        values = self.padded[rows, 1:-1]
+        grades = self.grades[rows]
+        with np.errstate(invalid="ignore"):  # inf - inf in the padding
+            close = (np.diff(values, axis=1) <= 2 * self.bound_rel[rows, None]) & (grades[:, 1:] != grades[:, :-1])
+        return (close & (values[:, :-1] <= limit[:, None])).any(axis=1)
 
     def _mixed(self, sample, bound32, bound64) -> bool:
         """:meth:`DeepRanker._mixed` on a few rows of the block (its rows are much alike: one class, similar depth)."""
+        if not self.ranker._classes:
+            return False
         few = np.linspace(0, len(sample) - 1, min(len(sample), 16)).astype(np.int64)
-        args = (self.depth, self.query_ids, self.n_relevant, bound32, bound64)
+        args = (self.depth, self.codes, self.n_relevant, bound32, bound64)
         return self.ranker._mixed(sample[few], *(a[few] for a in args))
 
     def _others_sampled(self, sample):
@@ -149,8 +185,7 @@ class Block:
                 others[i0:i1, : part.shape[1]] = part
                 count[i0:i1] = part.shape[1]
         else:
-            queries = np.repeat(self.query_ids, sample.shape[1])
-            relevant = rk.relevance.pairs(queries, np.tile(rk._index[rk._sample], b)).reshape(sample.shape)
+            relevant = self._listed_at(rk._sample)
             others = np.sort(np.where(relevant, np.inf, sample), axis=1)
             count = sample.shape[1] - np.count_nonzero(relevant, axis=1)
         scale = (rk.size - self.n_relevant) / np.maximum(count, 1)
@@ -164,6 +199,17 @@ class Block:
         for r in range(b):
             reached[r, : count[r]] = np.searchsorted(nearest[r], others[r, : count[r]], side="right")
         return others, reached, scale
+
+    def _listed_at(self, columns: np.ndarray) -> np.ndarray:
+        """Whether each of ``columns`` (s,), ascending, is marked for each row: bool (b, s) (listed marks)."""
+        indptr, cols, _ = self.listed
+        b, n = len(self.queries), self.ranker.size
+        if not cols.size:
+            return np.zeros((b, columns.size), dtype=bool)
+        keys = np.repeat(np.arange(b), np.diff(indptr)) * n + cols  # ascending: columns ascend per row
+        wanted = (np.arange(b)[:, None] * n + columns[None, :]).ravel()
+        at = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
+        return (keys[at] == wanted).reshape(b, columns.size)
 
     def _others(self, values, rows, limit):
         """The other references of ``rows`` (m,) with values at most ``limit`` (m,), grouped by row.
@@ -230,23 +276,26 @@ class Block:
         """
         if not self.ranker._classes:
             return [(0, rows.size, 0, 0)]
-        codes = self.ranker.relevance.query_codes[self.query_ids[rows]]
+        codes = self.codes[rows]
         cuts = np.concatenate([[0], np.flatnonzero(np.diff(codes)) + 1, [rows.size]])
         rk = self.ranker
         return [(a, z, rk._class_start[codes[a]], rk._class_stop[codes[a]]) for a, z in itertools.pairwise(cuts)]
 
     def _nearest_relevant(self, values, n_ranked, mixed: bool) -> np.ndarray:
-        """(b, max J + 2): -inf, each row's J smallest relevant values ascending (+inf after J), +inf.
+        """(b, max J + 2): -inf, each row's J smallest marked values ascending (+inf after J), +inf.
 
-        Without class codes, sets the relevant entries of ``values`` to +inf.
+        Without class codes, sets the marked entries of ``values`` to +inf, and with grades sets
+        ``self.grades`` (b, max J): the grade of each of those values (ties of equal values in
+        any order: a near-tie of two grades is decided exactly later).
         """
         rk, b = self.ranker, len(self.queries)
         w = max(int(n_ranked.max(initial=0)), 1)
         padded = np.empty((b, w + 2))
         padded[:, 0], padded[:, -1] = -np.inf, np.inf
         nearest = padded[:, 1:-1]
+        self.grades, self.exact_grades = None, {}
         if rk._classes:
-            codes = rk.relevance.query_codes[self.query_ids]
+            codes = self.codes
             by_code = np.argsort(codes, kind="stable")
             for rows in np.split(by_code, np.flatnonzero(np.diff(codes[by_code])) + 1):
                 lo, hi = rk._class_start[codes[rows[0]]], rk._class_stop[codes[rows[0]]]
@@ -258,13 +307,21 @@ class Block:
                     found[np.searchsorted(rows, r[inside]), c[inside] - lo] = np.inf
                 steps.smallest_sorted(found, int(n_ranked[rows].max()), nearest, span)
         else:
-            indptr, refs = rk.relevance.columns(self.query_ids)
+            indptr, cols, grades = self.listed
             rows = np.repeat(np.arange(b), np.diff(indptr))
-            cols = rk._column[refs]
+            slot = np.arange(rows.size) - indptr[rows]
             found = np.full((b, max(int(np.diff(indptr).max(initial=0)), 1)), np.inf)
-            found[rows, np.arange(rows.size) - indptr[rows]] = values[rows, cols]
+            found[rows, slot] = values[rows, cols]
             values[rows, cols] = np.inf
-            steps.smallest_sorted(found, w, nearest, slice(None))
+            if grades is None:
+                steps.smallest_sorted(found, w, nearest, slice(None))
+            else:  # few marked references per row (judgements): their order carries the grades
+                graded = np.zeros(found.shape)
+                graded[rows, slot] = grades
+                order = np.argsort(found, axis=1, kind="stable")[:, :w]
+                nearest[:, : order.shape[1]] = np.take_along_axis(found, order, 1)
+                self.grades = np.zeros((b, w))
+                self.grades[:, : order.shape[1]] = np.take_along_axis(graded, order, 1)
         if (n_ranked < w).any():
             nearest[np.arange(w)[None, :] >= n_ranked[:, None]] = np.inf
         return padded
@@ -280,8 +337,9 @@ class Block:
             places[s:e] = np.searchsorted(nearest[r], values[s:e], side="right")
         return values, places
 
-    def _candidates_row(self, r: int, limit: float, cols, values) -> np.ndarray:
-        """Row r's ranks from its candidates: the others at ``cols`` and the relevant values within ``limit``.
+    def _candidates_row(self, r: int, limit: float, cols, values):
+        """Row r's ranks (and classes: grades, or 1) from its candidates: the others at ``cols`` and the
+        marked values within ``limit``.
 
         ``values`` holds the others' (values, bounds), or None to compute them again in float64;
         the relevant values are computed again in float64 (any value within its bound will do).
@@ -293,25 +351,32 @@ class Block:
                 np.full(cols.size, self.bound_rel[r]),
             )
         values, bounds = values
+        rel_grades = None
         if rk._classes:
-            code = rk.relevance.query_codes[self.query_ids[r]]
+            code = self.codes[r]
             rel_cols = np.arange(rk._class_start[code], rk._class_stop[code])
         else:
-            rel_cols = rk._column[rk.relevance.columns(self.query_ids[r : r + 1])[1]]
+            indptr, listed, grades = self.listed
+            rel_cols = listed[indptr[r] : indptr[r + 1]]
+            rel_grades = None if grades is None else grades[indptr[r] : indptr[r + 1]]
         rel_values = np.einsum("ij,j->i", rk._matrix64[rel_cols], self.factors64[r])
         if self.ignored_at is not None:
             rel_values[np.isin(rel_cols, self.ignored_at[1][self.ignored_at[0] == r])] = np.inf
         keep = np.flatnonzero(rel_values <= limit)
-        return exact_ranks(
+        classes = np.zeros(keep.size + cols.size)
+        classes[: keep.size] = 1.0 if rel_grades is None else rel_grades[keep]
+        ranks, grades = exact_ranks(
             self.queries[r],
             int(self.depth[r]),
             np.concatenate([rel_values[keep], values]),
             np.concatenate([np.full(keep.size, self.bound_rel[r]), bounds]),
-            np.arange(keep.size + cols.size) < keep.size,
+            classes,
             rk._index[np.concatenate([rel_cols[keep], cols])],
             rk.reference,
             rk.euclidean,
         )
+        n = int(self.n_ranked[r])  # only the first J marked references are asked for
+        return ranks[:n], grades[:n]
 
 
 def _chunks(ranges, step: int):

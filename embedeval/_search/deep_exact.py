@@ -46,14 +46,14 @@ def error_bounds(q_norms: np.ndarray, max_norm: float, dim: int, euclidean: bool
     return bound32 + exact + absolute32, bound64 + exact + absolute64
 
 
-def exact_ranks(query, depth: int, values, bounds, relevant, index, reference, euclidean: bool) -> np.ndarray:
-    """Ranks of one query's relevant references within depth, from its candidates, every near-tie resolved.
+def exact_ranks(query, depth: int, values, bounds, classes, index, reference, euclidean: bool):
+    """Ranks of one query's marked references within depth, from its candidates, every near-tie resolved.
 
-    The candidates must hold every reference ranked before any relevant one that can rank
+    The candidates must hold every reference ranked before any marked one that can rank
     within depth (see :mod:`embedeval._search.deep`). They are sorted by value; neighbours
     whose values differ by no more than the sum of their bounds form runs, and a run holding
-    both relevant and other references is recomputed with the exact formula and ordered by
-    (exact distance, index).
+    more than one class (other references and marked ones, or marked ones of two grades) is
+    recomputed with the exact formula and ordered by (exact distance, index).
 
     Parameters
     ----------
@@ -61,7 +61,8 @@ def exact_ranks(query, depth: int, values, bounds, relevant, index, reference, e
     depth : int
     values, bounds : numpy.ndarray of shape (m,), float64
         Each candidate's product value and its error bound.
-    relevant : numpy.ndarray of shape (m,), bool
+    classes : numpy.ndarray of shape (m,), float64
+        0 for other references; a marked reference's grade (> 0; 1 for binary relevance).
     index : numpy.ndarray of shape (m,), int
         Each candidate's reference index (the tie rule's lower index first).
     reference : numpy.ndarray of shape (n_references, d), float32
@@ -69,22 +70,24 @@ def exact_ranks(query, depth: int, values, bounds, relevant, index, reference, e
 
     Returns
     -------
-    numpy.ndarray of shape (h,), float64
-        1-based ranks, ascending.
+    ranks, grades : numpy.ndarray of shape (h,), float64
+        1-based ranks, ascending, of the marked references within depth, and their classes.
     """
     order = np.argsort(values, kind="stable")
-    values, bounds, relevant, index = values[order], bounds[order], relevant[order], index[order]
+    values, bounds, classes, index = values[order], bounds[order], classes[order], index[order]
     starts = np.ones(values.size, dtype=bool)
     starts[1:] = np.diff(values) > bounds[1:] + bounds[:-1]
     run = np.cumsum(starts) - 1
-    n_runs = int(run[-1]) + 1 if run.size else 0
-    n_rel = np.bincount(run, weights=relevant, minlength=n_runs)
-    mixed = (n_rel > 0) & (n_rel < np.bincount(run, minlength=n_runs))
-    members = np.flatnonzero(mixed[run])
+    first = np.flatnonzero(starts)
+    # A run is mixed when its classes are not all equal: its smallest and largest differ.
+    mixed = np.minimum.reduceat(classes, first) < np.maximum.reduceat(classes, first) if first.size else first
+    members = np.flatnonzero(mixed[run]) if first.size else first
     if members.size:
         exact = pair_distances(
             query[None, :], np.zeros(members.size, dtype=np.int64), index[members], reference.__getitem__, euclidean
         )
         within = np.lexsort((index[members], exact, run[members]))
-        relevant[members] = relevant[members][within]
-    return np.flatnonzero(relevant[:depth]) + 1.0
+        classes[members] = classes[members][within]
+    head = classes[:depth]
+    at = np.flatnonzero(head > 0)
+    return at + 1.0, head[at]

@@ -11,7 +11,7 @@ import faiss
 import numpy as np
 
 from .candidates import Candidates, flat_index, from_index, merge
-from .dense import InMemorySearcher
+from .memory import InMemorySearcher
 
 GPU_MAX_K = 2048  # the most results one faiss GPU search returns (faiss >= 1.7.3)
 
@@ -68,9 +68,8 @@ class DeviceSearcher(InMemorySearcher):
     searched again with twice as many candidates, as everywhere; once a shard would have to
     return more than ``max_k``, the references are split twice as finely. Splits only get finer
     (the device holds one copy of the references), and a finer split costs no more distance
-    computations, only more calls. Rankings deeper than an eighth of the references use float64
-    BLAS distances on the CPU (:class:`~embedeval._search.dense.InMemorySearcher`): that choice
-    is about precision, not about the limit.
+    computations, only more calls. Deep rankings of an evaluation use the deep ranking on the CPU
+    (:meth:`~embedeval._search.memory.InMemorySearcher.deep_ranker`).
 
     Parameters
     ----------
@@ -100,12 +99,13 @@ class DeviceSearcher(InMemorySearcher):
             self._split = (offsets, indexes)
         return self._split
 
-    def _shallow(self, queries, n) -> Candidates:
+    def _gather(self, queries, n) -> Candidates:
         max_k = self.device.max_k
         with self._lock:
             n_shards = max(len(self._split[1]), 1)
             while -(-n // n_shards) > max_k:  # a shard would have to return more than it can
                 n_shards *= 2
+            n_shards = min(n_shards, self.size)  # no empty shard: one reference each at most
             offsets, indexes = self._shards(n_shards)
             if len(indexes) == 1:
                 return from_index(indexes[0], queries, n, self.euclidean)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .candidates import flat_index, from_index
-from .dense import InMemorySearcher
+from .memory import InMemorySearcher
 
 
 class FlatSearcher(InMemorySearcher):
@@ -23,5 +23,5 @@ class FlatSearcher(InMemorySearcher):
         super().__init__(reference, distance)
         self._index = flat_index(self._reference, self.euclidean)
 
-    def _shallow(self, queries, n):
+    def _gather(self, queries, n):
         return from_index(self._index, queries, n, self.euclidean)

@@ -18,6 +18,7 @@ class ExactSearcher:
     """
 
     exact = True  # every searcher but the approximate one
+    ranks_deep = False  # whether deep_ranker gives a DeepRanker (references in memory)
     size: int
     euclidean: bool
     max_norm: float
@@ -29,6 +30,11 @@ class ExactSearcher:
     def _reference_rows(self, idx: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         """The prepared float32 reference vectors at ``idx`` (c,), shape (c, d)."""
         raise NotImplementedError
+
+    def deep_ranker(self, class_codes: np.ndarray | None):
+        """The deep ranking over these references (:class:`~embedeval._search.deep.DeepRanker`), made
+        for the references' ``class_codes`` (or None), where ``ranks_deep``; None otherwise."""
+        return None
 
     def _error_bound(self, queries: np.ndarray, unit_roundoff: float) -> np.ndarray:
         """E per query, shape (b,): no gathered distance of that query is off by more.

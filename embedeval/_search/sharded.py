@@ -8,6 +8,7 @@ from .. import _budget
 from .._inputs import prepare
 from .candidates import flat_index, from_index, merge
 from .float64 import max_norm
+from .memory import DeepRankers
 from .ranking import ExactSearcher
 
 
@@ -41,7 +42,8 @@ class ShardedSearcher(ExactSearcher):
     stream : bool
         False keeps every shard's index (fast); True rebuilds each shard from ``reference`` at
         every search, so only one shard is in memory at a time (for reference sets larger than
-        RAM).
+        RAM). Kept shards are in memory, so deep rankings use the deep ranking over all of them
+        (:meth:`deep_ranker`); streamed ones keep faiss's search at every depth.
     """
 
     def __init__(self, reference, distance: str, shard_size: int, stream: bool = False):
@@ -53,6 +55,15 @@ class ShardedSearcher(ExactSearcher):
         self._indexes = None if stream else [flat_index(self._shard(a, b), self.euclidean) for a, b in self._bounds]
         # one read of the references, for the float32 error bound
         self.max_norm = max(max_norm(self._shard(a, b)) for a, b in self._bounds)
+        self.ranks_deep = not stream
+        self._rankers = None if stream else DeepRankers(self._whole, self.euclidean)
+
+    def deep_ranker(self, class_codes):
+        return None if self._rankers is None else self._rankers.get(class_codes)
+
+    def _whole(self) -> np.ndarray:
+        """Every reference, prepared, shard by shard (for the deep ranking)."""
+        return np.concatenate([self._shard(a, b) for a, b in self._bounds])
 
     def _shard(self, a: int, b: int) -> np.ndarray:
         return read_shard(self._reference, a, b, self._distance)
