@@ -37,15 +37,6 @@ def _argument_problems(paths: dict[str, str | None], metrics: list[str], form: s
     return problems
 
 
-def _ties_problems(args) -> list[str]:
-    """Embeddings: a tie-aware rule needs Hamming distances (float distances rank ties by index)."""
-    if args.ties is not None and args.distance != "hamming":
-        return [
-            f"--ties {args.ties} needs --distance hamming (float embeddings rank ties by index); got {args.distance}"
-        ]
-    return []
-
-
 def _set_level_problems(metrics: list[str]) -> list[str]:
     """compare pairs per-query values: set-level metrics (nmi, eer, ...) have none."""
     problems = []
@@ -91,7 +82,7 @@ def evaluate_command(args) -> int:
     if (args.reference is None) != (args.reference_labels is None):
         problems.append("--reference and --reference-labels go together; give both or neither")
     problems += _ignore_problems(args, "reference", separate=args.reference is not None)
-    problems += _report_problems(args.report) + _ties_problems(args)
+    problems += _report_problems(args.report)
     for flag, value in (("--block-size", args.block_size), ("--threads", args.threads)):
         if value is not None and value < 1:
             problems.append(f"{flag} must be >= 1; got {value}")
@@ -356,7 +347,7 @@ def retrieval_command(args) -> int:
         **_ignore_paths(args, "corpus"),
     }
     problems = _argument_problems(paths, args.metrics, RANKINGS) + _report_problems(args.report)
-    problems += _ignore_problems(args, "corpus", separate=True) + _ties_problems(args)
+    problems += _ignore_problems(args, "corpus", separate=True)
     if args.ignore_same_id and args.ignore_same_query is not None:
         problems.append("--ignore-same-id and --ignore-same-query are two ways to give keys; choose one")
     for flag, value in (("--block-size", args.block_size), ("--threads", args.threads)):
