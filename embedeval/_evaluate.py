@@ -115,11 +115,14 @@ def evaluate(
         itself at distance 0). Binary codes repeat by design, so with ``distance="hamming"``
         only the query array passed again as ``reference`` draws it.
     ties : {None, "expected", "optimistic", "pessimistic"}, optional
-        ``distance="hamming"`` only (where hundreds of references share each distance): None
-        ranks references at equal distance by index, lower first; ``"expected"`` gives each
-        metric's exact expected value over every order of them (McSherry & Najork 2008, in
-        closed form); ``"optimistic"`` / ``"pessimistic"`` the order with relevant references
-        first / last in each tie group, the range a tie rule can move a value in.
+        None ranks references at equal distance by index, lower first; ``"expected"`` gives
+        each metric's exact expected value over every order of them (McSherry & Najork 2008,
+        in closed form); ``"optimistic"`` / ``"pessimistic"`` the order with relevant
+        references first / last in each tie group, the range a tie rule can move a value in.
+        Tied means equal Hamming distances for codes, and exactly equal float64 distances
+        (computed from the float32 vectors as searched) for float embeddings, which are then
+        scanned exactly in this process: no ``index``, ``device``, ``client``, ``shard_size``
+        or ``stream_reference``.
     block_size : int, optional
         Queries per block. Default: chosen so a block's working memory stays near 170 MB.
         Results do not depend on it.

@@ -94,9 +94,9 @@ def evaluate_retrieval(
         Queries with no relevant entry (after ignoring): skipped (NaN, counted) or scored 0 and
         averaged, as trec_eval does.
     ties : {None, "expected", "optimistic", "pessimistic"}, optional
-        ``distance="hamming"`` only: corpus entries at equal distance ranked by row (None), or
-        each metric's exact expected value over their orders, or the best / worst of them (as
-        in :func:`evaluate`).
+        Corpus entries at equal distance ranked by row (None), or each metric's exact expected
+        value over their orders, or the best / worst of them (as in :func:`evaluate`: equal
+        Hamming distances, or exactly equal float64 distances of float embeddings).
     block_size, n_threads, progress, shard_size, stream_reference, client, index, index_params, device
         As in :func:`evaluate` (``corpus`` is the reference set), with ``check_sample`` and ``seed``.
 

@@ -17,7 +17,8 @@ For a block of queries the scan makes two passes over the references, in chunks 
    |v - exact| (:func:`~embedeval._search.deep_exact.error_bounds`, doubled): a reference with
    v < T - E is strictly nearer than T, one with v > T + E strictly farther, and only those in
    [T - E, T + E] (exact ties and near-ties) are recomputed with the exact formula. Each chunk
-   row is argsorted once; the thresholds' windows are found in it by binary search.
+   row is sorted once and the thresholds' windows found in it by binary search; only rows
+   whose windows hold a reference are argsorted, to name those references.
 
 The result is a :class:`~embedeval._search.hamming.Counts` whose columns alternate between a
 *gap* (the references between two thresholds, none graded) and a *threshold* (every reference
@@ -153,8 +154,7 @@ class TiedScanner:
         for (start, stop), out in zip(chunks, excluded, strict=True):
             dist = self._approximate(wide, start, stop)
             dist.reshape(-1)[out] = np.inf  # graded and ignored: counted elsewhere or not at all
-            order = np.argsort(dist, axis=1)
-            ranked = np.take_along_axis(dist, order, 1)
+            ranked = np.sort(dist, axis=1)
             lo, hi = np.zeros((b, g), dtype=np.int64), np.zeros((b, g), dtype=np.int64)
             for i in busy:
                 n = n_thresholds[i]
@@ -163,9 +163,12 @@ class TiedScanner:
             nearer += lo
             r, j = np.nonzero(hi > lo)
             if r.size:  # the references within a threshold's window: decided by the exact formula
+                # Only rows holding one are argsorted (a sort gives the counts, not the members).
+                tied_rows, slot = np.unique(r, return_inverse=True)
+                order = np.argsort(dist[tied_rows], axis=1)
                 width = hi[r, j] - lo[r, j]
                 pr, pj = np.repeat(r, width), np.repeat(j, width)
-                members = order[pr, np.repeat(lo[r, j], width) + offsets_within(width)] + start
+                members = order[np.repeat(slot, width), np.repeat(lo[r, j], width) + offsets_within(width)] + start
                 exact = pair_distances(queries, pr, members, self.reference.__getitem__, self.euclidean)
                 at = thresholds[pr, pj]
                 key = pr * g + pj
