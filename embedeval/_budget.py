@@ -49,6 +49,9 @@ CACHED_SHARDS = 8
 HAMMING_PAIRS = 1 << 20
 # The longest query block of a Hamming scan: longer blocks only shorten its reference chunks.
 HAMMING_BLOCK_ROWS = 256
+# (query, reference) pairs of one chunk of the tie-aware scan of float embeddings
+# (`_search/tied_scan.py`): a float64 distance, its argsort and the sorted copy, ~32 MB a chunk.
+TIED_SCAN_PAIRS = 1 << 20
 
 # Comparisons (ranked x judged, or items) per block when evaluating rankings and score matrices
 # (16 MB of booleans).

@@ -14,8 +14,8 @@ import warnings
 
 import numpy as np
 
+from . import _tied_embeddings
 from ._codes import HAMMING, Codes, read_codes
-from ._hamming import describe_ties
 from ._inputs import as_embeddings, as_labels, check_directions, check_positive_int
 from ._magnitude import into_safe_range, scale_config
 from ._metrics import DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, parse_metrics
@@ -115,11 +115,14 @@ def evaluate(
         itself at distance 0). Binary codes repeat by design, so with ``distance="hamming"``
         only the query array passed again as ``reference`` draws it.
     ties : {None, "expected", "optimistic", "pessimistic"}, optional
-        ``distance="hamming"`` only (where hundreds of references share each distance): None
-        ranks references at equal distance by index, lower first; ``"expected"`` gives each
-        metric's exact expected value over every order of them (McSherry & Najork 2008, in
-        closed form); ``"optimistic"`` / ``"pessimistic"`` the order with relevant references
-        first / last in each tie group, the range a tie rule can move a value in.
+        None ranks references at equal distance by index, lower first; ``"expected"`` gives
+        each metric's exact expected value over every order of them (McSherry & Najork 2008,
+        in closed form); ``"optimistic"`` / ``"pessimistic"`` the order with relevant
+        references first / last in each tie group, the range a tie rule can move a value in.
+        Tied means equal Hamming distances for codes, and exactly equal float64 distances
+        (computed from the float32 vectors as searched) for float embeddings, which are then
+        scanned exactly in this process: no ``index``, ``device``, ``client``, ``shard_size``
+        or ``stream_reference``.
     block_size : int, optional
         Queries per block. Default: chosen so a block's working memory stays near 170 MB.
         Results do not depend on it.
@@ -238,18 +241,26 @@ def evaluate(
             warn_if_self_reference(embeddings, reference, queries, references, _codes(relevance))
     evaluated = np.flatnonzero(relevance.n_relevant > 0) if ranked else np.zeros(0, dtype=np.int64)
     warn_if_k_exceeds(ranked, relevance.n_rankable[evaluated])
-    per_query, approximation = score(
-        options,
-        queries,
-        references,
-        relevance,
-        ranked,
-        evaluated,
-        progress=progress,
-        seed=seed,
-        check_sample=check_sample,
-        ties=ties,
-    )
+    if _tied_embeddings.applies(distance, ties):
+        per_query, approximation = (
+            _tied_embeddings.score(
+                options, queries, references, relevance, ranked, evaluated, progress=progress, ties=ties
+            ),
+            None,
+        )
+    else:
+        per_query, approximation = score(
+            options,
+            queries,
+            references,
+            relevance,
+            ranked,
+            evaluated,
+            progress=progress,
+            seed=seed,
+            check_sample=check_sample,
+            ties=ties,
+        )
     if ranked and not evaluated.size:
         warnings.warn(_nothing_evaluated(relevance), UserWarning, stacklevel=2)
     set_values, set_config, set_conventions = step.run(queries, references, options.distance)
@@ -406,8 +417,10 @@ def _config(
         "n_references": int(reference_shape[0]),
         ("n_bits" if options.distance == HAMMING else "dim"): int(dim),
         **labels,
-        "search": options.search_config() if searched else "none: no per-query metric was asked for",
-        "tie_rule": describe_ties(ties) if options.distance == HAMMING else TIE_RULE,
+        "search": _tied_embeddings.search_config(options, ties)
+        if searched
+        else "none: no per-query metric was asked for",
+        "tie_rule": _tied_embeddings.describe_ties(ties, options.distance, TIE_RULE),
         "ties": ties or "index",
         **({} if relevance.rules is None or _only_own(relevance) else relevance.counts()),
     }
@@ -442,7 +455,7 @@ def _conventions(
         "recall": "metric-learning Recall@K (hit rate): a same-label reference in the top k",
         "relevance": relevant,
         **extra,
-        "ties": describe_ties(ties) if distance == HAMMING else TIE_RULE,
+        "ties": _tied_embeddings.describe_ties(ties, distance, TIE_RULE),
         "distance": "hamming: the number of differing bits of two binary codes" if distance == HAMMING else distance,
         "average": "summary = micro average over evaluated queries; per_class.macro = mean of class means"
         if isinstance(relevance.source, ClassLabels)

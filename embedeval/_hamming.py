@@ -37,17 +37,14 @@ _BINARY_LEVELS = np.array([1.0])
 
 
 def check_options(metrics, distance: str, ties, index, device, client, shard_size, stream) -> None:
-    """Refuse what the Hamming path does not do, and Hamming-only metrics or tie rules elsewhere."""
+    """Refuse what the exact scans (Hamming, or float embeddings under a tie-aware rule) do not
+    do, and Hamming-only metrics elsewhere."""
     if distance != HAMMING:
         radius = [m.name for m in metrics if m.spec.radius]
         if radius:
             raise ValueError(f"{radius} count references within a Hamming radius: use distance='hamming'")
-        if ties is not None:
-            raise ValueError(
-                f"'ties'={ties!r} is offered for distance='hamming' (and for scores: evaluate_rankings, "
-                f"evaluate_scores); float embeddings are ranked with ties by lower index; got distance={distance!r}"
-            )
-        return
+        if ties is None:
+            return
     given = {
         "index": index != "flat",
         "device": device != "cpu",
@@ -57,9 +54,12 @@ def check_options(metrics, distance: str, ties, index, device, client, shard_siz
     }
     refused = [name for name, set_ in given.items() if set_]
     if refused:
+        what = (
+            "distance='hamming' scans every code" if distance == HAMMING else f"'ties'={ties!r} scans every reference"
+        )
         raise ValueError(
-            f"distance='hamming' scans every code exactly in this process ({', '.join(refused)} given); "
-            f"drop {', '.join(refused)}"
+            f"{what} exactly in this process ({', '.join(refused)} given); drop {', '.join(refused)}"
+            + ("" if distance == HAMMING else " or leave 'ties' at None")
         )
 
 

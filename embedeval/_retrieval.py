@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _tied_embeddings
 from ._codes import HAMMING, read_codes
 from ._graded import check_threshold, conventions
-from ._hamming import describe_ties
 from ._inputs import as_embeddings, check_choice, check_directions, check_positive_int
 from ._magnitude import into_safe_range, scale_config
 from ._metrics import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
@@ -94,9 +94,9 @@ def evaluate_retrieval(
         Queries with no relevant entry (after ignoring): skipped (NaN, counted) or scored 0 and
         averaged, as trec_eval does.
     ties : {None, "expected", "optimistic", "pessimistic"}, optional
-        ``distance="hamming"`` only: corpus entries at equal distance ranked by row (None), or
-        each metric's exact expected value over their orders, or the best / worst of them (as
-        in :func:`evaluate`).
+        Corpus entries at equal distance ranked by row (None), or each metric's exact expected
+        value over their orders, or the best / worst of them (as in :func:`evaluate`: equal
+        Hamming distances, or exactly equal float64 distances of float embeddings).
     block_size, n_threads, progress, shard_size, stream_reference, client, index, index_params, device
         As in :func:`evaluate` (``corpus`` is the reference set), with ``check_sample`` and ``seed``.
 
@@ -144,9 +144,22 @@ def evaluate_retrieval(
     codes[~judged] = 2
     searched = np.flatnonzero((codes == -1) & (relevance.n_rankable > 0))
     warn_if_k_exceeds(parsed, relevance.n_rankable[searched])
-    per_query, approximation = score(
-        options, q, c, relevance, parsed, searched, progress=progress, seed=seed, check_sample=check_sample, ties=ties
-    )
+    if _tied_embeddings.applies(distance, ties):
+        per_query = _tied_embeddings.score(options, q, c, relevance, parsed, searched, progress=progress, ties=ties)
+        approximation = None
+    else:
+        per_query, approximation = score(
+            options,
+            q,
+            c,
+            relevance,
+            parsed,
+            searched,
+            progress=progress,
+            seed=seed,
+            check_sample=check_sample,
+            ties=ties,
+        )
     if empty == "zero":
         for v in per_query.values():
             v[(codes == -1) & np.isnan(v)] = 0.0  # kernels give NaN where R = 0
@@ -157,8 +170,8 @@ def evaluate_retrieval(
         "n_corpus": int(c.shape[0]),
         ("n_bits" if distance == HAMMING else "dim"): int(c.shape[1]),
         "n_judged": int(relevance.source.indices.size),
-        "search": options.search_config(),
-        "tie_rule": describe_ties(ties) if distance == HAMMING else TIE_RULE,
+        "search": _tied_embeddings.search_config(options, ties),
+        "tie_rule": _tied_embeddings.describe_ties(ties, distance, TIE_RULE),
         "ties": ties or "index",
         **relevance.counts(),
         **scale_config(scale),
@@ -205,7 +218,7 @@ def _read_relevance(qrels, n_queries, n_corpus, query_ids, corpus_ids, threshold
 
 def _conventions(threshold: float, empty: str, distance: str, relevance: Relevance, ties=None) -> dict[str, str]:
     own = "corpus entries at equal distance are ranked by corpus row, lower first"
-    out = conventions(threshold, empty, describe_ties(ties) if distance == HAMMING else own)
+    out = conventions(threshold, empty, _tied_embeddings.describe_ties(ties, distance, own))
     if relevance.rules is not None:
         out["relevance"] += "; ignored entries are neither ranked nor counted"
         out["ignore"] = relevance.rules.describe("corpus entries")

@@ -21,7 +21,6 @@ from ._problems import (
     check_rows,
     report_problems,
     set_level_problems,
-    ties_problems,
 )
 
 _PLOT_METRICS = [f"recall@{k}" for k in range(1, 21)] + ["map@r"]  # what --plot draws
@@ -61,7 +60,7 @@ def evaluate_command(args) -> int:
     if (args.reference is None) != (args.reference_labels is None):
         problems.append("--reference and --reference-labels go together; give both or neither")
     problems += _ignore_problems(args, "reference", separate=args.reference is not None)
-    problems += report_problems(args.report) + ties_problems(args)
+    problems += report_problems(args.report)
     for flag, value in (("--block-size", args.block_size), ("--threads", args.threads)):
         if value is not None and value < 1:
             problems.append(f"{flag} must be >= 1; got {value}")
@@ -214,7 +213,7 @@ def retrieval_command(args) -> int:
         **_ignore_paths(args, "corpus"),
     }
     problems = argument_problems(paths, args.metrics, RANKINGS) + report_problems(args.report)
-    problems += _ignore_problems(args, "corpus", separate=True) + ties_problems(args)
+    problems += _ignore_problems(args, "corpus", separate=True)
     if args.ignore_same_id and args.ignore_same_query is not None:
         problems.append("--ignore-same-id and --ignore-same-query are two ways to give keys; choose one")
     for flag, value in (("--block-size", args.block_size), ("--threads", args.threads)):

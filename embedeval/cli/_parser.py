@@ -137,7 +137,7 @@ def _add_evaluate(ev: argparse.ArgumentParser) -> None:
         default="euclidean",
         help="hamming: binary codes, packed uint8 (n, bits/8) or bool/0-1 (n, bits) (default: euclidean)",
     )
-    _ties_option(ev, "by index, lower first; the other rules with --distance hamming only")
+    _ties_option(ev, "by index, lower first")
     ev.add_argument("--key", help=_KEY_HELP)
     ev.add_argument("--label-key", help=_LABEL_KEY_HELP)
     ev.add_argument("--per-class", metavar="FILE", help="write per-class averages as CSV")
@@ -198,7 +198,7 @@ def _add_retrieval(rt: argparse.ArgumentParser) -> None:
     rt.add_argument(
         "--distance", choices=(*DISTANCES, HAMMING), default="cosine", help="hamming: binary codes (default: cosine)"
     )
-    _ties_option(rt, "by corpus row, lower first; the other rules with --distance hamming only")
+    _ties_option(rt, "by corpus row, lower first")
     rt.add_argument("--threshold", type=float, default=1.0, help="grade at which an item is relevant (default 1)")
     rt.add_argument("--empty", choices=("skip", "zero"), default="skip", help="queries without relevant items")
     rt.add_argument("--key", help=_KEY_HELP)

@@ -31,15 +31,6 @@ def argument_problems(paths: dict[str, str | None], metrics: list[str], form: st
     return problems
 
 
-def ties_problems(args) -> list[str]:
-    """Embeddings: a tie-aware rule needs Hamming distances (float distances rank ties by index)."""
-    if args.ties is not None and args.distance != "hamming":
-        return [
-            f"--ties {args.ties} needs --distance hamming (float embeddings rank ties by index); got {args.distance}"
-        ]
-    return []
-
-
 def set_level_problems(metrics: list[str]) -> list[str]:
     """compare pairs per-query values: set-level metrics (nmi, eer, ...) have none."""
     problems = []
