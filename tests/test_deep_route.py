@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import embedeval
-from embedeval import _budget, _evaluate, _retrieval
+from embedeval import _budget, _labelled, _retrieval
 from embedeval._blocks import block_jobs, evaluate_block
 from embedeval._executors import Threads, deep_turn, one_blas_thread_each, threadpoolctl
 from embedeval._metrics import parse_metrics
@@ -45,7 +45,7 @@ def label_case(seed):
     ignore = {i: rng.choice(n_r, size=2, replace=False).tolist() for i in range(0, n, 3)} if seed % 4 == 1 else None
     keys = (rng.integers(0, 4, n), rng.integers(0, 4, n_r)) if seed % 4 >= 2 else None
     references = x if ref is None else ref
-    _, relevance = _evaluate._read_relevance(labels, ref_labels, x, references, ignore, keys)
+    _, relevance = _labelled.read_relevance(labels, ref_labels, x, references, ignore, keys)
     return x, references, relevance, parse_metrics(LABEL_METRICS, "embeddings")
 
 
@@ -127,7 +127,7 @@ def test_a_large_class_through_evaluate_equals_faiss_everywhere():
     names = ["precision@1", "recall@10", "r_precision", "map@r", "map", "mrr"]
     assert int(np.bincount(labels).max()) > _budget.DEEP_FROM
     result = embedeval.evaluate(x, labels, metrics=names, n_threads=2)
-    _, relevance = _evaluate._read_relevance(labels, None, x, x, None, None)
+    _, relevance = _labelled.read_relevance(labels, None, x, x, None, None)
     faiss_only = values_by_route(x, x, relevance, parse_metrics(names, "embeddings"), "euclidean", None, block_size=256)
     for name in names:
         np.testing.assert_array_equal(result.per_query[name], faiss_only[name], err_msg=name)

@@ -14,8 +14,8 @@ from reference import evaluate_hamming, graded_metric, hamming_distances
 import embedeval
 from embedeval import _hamming
 from embedeval._codes import pack_bits, read_codes
-from embedeval._evaluate import _read_relevance
 from embedeval._expected import compute
+from embedeval._labelled import read_relevance as _read_relevance
 from embedeval._metrics import EMBEDDINGS, parse_metrics
 from embedeval._pipeline import Options
 from embedeval._search.hamming import HammingScanner
@@ -319,7 +319,7 @@ def test_code_lengths_that_are_not_a_multiple_of_8_are_padded_without_changing_a
 def test_codes_bypass_the_float_inputs_magnitude_scaling_and_cosine_normalisation():
     """Both readers hand the packed bytes to the scan unchanged (scale 1, no 'scaled' in config),
     never as float embeddings through _inputs/_magnitude."""
-    from embedeval import _evaluate, _retrieval
+    from embedeval import _labelled, _retrieval
     from embedeval._codes import Codes
 
     rng = np.random.default_rng(13)
@@ -327,7 +327,7 @@ def test_codes_bypass_the_float_inputs_magnitude_scaling_and_cosine_normalisatio
     packed = np.packbits(bits.astype(bool), axis=1, bitorder="little")
     packed[0] = 255  # every bit set: a byte value no float path would keep as it is
     read = [
-        _evaluate._read_embeddings(bits, packed, np.zeros(40), "hamming"),
+        _labelled.read_embeddings(bits, packed, np.zeros(40), "hamming"),
         _retrieval._read_embeddings(bits, packed, "hamming"),
     ]
     for q, r, scale in read:

@@ -14,9 +14,10 @@ from reference import graded_metric
 
 import embedeval
 from embedeval import _tied_embeddings
-from embedeval._evaluate import _read_embeddings, _read_relevance
 from embedeval._expected import compute
 from embedeval._inputs import prepare
+from embedeval._labelled import read_embeddings as _read_embeddings
+from embedeval._labelled import read_relevance as _read_relevance
 from embedeval._metrics import EMBEDDINGS, RANKINGS, parse_metrics
 from embedeval._pipeline import Options
 from embedeval._search.tied_scan import TiedScanner
