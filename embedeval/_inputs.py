@@ -240,6 +240,10 @@ def prepare(vectors: np.ndarray, distance: str) -> np.ndarray:
     """
     if distance != "cosine":
         return vectors
-    wide = np.asarray(vectors, dtype=np.float64)
-    norms = np.sqrt(np.einsum("ij,ij->i", wide, wide))[:, None]
-    return np.ascontiguousarray(wide / norms, dtype=np.float32)
+    out = np.empty(vectors.shape, dtype=np.float32)
+    step = max(1, _budget.NORMALISE_ELEMENTS // max(vectors.shape[1], 1))
+    for start in range(0, vectors.shape[0], step):  # in chunks: no float64 copy of the whole array
+        wide = np.array(vectors[start : start + step], dtype=np.float64)  # a copy: divided in place
+        wide /= np.sqrt(np.einsum("ij,ij->i", wide, wide))[:, None]
+        out[start : start + step] = wide
+    return out
