@@ -48,6 +48,10 @@ def _judged_items(scores: np.ndarray, grades: np.ndarray, depth: int, groups: bo
     new = np.empty(ranked.shape, dtype=bool)
     new[:, 0] = True
     np.not_equal(ranked[:, 1:], ranked[:, :-1], out=new[:, 1:])
+    if new.all() and (depth == scores.shape[1] or not (scores == ranked[:, -1:]).sum(axis=1).max() > 1):
+        # No two ranked items share a score, and none beyond the depth shares the last one's:
+        # every group is one item (the common case, found without a search per item).
+        return q, pos + 1.0, grade_at[q, pos], pos.astype(np.float64), np.ones(q.size)
     # Groups as flat (row-major) places of their first items: each graded item's group is found by
     # one binary search, instead of start and stop arrays over every ranked place.
     starts = np.append(np.flatnonzero(new), b * depth)
