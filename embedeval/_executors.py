@@ -94,6 +94,19 @@ def run_threads(jobs: Iterable[tuple], work: Callable, n_threads: int) -> Iterat
         pool.shutdown(wait=False, cancel_futures=True)  # after success every block has finished
 
 
+def gather(results: Iterable[tuple], per_query: dict, total: int, progress=None) -> dict:
+    """Write each finished block's ``(rows, {metric: values})`` into ``per_query``, in whatever
+    order blocks finish, and report ``progress(done, total)`` after each; returns ``per_query``."""
+    done = 0
+    for rows, values in results:
+        for name, v in values.items():
+            per_query[name][rows] = v
+        done += rows.size
+        if progress is not None:
+            progress(done, total)
+    return per_query
+
+
 class Sequential:
     """Blocks one after another in this thread."""
 

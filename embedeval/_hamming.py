@@ -23,6 +23,7 @@ import numpy as np
 
 from . import _budget, _expected
 from ._codes import HAMMING, Codes
+from ._executors import gather
 from ._kernels import Hits, pack
 from ._metrics import Metric, Needs, per_query_values
 from ._relevance import QueryBlock, Relevance, Shared
@@ -133,13 +134,7 @@ def score(
     scanner = scanner or HammingScanner(references.packed, references.n_bits)
     executor = options.executor()
     planned = jobs(queries, relevance, evaluated, metrics, ties, options.block_size, executor.n_workers)
-    done = 0
-    for rows, values in executor.run(evaluate_block, scanner, relevance.shared, planned):
-        for name, v in values.items():
-            per_query[name][rows] = v
-        done += rows.size
-        if progress is not None:
-            progress(done, evaluated.size)
+    gather(executor.run(evaluate_block, scanner, relevance.shared, planned), per_query, evaluated.size, progress)
     return per_query
 
 

@@ -19,7 +19,7 @@ from . import _budget, _hamming
 from ._approximation import check_approximation
 from ._blocks import block_jobs, evaluate_block
 from ._codes import HAMMING
-from ._executors import Sequential, Threads
+from ._executors import Sequential, Threads, gather
 from ._inputs import DISTANCES, check_choice, check_positive_int
 from ._metrics import ALL_HITS, FIRST_HIT
 from ._relevance import Relevance
@@ -156,13 +156,7 @@ def score(
     jobs = block_jobs(
         queries, relevance, evaluated, metrics, options.distance, options.block_size, executor.n_workers, deep_from
     )
-    done = 0
-    for rows, values in executor.run(evaluate_block, searcher, relevance.shared, jobs):
-        for name, v in values.items():
-            per_query[name][rows] = v
-        done += rows.size
-        if progress is not None:
-            progress(done, evaluated.size)
+    gather(executor.run(evaluate_block, searcher, relevance.shared, jobs), per_query, evaluated.size, progress)
     approximation = None
     if options.approximate:
         exact = FlatSearcher(references, options.distance)

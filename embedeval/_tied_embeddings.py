@@ -20,6 +20,7 @@ import numpy as np
 
 from . import _budget, _hamming
 from ._codes import HAMMING
+from ._executors import gather
 from ._inputs import prepare
 from ._metrics import Needs
 from ._search.tied_scan import TiedScanner
@@ -70,11 +71,6 @@ def score(options, queries, references, relevance, metrics, evaluated, *, progre
         scanner = TiedScanner(prepare(np.asarray(references), options.distance), options.distance == "euclidean")
     executor = options.executor()
     planned = jobs(queries, relevance, evaluated, metrics, ties, options.distance, options.block_size)
-    done = 0
-    for rows, values in executor.run(_hamming.evaluate_block, scanner, relevance.shared, planned):
-        for name, v in values.items():
-            per_query[name][rows] = v
-        done += rows.size
-        if progress is not None:
-            progress(done, evaluated.size)
+    results = executor.run(_hamming.evaluate_block, scanner, relevance.shared, planned)
+    gather(results, per_query, evaluated.size, progress)
     return per_query
