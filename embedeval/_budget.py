@@ -25,8 +25,10 @@ RECOMPUTE_ELEMENTS = 1 << 17
 # float64 copy of a 200,000 x 384 corpus (614 MB) cost 0.3 to 1.2 s in page faults alone.
 NORMALISE_ELEMENTS = 1 << 19
 # Rankings deeper than this take the deep ranking (embedeval._search.deep) where the searcher
-# holds its references in memory, shallower ones faiss's search (bench/bench_deep.py --crossover).
-DEEP_FROM = 256
+# holds its references in memory, shallower ones faiss's search. bench/bench_deep.py --crossover
+# on a quiet machine (n = 20,000, d = 128): deep / faiss = 1.74, 1.43, 1.12, 0.79 at R = 100, 200,
+# 400, 800, so the routes cross near R = 550 (256 before that measurement).
+DEEP_FROM = 512
 # Rows x references of one block of the deep ranking: its (rows x R) float64 products of the
 # relevant slices, nearest relevant values and ranks are each at most this many elements
 # (32 MB); without class codes, so is its (rows x references) float64 product.

@@ -158,8 +158,8 @@ def test_without_threadpoolctl_deep_blocks_take_turns_and_values_are_unchanged(m
     with one_blas_thread_each(2):
         assert hasattr(deep_turn(), "acquire")
     rng = np.random.default_rng(5)
-    labels = np.where(rng.random(900) < 0.5, 0, rng.integers(1, 30, 900))
-    x = (rng.standard_normal((31, 6))[labels] + rng.standard_normal((900, 6))).astype(np.float32)
+    labels = np.where(rng.random(1200) < 0.5, 0, rng.integers(1, 30, 1200))
+    x = (rng.standard_normal((31, 6))[labels] + rng.standard_normal((1200, 6))).astype(np.float32)
     names = ["precision@1", "r_precision", "map@r", "map"]
     assert int(np.bincount(labels).max()) > _budget.DEEP_FROM
     threaded = embedeval.evaluate(x, labels, metrics=names, n_threads=2, block_size=64)
