@@ -135,7 +135,7 @@ class Block:
             other[k], place[k] = self._float64_places(nearest, rows, at[k], cols[k])
             bound[k] = self.bound_rel[rows][at[k]]
             near[k] = steps.near(flat_padded, at_padded[k] + place[k], other[k], 2 * bound[k])
-        ranks = steps.ranks_from_places(at, place, ends, ranked, depth, nearest.shape[1], presorted=not mixed)
+        ranks = steps.ranks_from_places(at, place, ranked, depth, nearest.shape[1])
         tied = np.zeros(m, dtype=bool)
         tied[at[near]] = True
         if self.grades is not None:  # marked references of two grades whose order is uncertain

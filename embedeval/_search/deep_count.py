@@ -47,34 +47,17 @@ def places(nearest: np.ndarray, ends: np.ndarray, values: np.ndarray, probes: np
     return out, reached, counted
 
 
-def ranks_from_places(at, place, ends, ranked, depth, w: int, presorted: bool) -> np.ndarray:
+def ranks_from_places(at, place, ranked, depth, w: int) -> np.ndarray:
     """(m, w) ranks: j + 1 + c_j for j below ``ranked`` and rank <= depth, else +inf.
 
     c_j, the others before the j-th relevant value, is the number of the row's places at most
-    j: a step function written by one ``np.repeat`` (segments between sorted places).
+    j: one ``np.bincount`` of (row, place) and a running sum along each row, linear in the
+    others placed (no sort of the places).
     """
     m = ranked.size
-    if not presorted:
-        keys = np.sort(at * (w + 1) + place)
-        place = keys - at * (w + 1)  # ``at`` is sorted, so it is unchanged by the sort
-    counts = np.diff(ends)
-    # per row: segment starts 0, its places (clipped to ranked), ranked; values 0, 1, .., M, inf
-    size = at.size + 2 * m
-    first = ends[:-1] + 2 * np.arange(m)  # where each row's segments begin
-    starts = np.empty(size, dtype=np.int64)
-    fill = np.empty(size)
-    inner = np.arange(at.size) + 2 * at + 1  # the others' slots
-    starts[first] = 0
-    starts[inner] = np.minimum(place, ranked[at])
-    starts[first + counts + 1] = ranked
-    fill[first] = 0
-    fill[inner] = np.arange(at.size) - ends[at] + 1
-    fill[first + counts + 1] = np.inf
-    stops = np.empty(size, dtype=np.int64)
-    stops[:-1] = starts[1:]
-    stops[first + counts + 1] = w
-    ranks = np.repeat(fill, stops - starts).reshape(m, w)
-    ranks += np.arange(1, w + 1)
+    counts = np.bincount(at * (w + 1) + np.minimum(place, ranked[at]), minlength=m * (w + 1)).reshape(m, w + 1)
+    ranks = np.cumsum(counts[:, :w], axis=1) + np.arange(1, w + 1, dtype=np.float64)
+    ranks[np.arange(w) >= ranked[:, None]] = np.inf
     ranks[ranks > depth[:, None]] = np.inf
     return ranks
 
