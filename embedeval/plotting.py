@@ -25,6 +25,16 @@ def _figure(width: float, height: float):
     return fig
 
 
+def _save(fig, path, title: str = "") -> Path:
+    """Write ``fig`` to ``path`` (its folder made if needed), under a suptitle when ``title`` is given."""
+    if title:
+        fig.suptitle(title, fontsize=10)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    return path
+
+
 def metric_caption(summary: dict[str, float], names=None) -> str:
     """The metric values exactly as printed on figures: ``P@1 0.9990  MAP@R 0.5123``."""
     names = list(summary) if names is None else names
@@ -109,10 +119,7 @@ def plot_error_reject(curves: dict, path, title: str = "Error vs reject") -> Pat
     ax.set_ylim(bottom=0)
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=7)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    return path
+    return _save(fig, path)
 
 
 def plot_confidence_experiment(exp: dict, path) -> Path:
@@ -165,10 +172,7 @@ def plot_confidence_experiment(exp: dict, path) -> Path:
         ncol=2,
         frameon=False,
     )
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    return path
+    return _save(fig, path)
 
 
 def plot_evaluation(result, path, title: str = "") -> Path:
@@ -207,12 +211,7 @@ def plot_evaluation(result, path, title: str = "") -> Path:
         ax.set_ylabel("classes")
         ax.set_title(f"Per-class MAP@R ({per_class.size} classes)", fontsize=10)
         ax.legend(fontsize=8)
-    if title:
-        fig.suptitle(title, fontsize=10)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    return path
+    return _save(fig, path, title)
 
 
 def plot_hamming_pr(curve, path, title: str = "") -> Path:
@@ -261,9 +260,4 @@ def plot_hamming_pr(curve, path, title: str = "") -> Path:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="center right")
     ax.set_title(f"Within radius r ({curve.result.n_evaluated} queries, {d}-bit codes)", fontsize=10)
-    if title:
-        fig.suptitle(title, fontsize=10)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    return path
+    return _save(fig, path, title)
