@@ -23,32 +23,12 @@ import platform
 
 import faiss
 import numpy as np
-from _common import best_of, summary_line
+from _common import best_of, faiss_search, gaussian_classes, product, summary_line
 
 import embedeval
 from embedeval._executors import run_threads
 
 METRICS = ["precision@1", "recall@1", "recall@5", "recall@10", "r_precision", "map@r"]
-
-
-def make_data(n, d, n_classes, seed=0):
-    """Gaussian classes: class centres N(0, 1), points centre + N(0, 1.5^2) (metrics well inside (0, 1))."""
-    rng = np.random.default_rng(seed)
-    labels = rng.permutation(np.arange(n) % n_classes)
-    centres = rng.standard_normal((n_classes, d), dtype=np.float32)
-    x = centres[labels] + 1.5 * rng.standard_normal((n, d), dtype=np.float32)
-    return np.ascontiguousarray(x, dtype=np.float32), labels
-
-
-def blas_floor(x):
-    for start in range(0, len(x), 4096):
-        x[start : start + 4096] @ x.T
-
-
-def faiss_search(x, k):
-    index = faiss.IndexFlatL2(x.shape[1])
-    index.add(x)
-    return index.search(x, k)
 
 
 def faiss_threaded(x, k):
@@ -95,9 +75,9 @@ def main():
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in args.sizes:
-        x, labels = make_data(n, args.dim, args.classes)
+        x, labels = gaussian_classes(n, args.dim, args.classes)
         k_max = int(np.bincount(labels).max())
-        t_a, _ = best_of(args.repeat, lambda x=x: blas_floor(x))
+        t_a, _ = best_of(args.repeat, lambda x=x: product(x))
         t_b, _ = best_of(args.repeat, lambda x=x, k=k_max: faiss_search(x, k))
         t_b2, _ = best_of(args.repeat, lambda x=x, k=k_max: faiss_threaded(x, k))
         t_c, result = best_of(args.repeat, lambda x=x, y=labels: embedeval.evaluate(x, y, metrics=METRICS))

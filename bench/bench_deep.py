@@ -31,7 +31,7 @@ import time
 
 import faiss
 import numpy as np
-from _common import best_of, summary_line
+from _common import best_of, faiss_search, gaussian_classes, product, summary_line
 
 import embedeval
 from embedeval import _budget
@@ -41,30 +41,12 @@ METRICS = ["precision@1", "recall@1", "recall@10", "r_precision", "map@r"]
 ROWS = [(20000, 128, 100), (20000, 512, 100), (60000, 128, 12000), (20000, 128, 10), (40000, 64, "half")]
 
 
-def gaussian_classes(n, d, n_classes, seed=0):
-    rng = np.random.default_rng(seed)
-    labels = rng.permutation(np.arange(n) % n_classes)
-    centres = rng.standard_normal((n_classes, d), dtype=np.float32)
-    return np.ascontiguousarray(centres[labels] + 1.5 * rng.standard_normal((n, d), dtype=np.float32)), labels
-
-
 def half_in_one_class(n, d, seed=0):
     rng = np.random.default_rng(seed)
     half = n // 2
     labels = np.concatenate([np.zeros(half, np.int64), 1 + np.arange(n - half) // 100])
     centres = rng.standard_normal((labels.max() + 1, d), dtype=np.float32)
     return np.ascontiguousarray(centres[labels] + rng.standard_normal((n, d), dtype=np.float32)), labels
-
-
-def product(x):
-    for start in range(0, len(x), 4096):
-        x[start : start + 4096] @ x.T
-
-
-def faiss_search(x, k):
-    index = faiss.IndexFlatL2(x.shape[1])
-    index.add(x)
-    return index.search(x, k)
 
 
 def pml_run(x, labels):
