@@ -149,11 +149,7 @@ def config(
         "n_references": int(reference_shape[0]),
         ("n_bits" if options.distance == HAMMING else "dim"): int(dim),
         **labels,
-        "search": _tied_embeddings.search_config(options, ties)
-        if searched
-        else "none: no per-query metric was asked for",
-        "tie_rule": _tied_embeddings.describe_ties(ties, options.distance, TIE_RULE),
-        "ties": ties or "index",
+        **_tied_embeddings.search_settings(options, ties, searched),
         **({} if relevance.rules is None or _only_own(relevance) else relevance.counts()),
     }
 

@@ -16,7 +16,7 @@ from ._graded import check_threshold, conventions
 from ._inputs import as_embeddings, check_choice, check_directions, check_positive_int
 from ._magnitude import into_safe_range, scale_config
 from ._metrics import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
-from ._pipeline import TIE_RULE, Options, score, warn_if_k_exceeds
+from ._pipeline import Options, score, warn_if_k_exceeds
 from ._relevance import IgnoreRules, Relevance
 from ._relevance.ignore import read_keys, read_lists
 from ._relevance.judged import id_positions, read_judgements
@@ -170,9 +170,7 @@ def evaluate_retrieval(
         "n_corpus": int(c.shape[0]),
         ("n_bits" if distance == HAMMING else "dim"): int(c.shape[1]),
         "n_judged": int(relevance.source.indices.size),
-        "search": _tied_embeddings.search_config(options, ties),
-        "tie_rule": _tied_embeddings.describe_ties(ties, distance, TIE_RULE),
-        "ties": ties or "index",
+        **_tied_embeddings.search_settings(options, ties),
         **relevance.counts(),
         **scale_config(scale),
     }

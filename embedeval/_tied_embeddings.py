@@ -23,6 +23,7 @@ from ._codes import HAMMING
 from ._executors import gather
 from ._inputs import prepare
 from ._metrics import Needs
+from ._pipeline import TIE_RULE
 from ._search.tied_scan import TiedScanner
 from ._ties import describe
 
@@ -45,8 +46,19 @@ def describe_ties(ties, distance: str, index_rule: str) -> str:
     return describe(ties, index_rule, TIED)
 
 
-def search_config(options, ties) -> str:
-    return SEARCH if applies(options.distance, ties) else options.search_config()
+def search_settings(options, ties, searched: bool = True) -> dict:
+    """The ``config`` entries every embedding evaluation reports on its search and tie rule:
+    ``search`` (the scan, the searcher, or none when no per-query metric was asked for),
+    ``tie_rule`` in words and ``ties`` (``"index"`` for the default)."""
+    if not searched:
+        search = "none: no per-query metric was asked for"
+    else:
+        search = SEARCH if applies(options.distance, ties) else options.search_config()
+    return {
+        "search": search,
+        "tie_rule": describe_ties(ties, options.distance, TIE_RULE),
+        "ties": ties or "index",
+    }
 
 
 def jobs(queries, relevance, evaluated, metrics, ties, distance: str, block_size):
