@@ -6,7 +6,9 @@ Every problem visible from the arguments alone is collected, and all are raised 
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import warnings
 from pathlib import Path
 
 from .._metrics import EMBEDDINGS, RANKINGS, parse_metrics
@@ -78,7 +80,12 @@ def ranked_problems(args, paths: dict[str, str]) -> list[str]:
     return problems
 
 
-def warnings_as_lines(command: str, caught) -> None:
-    """Warnings of the evaluation as one line each on stderr, the way the command reports notes."""
+@contextlib.contextmanager
+def warnings_as_lines(command: str):
+    """Warnings raised inside the block, printed as one line each on stderr when it ends (after
+    whatever the block printed), the way the command reports notes."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
     for w in caught:
         print(f"embedeval {command}: warning: {w.message}", file=sys.stderr)

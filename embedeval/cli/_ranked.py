@@ -13,15 +13,12 @@ from ._problems import UsageError, ranked_problems, warnings_as_lines
 
 def rankings_command(args) -> int:
     """``embedeval rankings``: a TREC run file against a TREC qrels file."""
-    import warnings
-
     from .._trec import evaluate_files
 
     problems = ranked_problems(args, {"RUN": args.run_file, "QRELS": args.qrels})
     if problems:
         raise UsageError(problems)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with warnings_as_lines("rankings"):
         result, coverage = evaluate_files(
             args.run_file,
             args.qrels,
@@ -31,8 +28,7 @@ def rankings_command(args) -> int:
             args.complete,
             args.ties,
         )
-    _coverage_notes(coverage, args.complete)
-    warnings_as_lines("rankings", caught)
+        _coverage_notes(coverage, args.complete)  # the notes first, then the warnings
     emit(result, args, {"run": args.run_file, "qrels": args.qrels})
     return 0
 
@@ -63,15 +59,12 @@ def _coverage_notes(coverage, complete: bool) -> None:
 
 def scores_command(args) -> int:
     """``embedeval scores``: a queries x items score matrix against a relevance matrix."""
-    import warnings
-
     from .._scores import evaluate_scores
 
     problems = ranked_problems(args, {"SCORES": args.scores, "RELEVANCE": args.relevance})
     if problems:
         raise UsageError(problems)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with warnings_as_lines("scores"):
         result = evaluate_scores(
             load_array(Path(args.scores), "scores"),
             load_array(Path(args.relevance), "relevance"),
@@ -80,6 +73,5 @@ def scores_command(args) -> int:
             empty=args.empty,
             ties=args.ties,
         )
-    warnings_as_lines("scores", caught)
     emit(result, args, {"scores": args.scores, "relevance": args.relevance})
     return 0
