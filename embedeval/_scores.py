@@ -48,7 +48,11 @@ def _judged_items(scores: np.ndarray, grades: np.ndarray, depth: int, groups: bo
     new = np.empty(ranked.shape, dtype=bool)
     new[:, 0] = True
     np.not_equal(ranked[:, 1:], ranked[:, :-1], out=new[:, 1:])
-    if new.all() and (depth == scores.shape[1] or not (scores == ranked[:, -1:]).sum(axis=1).max() > 1):
+    cut_short = depth < scores.shape[1]
+    if cut_short:  # the last group ranked may reach past the depth: count it in the whole row
+        tied = scores == ranked[:, -1:]
+        n_tied = np.count_nonzero(tied, axis=1)
+    if new.all() and (not cut_short or n_tied.max() <= 1):
         # No two ranked items share a score, and none beyond the depth shares the last one's:
         # every group is one item (the common case, found without a search per item).
         return q, pos + 1.0, grade_at[q, pos], pos.astype(np.float64), np.ones(q.size)
@@ -59,10 +63,7 @@ def _judged_items(scores: np.ndarray, grades: np.ndarray, depth: int, groups: bo
     q_start, q_size = starts[group] - q * depth, starts[group + 1] - starts[group]
     row_ends = np.arange(1, b + 1) * depth
     inside = row_ends - starts[np.searchsorted(starts, row_ends) - 1]  # size of each row's last group ranked
-    if depth < scores.shape[1]:  # the last group ranked may reach past the depth: count it in the whole row
-        tied = scores == ranked[:, -1:]
-        n_tied = np.count_nonzero(tied, axis=1)
-    else:
+    if not cut_short:
         n_tied = inside
     q_size = np.where(q_start + q_size == depth, n_tied[q], q_size)
     rows, ranks, grade = q, pos + 1.0, grade_at[q, pos]
