@@ -12,16 +12,6 @@ distributed = pytest.importorskip("distributed")
 METRICS = ["precision@1", "recall@5", "r_precision", "map@r", "map", "mrr"]
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
-    )
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
-
-
 def test_cluster_results_are_identical_to_one_process(client):
     rng = np.random.default_rng(0)
     x = rng.standard_normal((700, 8)).astype(np.float32)

@@ -122,12 +122,10 @@ def test_embeddings_spanning_too_many_magnitudes_are_refused():
         embedeval.evaluate(x, [0, 0, 1])
 
 
-def test_dask_cluster_ranks_huge_embeddings_like_one_process():
-    distributed = pytest.importorskip("distributed")
+def test_dask_cluster_ranks_huge_embeddings_like_one_process(client):
     x, labels = case(1)
     x = x * np.float32(2.0**70)
-    with distributed.Client(distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True)) as client:
-        got = run(x, labels, "euclidean", client=client, shard_size=20)
+    got = run(x, labels, "euclidean", client=client, shard_size=20)
     expected = evaluate_reference(x / np.float32(2.0**70), labels, METRICS, "euclidean")
     for m in METRICS:
         np.testing.assert_array_equal(got.per_query[m], expected[m], err_msg=m)

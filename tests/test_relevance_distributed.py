@@ -11,16 +11,6 @@ import embedeval
 distributed = pytest.importorskip("distributed")
 
 
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
-    )
-    with distributed.Client(cluster) as c:
-        yield c
-    cluster.close()
-
-
 @pytest.mark.parametrize("seed", [18, 24, 40, 60])  # leave-one-out with keys and lists, a gallery
 def test_labels_and_ignore_rules_on_a_cluster(client, seed):
     case = label_case(seed)
