@@ -13,8 +13,8 @@ against b), and it also spreads the ranking and metric work, which is single-thr
 over the cores.
 
 numpy's own BLAS (the deep ranking's products, :mod:`embedeval._search.deep`) must also run one
-thread per block: OpenBLAS threads started from several threads at once oversubscribe the cores
-(measured 6 times slower on this project's 2 cores). Its thread count can only be changed at run
+thread per block: OpenBLAS threads started from several threads at once oversubscribe the cores.
+Its thread count can only be changed at run
 time through threadpoolctl, an optional dependency (``pip install 'embedeval[fast]'``). With it,
 :class:`Threads` limits numpy's BLAS to one thread per block while its blocks run
 (:func:`one_blas_thread_each`); without it, deep blocks take turns (:func:`deep_turn`), each
