@@ -98,7 +98,8 @@ FAMILIES: dict[str, Family] = {
         _K,
         None,
         _forms(
-            "capped recall@k = (relevant items among the top k) / min(k, R) (BEIR; OML's precision@k)",
+            "capped recall@k = (relevant items among the top k) / min(k, R) (BEIR's R_cap@k, not its Recall@k; "
+            "OML's precision@k)",
             K.capped_recall,
         ),
     ),

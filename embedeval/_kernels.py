@@ -122,7 +122,7 @@ def recall(h: Hits, cutoff) -> np.ndarray:
 
 
 def capped_recall(h: Hits, cutoff) -> np.ndarray:
-    r"""Capped recall@k = :math:`\frac{1}{\min(k, R)}\sum_{i \le k} rel_i` (BEIR)."""
+    r"""Capped recall@k = :math:`\frac{1}{\min(k, R)}\sum_{i \le k} rel_i` (BEIR's R_cap@k, OML's precision@k)."""
     return _safe_divide(_within(h.ranks, cutoff), np.minimum(h.n_relevant, cutoff))
 
 

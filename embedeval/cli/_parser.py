@@ -10,7 +10,6 @@ from .._metrics import (
     DEFAULT_EMBEDDING_METRICS,
     DEFAULT_RANKING_METRICS,
     EMBEDDINGS,
-    MUSGRAVE_METRICS,
     RANKINGS,
     valid_names,
 )
@@ -21,6 +20,7 @@ from ._commands import (
     reality_check_command,
     retrieval_command,
 )
+from ._metrics_command import add_metrics_command
 from ._output import FORMATS, RANKED_FORMATS
 from ._ranked import rankings_command, scores_command
 
@@ -37,6 +37,8 @@ EXAMPLES = """examples:
   embedeval rankings run.txt qrels.txt --metrics ndcg@10 map recall@100
   embedeval scores scores.npy relevance.npy --metrics ndcg@10 recall@20
   embedeval reality-check --out plots/ --n 2000 --seed 0
+  embedeval metrics --form rankings
+  embedeval metrics map ndcg --format json
 """
 _KEY_HELP = "array name in .npz / column in .parquet embedding files"
 _LABEL_KEY_HELP = "array name in .npz / column in .parquet label files"
@@ -113,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     rc.add_argument("--format", choices=FORMATS, default="table", help="output on stdout (default: table)")
     rc.add_argument("--markdown", action="store_true", help="deprecated: the same as --format markdown")
     rc.set_defaults(run=reality_check_command)
+    add_metrics_command(sub, **sub_kw)
     for name, command in sub.choices.items():  # each command's help shows its own examples
         command.epilog = _examples(name)
         command.set_defaults(command_parser=command)  # its usage for argument errors found later
@@ -126,7 +129,7 @@ def _add_evaluate(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--reference-labels", help="labels of the gallery")
     _metrics_option(
         ev,
-        MUSGRAVE_METRICS,
+        DEFAULT_EMBEDDING_METRICS,
         EMBEDDINGS,
         "; x a rate in (0, 1) in fnmr@fmr=x and tar@far=x, a share of the variance in (0, 1] in pcf@x; "
         "pytorch-metric-learning's names too (precision_at_1, mean_average_precision_at_r, NMI, AMI)",
@@ -194,7 +197,7 @@ def _add_retrieval(rt: argparse.ArgumentParser) -> None:
         "--query-ids", metavar="FILE", help="one id per line, per row of QUERIES (default: the qrels' order)"
     )
     rt.add_argument("--corpus-ids", metavar="FILE", help="one id per line, per row of CORPUS (default: 0, 1, ...)")
-    _metrics_option(rt, ("ndcg@10", "recall@100", "mrr@10", "map@100"), RANKINGS)
+    _metrics_option(rt, DEFAULT_RANKING_METRICS, RANKINGS)
     rt.add_argument(
         "--distance", choices=(*DISTANCES, HAMMING), default="cosine", help="hamming: binary codes (default: cosine)"
     )
