@@ -176,12 +176,29 @@ def list_metrics() -> list[dict]:
     Returns
     -------
     list of dict
-        Keys: ``name`` (the first name pattern), ``family``, ``names`` (every pattern: ``map``,
-    ``map@k``, ``map@r``), ``kind`` (``"per-query"`` or ``"set-level"``), ``definition``,
-    ``definitions`` (per input form), ``at_r_definition``, ``forms``, ``graded``,
-    ``needs_uncut``, ``ties`` (the ``ties=`` rules it supports; ``"index"`` is the default
-    rule), ``aliases`` (``{tool: [names]}``, for reading), ``accepted_aliases`` (the other
-    tools' names that ``metrics=`` accepts), ``reference``; set-level rows add ``no_interval``.
+        Keys: ``name`` (the first name pattern), ``family``, ``names`` (every pattern:
+        ``map``, ``map@k``, ``map@r``), ``kind`` (``"per-query"`` or ``"set-level"``),
+        ``definition``, ``definitions`` (per input form), ``at_r_definition``, ``forms``,
+        ``graded``, ``needs_uncut``, ``ties`` (the ``ties=`` rules it supports; ``"index"`` is
+        the default rule), ``aliases`` (``{tool: [names]}``: the same number under another
+        tool's name, for reading), ``accepted_aliases`` (the other tools' names that
+        ``metrics=`` accepts), ``reference``; set-level rows add ``no_interval``.
+
+    Raises
+    ------
+    LookupError
+        If a registry family has no entry in :data:`ABOUT` (its reference and other names).
+
+    Examples
+    --------
+    >>> import embedeval
+    >>> table = {row["family"]: row for row in embedeval.list_metrics()}
+    >>> table["map"]["names"]
+    ['map', 'map@k', 'map@r']
+    >>> table["capped_recall"]["aliases"]["BEIR"]
+    ['R_cap@k']
+    >>> table["ndcg"]["forms"]
+    ['rankings']
     """
     missing = sorted(set(FAMILIES).union(SET_FAMILIES) - set(ABOUT))
     if missing:

@@ -93,7 +93,7 @@ def confidence_experiment(
     """Example 2 with injected label errors whose confidence is raised step by step.
 
     Clean points get a confidence that grows with their distance from the class boundary
-    (x = 0): |x|, ambiguous near the boundary, certain far from it. A fixed random
+    (x = 0): ``|x|``, ambiguous near the boundary, certain far from it. A fixed random
     ``error_fraction`` of the points has its label flipped, and all of them get the confidence
     ``level`` in turn. A good confidence is low on errors: as ``level`` rises, the
     error-vs-reject areas grow (worse) and the top-1 AUROC falls.
