@@ -56,5 +56,7 @@ html_show_sourcelink = False
 copybutton_prompt_text = r">>> |\.\.\. |\$ "
 copybutton_prompt_is_regexp = True
 
+# Prose names options (--metrics) and quotes code; typographic dashes and quotes would change them.
+smartquotes = False
 nitpicky = False
 suppress_warnings = ["myst.header"]

@@ -1,5 +1,7 @@
 """Sphinx directives that write reference pages from the code, so they cannot drift from it.
 
+Each writes MyST Markdown (the pages that use them are Markdown) and parses it in place.
+
 ``metric-reference``
     Every metric family of the registry (:func:`embedeval.list_metrics`): name patterns, input
     forms, definition per form, tie rules, accepted aliases, other tools' names, reference.
@@ -21,21 +23,31 @@ from docutils.statemachine import StringList
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
+_PUNCTUATION = set("\\`*_{}[]<>()#+-.!|~$^=:@,;'\"/&%?")
+
 
 def _literal(text: str) -> str:
-    """Inline literal in RST, safe for backquotes."""
-    return "``" + text.replace("`", "'") + "``" if text else ""
+    """Inline code in MyST Markdown (a double backquote fence where the text holds one)."""
+    if not text:
+        return ""
+    fence = "``" if "`" in text else "`"
+    return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
 
 
 def _escape(text: str) -> str:
-    """Plain text in RST: characters with a meaning in inline markup escaped."""
-    for char in ("\\", "*", "`", "|", "_"):
-        text = text.replace(char, "\\" + char)
-    return text
+    """Plain text in MyST Markdown: every ASCII punctuation character backslash-escaped
+    (CommonMark allows it for all of them), so formulas keep their * _ ^ | < >."""
+    return "".join("\\" + char if char in _PUNCTUATION else char for char in text)
 
 
-class _RstDirective(SphinxDirective):
-    """A directive whose content is RST written by :meth:`lines`."""
+def _cell(text: str) -> str:
+    """A table cell: pipes escaped, no newlines."""
+    return text.replace("\n", " ").replace("|", "\\|")
+
+
+class _MarkdownDirective(SphinxDirective):
+    """A directive whose content is MyST Markdown written by :meth:`lines`, parsed with
+    headings allowed (these directives are used from the Markdown pages)."""
 
     has_content = False
 
@@ -43,14 +55,15 @@ class _RstDirective(SphinxDirective):
         raise NotImplementedError
 
     def run(self):
+        # Generated from the code: reread on every build, even when the page itself is unchanged.
+        self.env.note_reread()
         container = nodes.container()
         nested_parse_with_titles(self.state, StringList(self.lines(), source="<generated>"), container)
         return container.children
 
 
 def _metric_section(row: dict) -> list[str]:
-    title = ", ".join(row["names"])
-    out = [f".. _metric-{row['family']}:", "", title, "~" * (len(title) + 4), ""]
+    out = [f"(metric-{row['family']})=", f"### {', '.join(row['names'])}", ""]
     definitions = row["definitions"]
     if len(set(definitions.values())) == 1:
         out += [_escape(row["definition"]), ""]
@@ -63,37 +76,35 @@ def _metric_section(row: dict) -> list[str]:
         ("kind", row["kind"]),
         ("input forms", ", ".join(row["forms"])),
         ("graded", "yes: reads the grades" if row["graded"] else "no: binary relevance"),
-        ("without a cutoff it needs", row["needs_uncut"] or "-"),
+        ("without a cutoff it needs", _escape(row["needs_uncut"] or "-")),
         ("ties=", ", ".join(_literal(rule) for rule in row["ties"]) or "not applicable (one number for the set)"),
         ("accepted names", ", ".join(_literal(name) for name in row["accepted_aliases"]) or "-"),
     ]
-    for tool, names in row["aliases"].items():
-        fields.append((f"{tool}", ", ".join(_literal(name) for name in names)))
+    fields += [(tool, ", ".join(_literal(name) for name in names)) for tool, names in row["aliases"].items()]
     fields.append(("reference", _escape(row["reference"])))
     if row.get("no_interval"):
         fields.append(("no bootstrap interval", _escape(row["no_interval"])))
-    for key, value in fields:
-        out.append(f":{_escape(key)}: {value}")
+    out += [f"- **{_escape(key)}**: {value}" for key, value in fields]
     return [*out, ""]
 
 
-class MetricReference(_RstDirective):
-    """The metric table, one section per family."""
+class MetricReference(_MarkdownDirective):
+    """The metric table, then one section per family."""
 
     def lines(self) -> list[str]:
         import embedeval
 
         rows = embedeval.list_metrics()
-        out = [".. list-table::", "   :header-rows: 1", "   :widths: 40 30 30", "", "   * - names", "     - forms"]
-        out += ["     - ties="]
+        # Everything under headings: text outside a section would land after the sections.
+        out = ["## All metrics", "", "| names | forms | ties= |", "|---|---|---|"]
         for row in rows:
-            names = ", ".join(f":ref:`{name} <metric-{row['family']}>`" for name in row["names"][:1])
-            more = ", ".join(_literal(name) for name in row["names"][1:])
-            out += [f"   * - {names}{', ' + more if more else ''}", f"     - {', '.join(row['forms'])}"]
-            out += [f"     - {'all four rules' if len(row['ties']) == 4 else 'index' if row['ties'] else '-'}"]
+            first = f"{{ref}}`{row['names'][0]} <metric-{row['family']}>`"
+            names = ", ".join([first, *(_literal(name) for name in row["names"][1:])])
+            rules = "all four" if len(row["ties"]) == 4 else "index" if row["ties"] else "-"
+            out.append(f"| {names} | {', '.join(row['forms'])} | {rules} |")
         out.append("")
         for kind, heading in (("per-query", "Per-query metrics"), ("set-level", "Set-level metrics")):
-            out += [heading, "-" * len(heading), ""]
+            out += [f"## {heading}", ""]
             for row in rows:
                 if row["kind"] == kind:
                     out += _metric_section(row)
@@ -108,26 +119,44 @@ def _default(action: argparse.Action) -> str:
     return str(action.default)
 
 
+def _argument_name(action: argparse.Action) -> str:
+    """``--metrics NAME ...``, ``--distance CHOICE`` (the choices go to the meaning column)."""
+    name = ", ".join(action.option_strings) or action.metavar or action.dest
+    if action.option_strings and action.nargs != 0:
+        metavar = action.metavar or ("CHOICE" if action.choices else action.dest.upper())
+        name += f" {metavar}" + (" ..." if action.nargs in ("+", "*") else "")
+    elif not action.option_strings and action.nargs in ("+", "*"):
+        name += " ..."
+    return name
+
+
+def _wrapped_command(line: str, width: int = 78) -> list[str]:
+    """A shell command cut into lines of at most ``width`` characters with backslashes."""
+    lines, current = [], ""
+    for word in line.split(" "):
+        if current and len(current) + len(word) + 1 > width:
+            lines.append(current + " \\")
+            current = "    " + word
+        else:
+            current = f"{current} {word}" if current else word
+    return [*lines, current]
+
+
 def _argument_rows(parser: argparse.ArgumentParser) -> list[str]:
-    out = [".. list-table::", "   :header-rows: 1", "   :widths: 30 20 50", "", "   * - argument", "     - default"]
-    out += ["     - meaning"]
+    out = ["| argument | default | meaning |", "|---|---|---|"]
     for action in parser._actions:
         if isinstance(action, argparse._HelpAction):
             continue
-        name = ", ".join(action.option_strings) or action.metavar or action.dest
-        if action.option_strings and action.nargs != 0:
-            metavar = action.metavar or (
-                "{" + ",".join(map(str, action.choices)) + "}" if action.choices else action.dest.upper()
-            )
-            name += f" {metavar}" + (" ..." if action.nargs in ("+", "*") else "")
-        elif not action.option_strings and action.nargs in ("+", "*"):
-            name += " ..."
         help_text = (action.help or "").replace("%(default)s", str(action.default))
-        out += [f"   * - {_literal(name)}", f"     - {_literal(_default(action))}", f"     - {_escape(help_text)}"]
+        choices = f"one of {', '.join(_literal(str(c)) for c in action.choices)}. " if action.choices else ""
+        default = _literal(_default(action))
+        out.append(
+            f"| {_cell(_literal(_argument_name(action)))} | {_cell(default)} | {_cell(choices + _escape(help_text))} |"
+        )
     return [*out, ""]
 
 
-class CliReference(_RstDirective):
+class CliReference(_MarkdownDirective):
     """Every command of the ``embedeval`` parser."""
 
     def lines(self) -> list[str]:
@@ -138,17 +167,23 @@ class CliReference(_RstDirective):
         helps = {choice.dest: choice.help for choice in sub._choices_actions}
         out = []
         for name, command in sub.choices.items():
-            title = f"embedeval {name}"
-            out += [f".. _cli-{name}:", "", title, "-" * len(title), "", _escape(helps.get(name, "")), ""]
+            out += [f"(cli-{name})=", f"### embedeval {name}", "", _escape(helps.get(name, "")), ""]
             usage = command.format_usage().removeprefix("usage: ").strip()
-            out += ["::", "", *("   " + line for line in usage.splitlines()), ""]
+            out += ["```text", *usage.splitlines(), "```", ""]
             out += _argument_rows(command)
             if command.epilog:
-                out += ["Examples::", "", *("   " + line.strip() for line in command.epilog.splitlines()[1:]), ""]
+                out += [
+                    "Examples:",
+                    "",
+                    "```bash",
+                    *(part for line in command.epilog.splitlines()[1:] for part in _wrapped_command(line.strip())),
+                    "```",
+                    "",
+                ]
         return out
 
 
-class DefaultMetrics(_RstDirective):
+class DefaultMetrics(_MarkdownDirective):
     """Each entry point's default metrics in Python and on the command line, read from the code."""
 
     def lines(self) -> list[str]:
@@ -163,15 +198,15 @@ class DefaultMetrics(_RstDirective):
             ("io.evaluate_files", embedeval.io.evaluate_files, "rankings"),
             ("evaluate_scores", embedeval.evaluate_scores, "scores"),
         ]
-        out = [".. list-table::", "   :header-rows: 1", "", "   * - Python", "     - command", "     - default metrics"]
+        out = ["| Python | command | default metrics |", "|---|---|---|"]
         for py_name, function, command in pairs:
             default = list(inspect.signature(function).parameters["metrics"].default)
             if command is not None:
                 option = next(a for a in sub.choices[command]._actions if a.dest == "metrics")
                 if list(option.default) != default:
                     raise ValueError(f"{py_name} and 'embedeval {command}' have different default metrics")
-            shown = f"``embedeval {command}``" if command else "-"
-            out += [f"   * - ``embedeval.{py_name}``", f"     - {shown}", f"     - {_literal(' '.join(default))}"]
+            shown = _literal(f"embedeval {command}") if command else "-"
+            out.append(f"| {_literal('embedeval.' + py_name)} | {shown} | {_literal(' '.join(default))} |")
         return [*out, ""]
 
 
