@@ -8,7 +8,7 @@ import platform
 from datetime import datetime
 from pathlib import Path
 
-from ._text import html_table, interval_note, markdown_table, metric_table, percent
+from ._core.text import html_table, interval_note, markdown_table, metric_table, percent
 from .result import EvaluationResult
 
 # The figure scales down to the column (it is drawn 1200 px wide); names and numbers in the table

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._text import aligned_table, interval_note, metric_table
+from ._core.text import aligned_table, interval_note, metric_table
 
 
 @dataclass(frozen=True, repr=False)
@@ -169,7 +169,7 @@ class EvaluationResult:
         query_labels : numpy.ndarray of shape (n_queries,), optional
             Class labels: per-class averages are computed when given.
         label_codes : (classes, codes), optional
-            ``query_labels`` already coded (:func:`embedeval._inputs.encode_labels`), to save the work.
+            ``query_labels`` already coded (:func:`embedeval._inputs.arrays.encode_labels`), to save the work.
         config, approximation : dict, optional
         set_values : dict of str to float, optional
             Set-level metrics: one value each for the whole set.
@@ -185,7 +185,7 @@ class EvaluationResult:
         per_class = None
         if query_labels is not None and per_query:
             if label_codes is None:
-                from ._inputs import encode_labels
+                from ._inputs.arrays import encode_labels
 
                 classes, (codes,) = encode_labels(query_labels)
             else:

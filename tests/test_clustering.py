@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from embedeval._clustering import PML_KMEANS, clustering_quality, kmeans
-from embedeval._information import _log_factorials, ami, contingency, expected_mutual_information, nmi
+from embedeval._setlevel.clustering import PML_KMEANS, clustering_quality, kmeans
+from embedeval._setlevel.information import _log_factorials, ami, contingency, expected_mutual_information, nmi
 
 sk = pytest.importorskip("sklearn.metrics")
 

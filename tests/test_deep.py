@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference import full_ranking
 
-from embedeval._inputs import prepare
+from embedeval._inputs.arrays import prepare
 from embedeval._relevance.judged import JudgedPart
 from embedeval._relevance.labels import ClassLabels, read_multilabels
 from embedeval._search.deep import DeepRanker

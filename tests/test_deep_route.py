@@ -1,6 +1,6 @@
 """Routing: queries through the deep ranking or faiss's search give identical per-query values.
 
-:func:`embedeval._blocks.evaluate_block` sends a block to the deep ranking when it is ranked
+:func:`embedeval._pipeline.blocks.evaluate_block` sends a block to the deep ranking when it is ranked
 deeper than the job's ``deep_from`` or needs the whole ranking. Here every case is evaluated
 three ways (never deep; always deep; deep beyond a few ranks) on class labels, label sets, binary
 and graded judgements, with every ignore rule, and the per-query values must agree bit for bit
@@ -14,10 +14,12 @@ import numpy as np
 import pytest
 
 import embedeval
-from embedeval import _budget, _labelled, _retrieval
-from embedeval._blocks import block_jobs, evaluate_block
-from embedeval._executors import Threads, deep_turn, one_blas_thread_each, threadpoolctl
-from embedeval._metrics import parse_metrics
+from embedeval._core import budget as _budget
+from embedeval._embeddings import labelled as _labelled
+from embedeval._embeddings import retrieval as _retrieval
+from embedeval._metrics.registry import parse_metrics
+from embedeval._pipeline.blocks import block_jobs, evaluate_block
+from embedeval._pipeline.executors import Threads, deep_turn, one_blas_thread_each, threadpoolctl
 from embedeval._search import FlatSearcher, ShardedSearcher
 
 LABEL_METRICS = ["precision@1", "recall@4", "r_precision", "map@r", "map", "map@5", "mrr", "mrr@2"]

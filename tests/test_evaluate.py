@@ -385,7 +385,7 @@ def test_bad_input_gets_a_clear_error(change, error, message):
 def test_memory_mapped_queries_are_streamed_not_copied(tmp_path):
     """A float32 .npy opened with mmap_mode stays a memory map through input checking, and a
     separate-reference evaluation reading it block by block gives the in-memory numbers."""
-    from embedeval._inputs import as_embeddings
+    from embedeval._inputs.arrays import as_embeddings
 
     rng = np.random.default_rng(11)
     q = rng.standard_normal((500, 8)).astype(np.float32)

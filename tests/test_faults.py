@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import embedeval
-from embedeval._executors import run_threads
+from embedeval._pipeline.executors import run_threads
 
 
 def test_an_interrupt_is_raised_at_once_and_queued_blocks_never_start():

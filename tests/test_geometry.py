@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from embedeval._geometry import explained_variance, pcf, scatter_matrix
+from embedeval._setlevel.geometry import explained_variance, pcf, scatter_matrix
 
 SHARES = (0.1, 0.5, 0.8, 0.9, 0.95, 0.99, 1.0)
 

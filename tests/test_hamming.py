@@ -12,14 +12,14 @@ import pytest
 from reference import evaluate_hamming, graded_metric, hamming_distances
 
 import embedeval
-from embedeval import _hamming
-from embedeval._codes import pack_bits, read_codes
-from embedeval._expected import compute
-from embedeval._labelled import read_relevance as _read_relevance
-from embedeval._metrics import EMBEDDINGS, parse_metrics
-from embedeval._pipeline import Options
+from embedeval._embeddings.labelled import read_relevance as _read_relevance
+from embedeval._inputs.codes import pack_bits, read_codes
+from embedeval._metrics.expected import compute
+from embedeval._metrics.registry import EMBEDDINGS, parse_metrics
+from embedeval._metrics.ties import tied_hits_from_dense
+from embedeval._pipeline import hamming_scan as _hamming
+from embedeval._pipeline.score import Options
 from embedeval._search.hamming import HammingScanner
-from embedeval._ties import tied_hits_from_dense
 
 RULES = (None, "expected", "optimistic", "pessimistic")
 METRICS = [
@@ -319,8 +319,9 @@ def test_code_lengths_that_are_not_a_multiple_of_8_are_padded_without_changing_a
 def test_codes_bypass_the_float_inputs_magnitude_scaling_and_cosine_normalisation():
     """Both readers hand the packed bytes to the scan unchanged (scale 1, no 'scaled' in config),
     never as float embeddings through _inputs/_magnitude."""
-    from embedeval import _labelled, _retrieval
-    from embedeval._codes import Codes
+    from embedeval._embeddings import labelled as _labelled
+    from embedeval._embeddings import retrieval as _retrieval
+    from embedeval._inputs.codes import Codes
 
     rng = np.random.default_rng(13)
     bits = codes(rng, 40, 24).astype(np.float64)  # 0/1 floats: a float reader would take them as embeddings

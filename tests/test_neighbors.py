@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from reference import full_ranking
 
-from embedeval._inputs import prepare
+from embedeval._inputs.arrays import prepare
 from embedeval._search import Device, DeviceSearcher, FlatSearcher, ShardedSearcher
 
 

@@ -43,7 +43,7 @@ PROPERTY = settings(
 # e drawn from SCALE_EXPONENTS, and no nonzero component is smaller than SMALLEST_COMPONENT
 # before scaling: row norms from ~1e-38 to ~1e30, products deep in float32's subnormal range,
 # distances that would overflow float32. The inputs are scaled by a power of two into the safe
-# range and the bound covers underflow (embedeval._magnitude), so every one is ranked exactly.
+# range and the bound covers underflow (embedeval._inputs.magnitude), so every one is ranked exactly.
 SCALE_EXPONENTS = (-120, 100)
 SMALLEST_COMPONENT = 2.0**-24
 # ---------------------------------------------------------------------------------------------

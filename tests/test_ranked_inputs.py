@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import embedeval
-from embedeval import _match, _python_forms
+from embedeval._forms import mappings as _python_forms
+from embedeval._forms import match as _match
 
 METRICS = [
     "precision@3",

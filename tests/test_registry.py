@@ -11,9 +11,17 @@ import numpy as np
 import pytest
 
 import embedeval
-from embedeval._kernels import Hits
-from embedeval._metrics import EMBEDDINGS, FAMILIES, RANKINGS, Needs, parse_metric, parse_metrics, valid_names
-from embedeval._set_families import CLUSTERING, GEOMETRY, SET_FAMILIES, VERIFICATION
+from embedeval._metrics.kernels import Hits
+from embedeval._metrics.registry import (
+    EMBEDDINGS,
+    FAMILIES,
+    RANKINGS,
+    Needs,
+    parse_metric,
+    parse_metrics,
+    valid_names,
+)
+from embedeval._metrics.set_families import CLUSTERING, GEOMETRY, SET_FAMILIES, VERIFICATION
 
 # One query, six ranked items with grades [0, 2, 1, 0, 3, 0]; one more judged item (grade 1) was
 # never retrieved. Threshold 1: relevant at ranks 2, 3, 5, and R = 4. Ideal grades [3, 2, 1, 1].
@@ -148,8 +156,8 @@ def test_hand_computed_case(family, form):
 @pytest.mark.parametrize(("family", "form"), sorted(CASES))
 def test_tie_aware_counterpart_gives_the_hand_computed_case_without_ties(family, form):
     """Every kernel's expected twin, on the same ranking as tie groups of one item, gives the same value."""
-    from embedeval._expected import COUNTERPARTS
-    from embedeval._ties import tied_hits_from_dense
+    from embedeval._metrics.expected import COUNTERPARTS
+    from embedeval._metrics.ties import tied_hits_from_dense
 
     scores = -np.arange(GRADES.shape[1], dtype=float)[None, :]  # all distinct: no ties
     tied = tied_hits_from_dense(scores, GRADES, 1.0, HITS.n_relevant, HITS.ideal)
@@ -283,7 +291,7 @@ def test_set_level_metrics_are_for_embeddings_only():
 
 def test_every_kernel_has_a_tie_aware_counterpart():
     """ties='expected' must serve every registered metric: each kernel has an expected twin."""
-    from embedeval._expected import COUNTERPARTS
+    from embedeval._metrics.expected import COUNTERPARTS
 
     kernels = {form.kernel for spec in FAMILIES.values() for form in spec.forms.values()}
     assert kernels <= set(COUNTERPARTS)

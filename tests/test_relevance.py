@@ -329,7 +329,7 @@ def test_continuous_data_with_ignore_rules_ranked_as_float64(seed):
 def test_label_set_r_is_exact_in_small_chunks(seed, monkeypatch):
     """R of label sets (and the relevant references sharing a key) computed set by set, in chunks
     forced down to a few elements, equals a count over every (query, reference) pair."""
-    from embedeval import _budget
+    from embedeval._core import budget as _budget
     from embedeval._relevance import IgnoreRules, Relevance
 
     rng = np.random.default_rng(seed)

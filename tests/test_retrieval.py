@@ -7,7 +7,7 @@ import pytest
 from reference import TREC_MEASURES as TREC
 
 import embedeval
-from embedeval._inputs import prepare
+from embedeval._inputs.arrays import prepare
 from embedeval._search import FlatSearcher, Ignored
 
 

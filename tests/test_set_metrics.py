@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 import embedeval
-from embedeval._clustering import clustering_quality
-from embedeval._geometry import pcf
-from embedeval._inputs import prepare
-from embedeval._verification import pair_verification
+from embedeval._inputs.arrays import prepare
+from embedeval._setlevel.clustering import clustering_quality
+from embedeval._setlevel.geometry import pcf
+from embedeval._setlevel.verification import pair_verification
 from embedeval.stats import bootstrap, compare, no_interval
 
 SET = ["nmi", "ami", "fnmr@fmr=0.01", "tar@far=0.001", "eer", "pair_auroc", "pcf@0.5", "pcf@0.9"]
@@ -219,7 +219,7 @@ def test_kmeans_never_gets_more_clusters_than_points_through_evaluate():
         with pytest.warns(UserWarning, match="NMI and AMI are 1 by convention"):
             r = embedeval.evaluate(x, labels, metrics=["nmi", "ami"])
         assert r.summary == pytest.approx({"nmi": 1.0, "ami": 1.0}, abs=1e-12)
-    from embedeval._clustering import kmeans
+    from embedeval._setlevel.clustering import kmeans
 
     with pytest.raises(ValueError, match=r"'n_clusters' must be <= the number of embeddings \(5\).*; got 6"):
         kmeans(x, 6)

@@ -8,7 +8,15 @@ import numpy as np
 import pytest
 
 import embedeval
-from embedeval._text import aligned_table, csv_table, format_p_value, html_table, markdown_table, metric_table, percent
+from embedeval._core.text import (
+    aligned_table,
+    csv_table,
+    format_p_value,
+    html_table,
+    markdown_table,
+    metric_table,
+    percent,
+)
 from embedeval.report import write_report
 from embedeval.stats import Interval
 

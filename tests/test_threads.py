@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from embedeval._executors import run_threads
+from embedeval._pipeline.executors import run_threads
 
 
 def test_every_block_once_with_bounded_read_ahead():

@@ -11,10 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from embedeval import _expected, _kernels
-from embedeval._harmonic import partial_harmonic
-from embedeval._metrics import EMBEDDINGS, RANKINGS, parse_metrics
-from embedeval._ties import tie_order, tied_hits_from_dense, tied_hits_from_groups
+from embedeval._metrics import expected as _expected
+from embedeval._metrics import kernels as _kernels
+from embedeval._metrics.harmonic import partial_harmonic
+from embedeval._metrics.registry import EMBEDDINGS, RANKINGS, parse_metrics
+from embedeval._metrics.ties import tie_order, tied_hits_from_dense, tied_hits_from_groups
 
 CUTOFFS = (1, 2, 3, 4, 6, 8, 11)  # rankings hold up to 8 items: 11 is beyond every one
 NAMES = [

@@ -13,15 +13,15 @@ import pytest
 from reference import graded_metric
 
 import embedeval
-from embedeval import _tied_embeddings
-from embedeval._expected import compute
-from embedeval._inputs import prepare
-from embedeval._labelled import read_embeddings as _read_embeddings
-from embedeval._labelled import read_relevance as _read_relevance
-from embedeval._metrics import EMBEDDINGS, RANKINGS, parse_metrics
-from embedeval._pipeline import Options
+from embedeval._embeddings.labelled import read_embeddings as _read_embeddings
+from embedeval._embeddings.labelled import read_relevance as _read_relevance
+from embedeval._inputs.arrays import prepare
+from embedeval._metrics.expected import compute
+from embedeval._metrics.registry import EMBEDDINGS, RANKINGS, parse_metrics
+from embedeval._metrics.ties import tied_hits_from_dense
+from embedeval._pipeline import tied_scan as _tied_embeddings
+from embedeval._pipeline.score import Options
 from embedeval._search.tied_scan import TiedScanner
-from embedeval._ties import tied_hits_from_dense
 
 RULES = (None, "expected", "optimistic", "pessimistic")
 METRICS = [

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import embedeval
-from embedeval._trec_names import trec_name
+from embedeval._metrics.trec_names import trec_name
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 EMBEDEVAL = shutil.which("embedeval")

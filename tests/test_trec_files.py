@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import embedeval
-from embedeval import _trec, _trec_arrow
-from embedeval._metrics import RANKINGS, parse_metrics
+from embedeval._forms.trec import arrow as _trec_arrow
+from embedeval._forms.trec import evaluate as _trec
+from embedeval._metrics.registry import RANKINGS, parse_metrics
 from embedeval.io import common_queries, read_qrels, read_run
 
 pytest.importorskip("pyarrow")
@@ -97,7 +98,7 @@ def test_files_give_trec_eval_numbers_on_every_path(tmp_path, monkeypatch, seed,
 @pytest.mark.parametrize("seed", range(4))
 def test_read_run_and_read_qrels_match_a_plain_reader(tmp_path, monkeypatch, seed):
     run_path, qrels_path, run, qrels = random_files(tmp_path, seed, shuffle=True)
-    want_run = {q: embedeval._python_forms.order_by_score(docs) for q, docs in run.items()}
+    want_run = {q: embedeval._forms.mappings.order_by_score(docs) for q, docs in run.items()}
     want_qrels = {q: {d: float(g) for d, g in docs.items()} for q, docs in qrels.items()}
     monkeypatch.setattr(_trec_arrow, "BATCH_BYTES", 100)
     assert read_run(run_path) == want_run and read_qrels(qrels_path) == want_qrels

@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from embedeval._inputs import encode_labels, prepare
-from embedeval._pairs import PairSpace
+from embedeval._inputs.arrays import encode_labels, prepare
 from embedeval._search.float64 import exact_distance
-from embedeval._verification import Budgets, pair_verification, verify
+from embedeval._setlevel.pairs import PairSpace
+from embedeval._setlevel.verification import Budgets, pair_verification, verify
 
 sklearn_metrics = pytest.importorskip("sklearn.metrics")
 

@@ -13,7 +13,7 @@ import io
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .result import EvaluationResult
+    from ..result import EvaluationResult
 
 _RULE_MAX = 100  # a "line" rule stops here: a free last column can be very long
 NOT_APPLICABLE = "-"  # a cell that has no meaning for its metric (the macro average of a set-level metric)
@@ -79,7 +79,7 @@ def metric_table(
 
 def interval_note(result: EvaluationResult, intervals: dict | None) -> str | None:
     """The line under a table with intervals that says which metrics have none, and why."""
-    from ._set_families import no_interval_reasons
+    from .._metrics.set_families import no_interval_reasons
 
     missing = [name for name in result.summary if intervals and name not in intervals]
     if not missing:

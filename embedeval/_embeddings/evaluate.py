@@ -2,7 +2,7 @@
 
 options checked -> inputs read and coded into a :class:`~embedeval._relevance.Relevance` (class
 labels or label sets, and the ignore rules) -> set-level metrics checked
-(:class:`~embedeval._set_metrics.SetStep`) -> :func:`embedeval._pipeline.score` for the
+(:class:`~embedeval._setlevel.steps.SetStep`) -> :func:`embedeval._pipeline.score` for the
 per-query metrics (searcher, blocks, executor; each block search -> hits -> kernels) -> the
 set-level metrics (clustering, verification, geometry) -> the result
 (:meth:`EvaluationResult.from_per_query`).
@@ -14,10 +14,20 @@ import warnings
 
 import numpy as np
 
-from . import _tied_embeddings
-from ._codes import HAMMING
-from ._inputs import check_positive_int
-from ._labelled import (
+from .._inputs.arrays import check_positive_int
+from .._inputs.codes import HAMMING
+from .._inputs.magnitude import scale_config
+from .._metrics.registry import DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, parse_metrics
+from .._metrics.set_families import VERIFICATION
+from .._metrics.ties import check_ties
+from .._pipeline import tied_scan as _tied_embeddings
+from .._pipeline.score import Options, score, warn_if_k_exceeds
+from .._relevance import ClassLabels
+from .._relevance.self_reference import read_query_rows, warn_if_rows_differ, warn_if_self_reference
+from .._search import Device
+from .._setlevel.steps import SetStep, split
+from ..result import EvaluationResult
+from .labelled import (
     class_codes,
     config,
     conventions,
@@ -27,16 +37,6 @@ from ._labelled import (
     rows,
     skip_reasons,
 )
-from ._magnitude import scale_config
-from ._metrics import DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, parse_metrics
-from ._pipeline import Options, score, warn_if_k_exceeds
-from ._relevance import ClassLabels
-from ._search import Device
-from ._self_reference import read_query_rows, warn_if_rows_differ, warn_if_self_reference
-from ._set_families import VERIFICATION
-from ._set_metrics import SetStep, split
-from ._ties import check_ties
-from .result import EvaluationResult
 
 
 def evaluate(
@@ -153,7 +153,7 @@ def evaluate(
         re-reading it).
     client : distributed.Client, optional
         Run the query blocks on a Dask cluster, with the reference shards scattered over its
-        workers (see :mod:`embedeval.distributed`); the numbers are identical.
+        workers (see :mod:`embedeval._pipeline.cluster`); the numbers are identical.
     index : str
         ``"flat"`` (exact, the default) or a faiss index-factory string for approximate search,
         e.g. ``"HNSW32"`` or ``"IVF1024,Flat"``; ``index_params`` sets its search parameters

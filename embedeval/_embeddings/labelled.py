@@ -9,15 +9,15 @@ range; :func:`read_relevance` turns class labels or label sets and the ignore ru
 
 from __future__ import annotations
 
-from . import _tied_embeddings
-from ._codes import HAMMING, Codes, read_codes
-from ._inputs import as_embeddings, as_labels, check_directions
-from ._magnitude import into_safe_range
-from ._pipeline import TIE_RULE, Options
-from ._relevance import ClassLabels, IgnoreRules, Relevance
-from ._relevance.ignore import read_keys, read_lists
-from ._relevance.labels import multilabel_kind, read_multilabels
-from ._self_reference import with_own_rows
+from .._inputs.arrays import as_embeddings, as_labels, check_directions
+from .._inputs.codes import HAMMING, Codes, read_codes
+from .._inputs.magnitude import into_safe_range
+from .._pipeline import tied_scan as _tied_embeddings
+from .._pipeline.score import TIE_RULE, Options
+from .._relevance import ClassLabels, IgnoreRules, Relevance
+from .._relevance.ignore import read_keys, read_lists
+from .._relevance.labels import multilabel_kind, read_multilabels
+from .._relevance.self_reference import with_own_rows
 
 
 def rows(queries, references):
@@ -29,12 +29,12 @@ def rows(queries, references):
 
 def read_embeddings(embeddings, reference, reference_labels, distance: str):
     """(queries, references, scale), checked before any work; scaled by a power of two where
-    their magnitudes need it (:mod:`embedeval._magnitude`).
+    their magnitudes need it (:mod:`embedeval._inputs.magnitude`).
 
     Queries are not normalised here: they are read (and normalised) block by block, so that
     memory-mapped queries are streamed from disk; each searcher prepares the references itself.
     """
-    if distance == HAMMING:  # binary codes, packed (embedeval._codes)
+    if distance == HAMMING:  # binary codes, packed (embedeval._inputs.codes)
         queries, references = read_codes(embeddings, reference, ("embeddings", "reference"))
     else:
         queries = as_embeddings(embeddings, "embeddings")

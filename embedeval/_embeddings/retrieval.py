@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _tied_embeddings
-from ._codes import HAMMING, read_codes
-from ._graded import check_threshold, conventions
-from ._inputs import as_embeddings, check_choice, check_directions, check_positive_int
-from ._magnitude import into_safe_range, scale_config
-from ._metrics import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
-from ._pipeline import Options, score, warn_if_k_exceeds
-from ._relevance import IgnoreRules, Relevance
-from ._relevance.ignore import read_keys, read_lists
-from ._relevance.judged import id_positions, read_judgements
-from ._search import Device
-from ._ties import check_ties
-from .result import EvaluationResult
+from .._forms.graded import check_threshold, conventions
+from .._inputs.arrays import as_embeddings, check_choice, check_directions, check_positive_int
+from .._inputs.codes import HAMMING, read_codes
+from .._inputs.magnitude import into_safe_range, scale_config
+from .._metrics.registry import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
+from .._metrics.ties import check_ties
+from .._pipeline import tied_scan as _tied_embeddings
+from .._pipeline.score import Options, score, warn_if_k_exceeds
+from .._relevance import IgnoreRules, Relevance
+from .._relevance.ignore import read_keys, read_lists
+from .._relevance.judged import id_positions, read_judgements
+from .._search import Device
+from ..result import EvaluationResult
 
 SKIP_REASONS = (
     "no judged item reaches the relevance threshold (R = 0)",

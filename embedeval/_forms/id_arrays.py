@@ -3,16 +3,16 @@
 Rows end with ``pad``. Internally every real id is shifted to be >= 0 and -1 means "the ranking
 has ended", so that a real id equal to -1 (possible with another pad value) is never taken for
 padding; with the default pad and non-negative ids this is the input itself, not a copy. The
-rankings are checked and matched block by block (:mod:`embedeval._match`).
+rankings are checked and matched block by block (:mod:`embedeval._forms.match`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._graded import Judged
-from ._inputs import _to_numpy
-from ._match import find, first_duplicate, gap_row, row_blocks
+from .._inputs.arrays import _to_numpy
+from .graded import Judged
+from .match import find, first_duplicate, gap_row, row_blocks
 
 _NEVER = -2  # an internal judged id that no ranking holds (a judged id equal to the pad)
 
@@ -88,7 +88,7 @@ def from_arrays(rankings, relevance, grades, pad: int) -> Judged:
 
 
 def from_array_and_ids(rankings: np.ndarray, judged, pad: int) -> Judged | None:
-    """A 2-D id array against per-query judgements in Python (:class:`~embedeval._python_forms.Judgements`);
+    """A 2-D id array against per-query judgements in Python (:class:`~embedeval._forms.mappings.Judgements`);
     None when a judged id is not an integer (the caller then compares ids as Python objects)."""
     _check_matrix(rankings, "rankings")
     if len(judged.offsets) - 1 != rankings.shape[0]:

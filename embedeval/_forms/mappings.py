@@ -1,15 +1,15 @@
-"""Rankings and judgements held in Python containers -> :class:`~embedeval._graded.Judged`.
+"""Rankings and judgements held in Python containers -> :class:`~embedeval._forms.graded.Judged`.
 
 The work per item is kept in C: containers are flattened with :func:`itertools.chain` into
 numpy arrays and checked once per query or vectorised, never item by item in Python.
 
 * ``{id: score}`` runs (pytrec_eval's form): each judged id is looked up in its query's run (a
   dict lookup, a few per query) and ranked by counting the documents that score higher
-  (:mod:`embedeval._score_order`); only ties need the ids, and only in the queries that have one.
+  (:mod:`embedeval._forms.score_order`); only ties need the ids, and only in the queries that have one.
   Under a tie-aware rule (``ties=``) ids are never compared: each judged id's tie group is the
   documents scoring more (before it) and those scoring exactly the same (the group).
 * Sequences of ids: ids are hashed (``hash``, kept non-negative) and matched as integers
-  (:mod:`embedeval._match`). Every match is confirmed with ``==``; a hash collision (a match
+  (:mod:`embedeval._forms.match`). Every match is confirmed with ``==``; a hash collision (a match
   that is not equal, or two ids of one ranking with one hash) sends the whole input through
   the exact dict-based path, which also reports duplicate ids. Equal ids always have equal
   hashes, so no match is ever missed.
@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._graded import Judged
-from ._match import find, first_duplicate, offsets_of, padded_blocks
-from ._score_order import count_above, sort_segments, tie_groups, unsorted_segments
+from .graded import Judged
+from .match import find, first_duplicate, offsets_of, padded_blocks
+from .score_order import count_above, sort_segments, tie_groups, unsorted_segments
 
 _NONNEGATIVE = np.int64(0x7FFF_FFFF_FFFF_FFFF)
 

@@ -1,8 +1,8 @@
 """Finding judged ids in rankings, vectorised: every ranked input form meets here as integer ids.
 
 A ranking is a row of int64 ids in rank order, -1 where it has ended (rows of different lengths
-are padded). Python ids are hashed first (:mod:`embedeval._python_forms`), file ids coded
-(:mod:`embedeval._trec`). Work is done in blocks of rows of at most
+are padded). Python ids are hashed first (:mod:`embedeval._forms.mappings`), file ids coded
+(:mod:`embedeval._forms.trec.evaluate`). Work is done in blocks of rows of at most
 :data:`BLOCK_ENTRIES` entries, so memory stays bounded whatever the input.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from . import _budget
+from .._core import budget as _budget
 
 # int64 ids per block: 8 MB, about 25 MB with a block's sorted copy and comparisons (larger
 # blocks are no faster).

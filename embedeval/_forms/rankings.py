@@ -1,9 +1,9 @@
 """Evaluation of ranked result lists (the IR and tutorial form), through the same kernels.
 
-Every input form is reduced to :class:`~embedeval._graded.Judged` (flat arrays of where the
+Every input form is reduced to :class:`~embedeval._forms.graded.Judged` (flat arrays of where the
 judged items were ranked) by the module that knows it: 2-D id arrays by
-:mod:`embedeval._id_arrays`, Python sequences and ``{id: score}`` mappings by
-:mod:`embedeval._python_forms`, TREC files by :mod:`embedeval._trec`. This module checks the
+:mod:`embedeval._forms.id_arrays`, Python sequences and ``{id: score}`` mappings by
+:mod:`embedeval._forms.mappings`, TREC files by :mod:`embedeval._forms.trec.evaluate`. This module checks the
 arguments, pairs the queries of mappings, and builds the result.
 """
 
@@ -14,12 +14,13 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import _id_arrays, _python_forms
-from ._graded import Judged, check_threshold, conventions, finish, per_query
-from ._inputs import _to_numpy, check_choice
-from ._metrics import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
-from ._ties import check_ties, describe, refuse_without_scores
-from .result import EvaluationResult
+from .._inputs.arrays import _to_numpy, check_choice
+from .._metrics.registry import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
+from .._metrics.ties import check_ties, describe, refuse_without_scores
+from ..result import EvaluationResult
+from . import id_arrays as _id_arrays
+from . import mappings as _python_forms
+from .graded import Judged, check_threshold, conventions, finish, per_query
 
 TIE_RULE = "the order given; a TREC run or a {id: score} mapping is sorted by score, ties by id descending (trec_eval)"
 # What "tied" means for the scored ranked forms, and what a ranking cut at its depth holds.

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _budget
-from ._graded import Judged, check_threshold, conventions, finish, per_query
-from ._inputs import _to_numpy, check_choice
-from ._metrics import DEFAULT_RANKING_METRICS, RANKINGS, Needs, parse_metrics
-from ._ties import check_ties, describe
-from .result import EvaluationResult
+from .._core import budget as _budget
+from .._inputs.arrays import _to_numpy, check_choice
+from .._metrics.registry import DEFAULT_RANKING_METRICS, RANKINGS, Needs, parse_metrics
+from .._metrics.ties import check_ties, describe
+from ..result import EvaluationResult
+from .graded import Judged, check_threshold, conventions, finish, per_query
 
 TIE_RULE = "items with equal scores are ranked by column index, lower first"
 TIED = "exactly equal scores (-0.0 ties 0.0); a tie group reaching past the depth ranked is counted whole"

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import _budget
+from .._core import budget as _budget
 
 DISTANCES = ("euclidean", "cosine", "inner_product")
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._inputs import _to_numpy
+from .arrays import _to_numpy
 
 HAMMING = "hamming"
 

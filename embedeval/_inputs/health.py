@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _budget
-from ._inputs import _to_numpy, as_labels, encode_labels
-from ._text import aligned_table
+from .._core import budget as _budget
+from .._core.text import aligned_table
+from .arrays import _to_numpy, as_labels, encode_labels
 
 
 @dataclass(frozen=True)

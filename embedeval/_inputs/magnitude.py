@@ -15,7 +15,7 @@ row norm is outside [2**-40, 2**40] are multiplied by the power of two that brin
 Embeddings that span so many magnitudes that no power of two can do both (their smallest nonzero
 component would lose bits while their largest norm is brought down) are refused with a clear
 error rather than ranked wrongly. Cosine needs none of this: its vectors are normalised in
-float64 (:func:`embedeval._inputs.prepare`), whatever their norm.
+float64 (:func:`embedeval._inputs.arrays.prepare`), whatever their norm.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from . import _budget
+from .._core import budget as _budget
 
 SAFE_NORMS = (2.0**-40, 2.0**40)  # largest row norms searched as they are
 _SMALLEST_NORMAL = 2.0**-126  # float32: below it a component's bits are rounded away by scaling down

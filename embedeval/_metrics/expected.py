@@ -2,14 +2,14 @@ r"""Exact expected metric values over all orders of tied items, in closed form, 
 
 Each order of the items inside every tie group is taken as equally likely (McSherry & Najork,
 ECIR 2008); groups are ordered independently. Notation, per query and per group ``g`` of
-:class:`~embedeval._ties.TiedHits`: :math:`s_g` items ranked before it, :math:`n_g` items,
+:class:`~embedeval._metrics.ties.TiedHits`: :math:`s_g` items ranked before it, :math:`n_g` items,
 :math:`r_g` relevant items, :math:`c_g` relevant items in earlier groups, :math:`G_g` its gain
 sum; :math:`m_g(k) = \min(n_g, \max(k - s_g, 0))` of its positions lie in the top k. Every
 position of a group is relevant with probability :math:`r_g/n_g` and has expected gain
 :math:`G_g/n_g`, so metrics linear in per-position relevance or gain take those means; the
 others (hit rate, RR, AP, AP over hits) are derived in their docstrings.
 
-Kernels mirror :mod:`embedeval._kernels`: float64 arrays of shape (n_queries,), NaN where they
+Kernels mirror :mod:`embedeval._metrics.kernels`: float64 arrays of shape (n_queries,), NaN where they
 divide by R = 0, the same cutoff conventions; without ties they return the ordinary values
 bit for bit (``tests/test_ties.py`` checks that, and every kernel against the mean over all
 permutations of every tie group). Work is O(groups), except RR (over the positions of the first
@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _kernels as K
-from ._harmonic import partial_harmonic
-from ._kernels import _ideal_dcg, _safe_divide
-from ._ties import TiedHits
+from . import kernels as K
+from .harmonic import partial_harmonic
+from .kernels import _ideal_dcg, _safe_divide
+from .ties import TiedHits
 
 
 def _segments(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -78,7 +78,7 @@ def precision_at(t: TiedHits, k: int) -> np.ndarray:
 
 def precision_within(t: TiedHits, k) -> np.ndarray:
     r"""E[precision over per-query cutoffs :math:`k_q`], 0 where :math:`k_q = 0`
-    (as :func:`embedeval._kernels.precision_within`)."""
+    (as :func:`embedeval._metrics.kernels.precision_within`)."""
     cut = np.asarray(k, dtype=np.float64)
     return np.where(cut > 0, expected_hits(t, np.maximum(cut, 1.0)) / np.maximum(cut, 1.0), 0.0)
 
@@ -170,7 +170,7 @@ def _ap_terms(t: TiedHits, m: np.ndarray) -> np.ndarray:
     items precede it and each of its p - 1 predecessors in the group is relevant with
     probability (r-1)/(n-1), so :math:`E[rel_p P(s+p)] = \frac{r}{n}\,\frac{c+1+(p-1)\frac{r-1}{n-1}}{s+p}`
     and the sum over p <= m is :math:`\frac{r}{n}\left[(c+1)H(s+1,m) + \frac{r-1}{n-1}K(s+1,m)\right]`
-    (:func:`embedeval._harmonic.partial_harmonic`).
+    (:func:`embedeval._metrics.harmonic.partial_harmonic`).
     """
     x, r, n = t.start + 1.0, t.relevant, t.size
     a = t.before + 1.0
@@ -353,7 +353,7 @@ COUNTERPARTS = {
 
 def compute(metrics, t: TiedHits, within=None) -> dict[str, np.ndarray]:
     """Expected per-query values of each metric: the tie-aware counterpart of
-    :func:`embedeval._metrics.per_query_values`.
+    :func:`embedeval._metrics.registry.per_query_values`.
 
     Parameters
     ----------

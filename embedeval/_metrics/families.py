@@ -9,18 +9,19 @@ counted by the search). Each family is declared once in :data:`FAMILIES` with
 * the cutoffs it accepts (none, k, r);
 * what it needs from a ranking that has no cutoff: R items (``r_precision``), the first relevant
   item (``mrr``) or every relevant item (``map``, ``ndcg``, ...);
-* per input form, its definition and its kernel (a function of :mod:`embedeval._kernels`).
+* per input form, its definition and its kernel (a function of :mod:`embedeval._metrics.kernels`).
 
 The input form decides the meaning where the field disagrees: ``recall@k`` is the metric-learning
 Recall@K for embeddings with class labels and trec_eval's recall for ranked lists and score
 matrices. Everything else reads these declarations: the parser and the kernels' dispatch
-(:mod:`embedeval._metrics`), the search depth (:class:`~embedeval._metrics.Needs`), the
+(:mod:`embedeval._metrics.registry`), the search depth (:class:`~embedeval._metrics.registry.Needs`), the
 approximate-index check and the README's conventions table.
 
 Set-level metrics (``nmi``, ``ami``, ``fnmr@fmr=x``, ``tar@far=x``, ``eer``, ``pair_auroc``,
 ``pcf@r``; embeddings only) are one number for the whole set, with no kernel over hits: they are
-declared in :data:`embedeval._set_families.SET_FAMILIES` (what they need, their parameter) and
-parsed by :mod:`embedeval._metrics` into the same :class:`~embedeval._metrics.Metric`, whose ``per_query`` is False.
+declared in :data:`embedeval._metrics.set_families.SET_FAMILIES` (what they need, their parameter) and
+parsed by :mod:`embedeval._metrics.registry` into the same
+:class:`~embedeval._metrics.registry.Metric`, whose ``per_query`` is False.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import _kernels as K
+from . import kernels as K
 
 EMBEDDINGS = "embeddings"
 RANKINGS = "rankings"

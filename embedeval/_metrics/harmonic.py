@@ -1,6 +1,6 @@
 r"""Partial harmonic sums in O(1) per tie group, accurate to a few ulps at any depth.
 
-The expected average precision of a tie group (:mod:`embedeval._expected`) needs, for a group
+The expected average precision of a tie group (:mod:`embedeval._metrics.expected`) needs, for a group
 whose first position is rank ``x`` and whose ``m`` positions lie inside the cutoff,
 
 .. math::

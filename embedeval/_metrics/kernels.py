@@ -15,7 +15,7 @@ Every kernel has the signature ``kernel(hits, cutoff) -> array of shape (n_queri
 (n_queries,) (one cutoff per query: R for the ``@r`` metrics). Kernels that divide by R return
 NaN where R = 0 (the callers decide what such a query means). Row sums are accumulated left to
 right so that the width of the padding can never change a bit of a result. Which kernel serves
-which metric name is declared in :mod:`embedeval._metrics`.
+which metric name is declared in :mod:`embedeval._metrics.registry`.
 """
 
 from __future__ import annotations

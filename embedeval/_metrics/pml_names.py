@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from ._metrics import ALIASES, EMBEDDINGS
+from .families import EMBEDDINGS
 
 PML_NAMES = {
     "precision_at_1": "precision@1",
@@ -39,10 +39,10 @@ PML_NAMES = {
     "ami": "ami",
 }
 
-ALIASES.append(
+ALIASES = [
     (
         re.compile("|".join(PML_NAMES), re.IGNORECASE),
         lambda match: [PML_NAMES[match[0].lower()]],
         EMBEDDINGS,
     )
-)
+]

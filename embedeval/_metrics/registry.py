@@ -1,9 +1,9 @@
-"""Metric names parsed against the registry (:mod:`embedeval._families`), and the one dispatch to kernels.
+"""Metric names parsed against the registry (:mod:`embedeval._metrics.families`), and the one dispatch to kernels.
 
 A metric name is a family and an optional cutoff (``precision@5``, ``map@r``, ``fnmr@fmr=0.001``).
 :func:`parse_metrics` turns names into :class:`Metric` objects, checked against the declarations of
-:data:`~embedeval._families.FAMILIES` (per-query families) and
-:data:`~embedeval._set_families.SET_FAMILIES` (set-level ones); :class:`Needs` reads what a list of
+:data:`~embedeval._metrics.families.FAMILIES` (per-query families) and
+:data:`~embedeval._metrics.set_families.SET_FAMILIES` (set-level ones); :class:`Needs` reads what a list of
 metrics needs from the ranking, and :func:`per_query_values` is where every input form meets the
 kernels. The declarations' names are re-exported here for the modules that read both.
 """
@@ -16,44 +16,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _kernels as K
-from ._families import (
-    ALL_HITS as ALL_HITS,
-)
-from ._families import (
-    BOTH as BOTH,
-)
-from ._families import (
-    DEFAULT_EMBEDDING_METRICS as DEFAULT_EMBEDDING_METRICS,
-)
-from ._families import (
-    DEFAULT_RANKING_METRICS as DEFAULT_RANKING_METRICS,
-)
-from ._families import (
-    EMBEDDINGS as EMBEDDINGS,
-)
-from ._families import (
-    FAMILIES as FAMILIES,
-)
-from ._families import (
-    FIRST_HIT as FIRST_HIT,
-)
-from ._families import (
-    MUSGRAVE_METRICS as MUSGRAVE_METRICS,
-)
-from ._families import (
-    R_ITEMS as R_ITEMS,
-)
-from ._families import (
-    RANKINGS as RANKINGS,
-)
-from ._families import (
-    Family as Family,
-)
-from ._families import (
-    Form as Form,
-)
-from ._set_families import SET_FAMILIES, SetFamily, level_text, parse_level, set_valid_names
+from . import kernels as K
+from . import pml_names as _pml_names
+from . import trec_names as _trec_names
+from .families import ALL_HITS as ALL_HITS
+from .families import BOTH as BOTH
+from .families import DEFAULT_EMBEDDING_METRICS as DEFAULT_EMBEDDING_METRICS
+from .families import DEFAULT_RANKING_METRICS as DEFAULT_RANKING_METRICS
+from .families import EMBEDDINGS as EMBEDDINGS
+from .families import FAMILIES as FAMILIES
+from .families import FIRST_HIT as FIRST_HIT
+from .families import MUSGRAVE_METRICS as MUSGRAVE_METRICS
+from .families import R_ITEMS as R_ITEMS
+from .families import RANKINGS as RANKINGS
+from .families import Family as Family
+from .families import Form as Form
+from .set_families import SET_FAMILIES, SetFamily, level_text, parse_level, set_valid_names
 
 
 @dataclass(frozen=True)
@@ -70,7 +48,7 @@ class Metric:
     @property
     def per_query(self) -> bool:
         """Whether the metric has a value per query (a kernel over hits); a set-level metric
-        (:data:`~embedeval._set_families.SET_FAMILIES`) is one number for the whole set."""
+        (:data:`~embedeval._metrics.set_families.SET_FAMILIES`) is one number for the whole set."""
         return self.family in FAMILIES
 
     @property
@@ -181,7 +159,11 @@ _NAME = re.compile(r"^(?P<family>[a-z_0-9]+?)(?:@(?P<cut>[^@]*))?$")
 # Other tools' metric names, each mapped to embedeval names: (pattern on the stripped name,
 # function of the match giving one or more canonical names, form or None for every form). A
 # name is looked up here first; results always report the canonical names.
-ALIASES: list[tuple[re.Pattern, Callable[[re.Match], list[str]], str | None]] = []
+# Other tools' names, as data: (pattern, expansion into embedeval names, the form they apply to).
+ALIASES: list[tuple[re.Pattern, Callable[[re.Match], list[str]], str | None]] = [
+    *_trec_names.ALIASES,
+    *_pml_names.ALIASES,
+]
 
 
 def expand_aliases(raw: str, form: str) -> list[str]:
@@ -267,6 +249,3 @@ def parse_metrics(metrics, form: str) -> list[Metric]:
             metric = parse_metric(name, form)
             parsed.setdefault(metric.name, metric)
     return list(parsed.values())
-
-
-from . import _pml_names, _trec_names  # noqa: E402, F401  (register PML's and trec_eval's names in ALIASES)

@@ -5,8 +5,8 @@ Clustering quality (``nmi``, ``ami``), pair verification (``fnmr@fmr=x``, ``tar@
 declared once in :data:`SET_FAMILIES` with what it needs (a k-means clustering, a pass over every
 pair, the covariance spectrum: the work runs only when a requested metric needs it, as
 pytorch-metric-learning's ``requires_clustering``), its parameter, its definition and why it has
-no bootstrap interval. :mod:`embedeval._metrics` parses their names beside the per-query families;
-:mod:`embedeval._set_metrics` computes them.
+no bootstrap interval. :mod:`embedeval._metrics.registry` parses their names beside the per-query families;
+:mod:`embedeval._setlevel.steps` computes them.
 
 Grammar of the parameter, after ``@``: a decimal number (``0.001``, ``1e-3``, ``.5``), written
 after ``fmr=`` / ``far=`` for verification levels. Canonical names use the shortest decimal

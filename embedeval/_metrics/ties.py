@@ -1,14 +1,14 @@
-"""Tie groups of ranked lists: the tie-aware counterpart of :class:`~embedeval._kernels.Hits`.
+"""Tie groups of ranked lists: the tie-aware counterpart of :class:`~embedeval._metrics.kernels.Hits`.
 
 A *tie group* is a maximal run of consecutive ranked items with exactly equal score (or float64
 distance). Every order of the items inside a group is an equally valid ranking; the kernels of
-:mod:`embedeval._expected` average a metric over all of them in closed form, and
+:mod:`embedeval._metrics.expected` average a metric over all of them in closed form, and
 :func:`tie_order` picks the best or the worst of them for the ordinary kernels.
 
 Only groups that hold a relevant or positively graded item are kept, one entry each, query by
 query: a group holding neither changes no metric except by the positions it occupies, which
 the next kept group's ``start`` records. Without ties every group is one item and :class:`TiedHits` carries exactly the
-information of :class:`~embedeval._kernels.Hits`.
+information of :class:`~embedeval._metrics.kernels.Hits`.
 """
 
 from __future__ import annotations

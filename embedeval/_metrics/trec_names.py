@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from ._metrics import ALIASES, RANKINGS
+from .families import RANKINGS
 
 _DEFAULT = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval's default cutoffs (success: 1, 5, 10)
 _CUT_FAMILIES = {"p": "precision", "recall": "recall", "ndcg_cut": "ndcg", "map_cut": "map", "success": "hit_rate"}
@@ -55,14 +55,12 @@ def _defaults(match: re.Match) -> list[str]:
     return [f"{_CUT_FAMILIES[family]}@{k}" for k in _DEFAULTS[family]]
 
 
-ALIASES.extend(
-    [
-        (re.compile(rf"({_CUT})_(\d+)", re.IGNORECASE), _one, RANKINGS),
-        (re.compile(rf"({_CUT})\.(\d+(?:,\d+)*)", re.IGNORECASE), _listed, RANKINGS),
-        (re.compile(r"(p|ndcg_cut|map_cut|success)", re.IGNORECASE), _defaults, RANKINGS),
-        (re.compile(r"(recip_rank|rprec)", re.IGNORECASE), lambda m: [_PLAIN[m[1].lower()]], RANKINGS),
-    ]
-)
+ALIASES = [
+    (re.compile(rf"({_CUT})_(\d+)", re.IGNORECASE), _one, RANKINGS),
+    (re.compile(rf"({_CUT})\.(\d+(?:,\d+)*)", re.IGNORECASE), _listed, RANKINGS),
+    (re.compile(r"(p|ndcg_cut|map_cut|success)", re.IGNORECASE), _defaults, RANKINGS),
+    (re.compile(r"(recip_rank|rprec)", re.IGNORECASE), lambda m: [_PLAIN[m[1].lower()]], RANKINGS),
+]
 
 
 def trec_name(name: str) -> str:

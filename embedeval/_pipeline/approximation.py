@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._blocks import depths_of, evaluate_block, job_for
-from ._metrics import Needs
-from ._relevance import Relevance
+from .._metrics.registry import Needs
+from .._relevance import Relevance
+from .blocks import depths_of, evaluate_block, job_for
 
 
 def check_approximation(

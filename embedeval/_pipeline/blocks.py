@@ -5,7 +5,7 @@ into per-query metric values (search -> hits -> kernels), reading nothing but it
 the searcher and the reference side of relevance (:class:`embedeval._relevance.Shared`), so the
 same function runs in this process, on threads or on a Dask worker. :func:`block_jobs` plans the
 blocks: queries sorted by the width of their search (depth plus ignored references) and cut so
-that a block's working memory stays within :data:`embedeval._budget.BLOCK_ENTRIES`.
+that a block's working memory stays within :data:`embedeval._core.budget.BLOCK_ENTRIES`.
 
 Two searches serve a block. Shallow rankings take the searcher's exact search (faiss
 candidates, float64 near-ties); a block ranked deeper than the job's ``deep_from``, or needing
@@ -23,10 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _budget, _executors
-from ._inputs import prepare
-from ._metrics import Metric, Needs, per_query_values
-from ._relevance import QueryBlock, Relevance, Shared
+from .._core import budget as _budget
+from .._inputs.arrays import prepare
+from .._metrics.registry import Metric, Needs, per_query_values
+from .._relevance import QueryBlock, Relevance, Shared
+from . import executors as _executors
 
 
 @dataclass(frozen=True)

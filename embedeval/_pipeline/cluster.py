@@ -1,7 +1,7 @@
 """Evaluation on a Dask cluster: query blocks run on the workers, references sharded across them.
 
 ``embedeval.evaluate(..., client=client)`` ships each query block (the self-contained unit of
-:func:`embedeval._blocks.evaluate_block`) to a worker. The reference set is cut into shards of
+:func:`embedeval._pipeline.blocks.evaluate_block`) to a worker. The reference set is cut into shards of
 ``shard_size`` rows scattered over the workers; a block's worker asks every shard for its
 candidates (each shard task builds, and caches, a faiss flat index of its rows and returns
 its candidates with their float64 distances), merges them exactly and computes the metrics.
@@ -21,11 +21,11 @@ import contextlib
 
 import numpy as np
 
-from . import _budget
-from ._search.candidates import Candidates, flat_index, from_index, merge
-from ._search.float64 import max_norm, pair_distances
-from ._search.ranking import ExactSearcher
-from ._search.sharded import read_shard, shard_bounds
+from .._core import budget as _budget
+from .._search.candidates import Candidates, flat_index, from_index, merge
+from .._search.float64 import max_norm, pair_distances
+from .._search.ranking import ExactSearcher
+from .._search.sharded import read_shard, shard_bounds
 
 _INDEX_CACHE: collections.OrderedDict = collections.OrderedDict()  # per worker process: shard key -> index
 
@@ -98,7 +98,7 @@ class DaskSearcher(ExactSearcher):
 
 class DaskExecutor:
     """Query blocks on the workers of a Dask cluster (the executor signature of
-    :mod:`embedeval._executors`), with a bounded number of blocks in flight.
+    :mod:`embedeval._pipeline.executors`), with a bounded number of blocks in flight.
 
     ``shared`` (the reference side of relevance: labels or label sets, ignore keys) is scattered to
     every worker once; each block is one task.

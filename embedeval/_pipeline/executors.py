@@ -4,7 +4,7 @@ for each ``(rows, job)`` of ``jobs``, in any order, with a bounded number of blo
 
 * :class:`Sequential`: one block after another in this thread (faiss uses its own threads);
 * :class:`Threads`: blocks on local threads, each searching with one faiss thread;
-* :class:`embedeval.distributed.DaskExecutor`: blocks on the workers of a Dask cluster.
+* :class:`embedeval._pipeline.cluster.DaskExecutor`: blocks on the workers of a Dask cluster.
 
 On threads: faiss releases the GIL while it searches and numpy while it works on large arrays, so blocks
 on separate threads run in parallel. One faiss (OpenMP and OpenBLAS) thread per block instead

@@ -5,8 +5,8 @@ Query blocks -> :class:`~embedeval._search.hamming.HammingScanner` (every refere
 distance and relevance) -> the tie groups of each query, one per distance -> per-query values:
 
 * ties=None (the index rule: references at equal distance ranked by index, lower first): the
-  ranks of the relevant references -> :class:`~embedeval._kernels.Hits` -> the ordinary kernels;
-* ``"expected"``: the groups as :class:`~embedeval._ties.TiedHits` -> :mod:`embedeval._expected`;
+  ranks of the relevant references -> :class:`~embedeval._metrics.kernels.Hits` -> the ordinary kernels;
+* ``"expected"``: the groups as :class:`~embedeval._metrics.ties.TiedHits` -> :mod:`embedeval._metrics.expected`;
 * ``"optimistic"`` / ``"pessimistic"``: each group split into sub-groups of one grade, best
   (or worst) first; a group whose items all have one grade has one order, so the expected
   kernels give that order's value exactly.
@@ -21,16 +21,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _budget, _expected
-from ._codes import HAMMING, Codes
-from ._executors import gather
-from ._kernels import Hits, pack
-from ._metrics import Metric, Needs, per_query_values
-from ._relevance import QueryBlock, Relevance, Shared
-from ._relevance.csr import offsets_within
-from ._relevance.judged import JudgedPart
-from ._search.hamming import Counts, HammingScanner
-from ._ties import describe, tied_hits_from_groups
+from .._core import budget as _budget
+from .._core.csr import offsets_within
+from .._inputs.codes import HAMMING, Codes
+from .._metrics import expected as _expected
+from .._metrics.kernels import Hits, pack
+from .._metrics.registry import Metric, Needs, per_query_values
+from .._metrics.ties import describe, tied_hits_from_groups
+from .._relevance import QueryBlock, Relevance, Shared
+from .._relevance.judged import JudgedPart
+from .._search.hamming import Counts, HammingScanner
+from .executors import gather
 
 INDEX_RULE = "references at equal Hamming distance are ranked by index, lower first"
 TIED = "equal Hamming distances (every reference at one distance is one tie group)"

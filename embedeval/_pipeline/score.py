@@ -3,8 +3,8 @@
 :func:`embedeval.evaluate` (class labels, label sets) and :func:`embedeval.evaluate_retrieval`
 (judgements) read their inputs into a :class:`~embedeval._relevance.Relevance`, then both run
 :func:`score`: a searcher (:mod:`embedeval._search`) -> query blocks planned
-(:mod:`embedeval._blocks`) -> blocks run on an executor (:mod:`embedeval._executors`,
-:mod:`embedeval.distributed`), each one search -> hits -> kernels -> per-query arrays.
+(:mod:`embedeval._pipeline.blocks`) -> blocks run on an executor (:mod:`embedeval._pipeline.executors`,
+:mod:`embedeval._pipeline.cluster`), each one search -> hits -> kernels -> per-query arrays.
 """
 
 from __future__ import annotations
@@ -15,15 +15,16 @@ from dataclasses import dataclass
 import faiss
 import numpy as np
 
-from . import _budget, _hamming
-from ._approximation import check_approximation
-from ._blocks import block_jobs, evaluate_block
-from ._codes import HAMMING
-from ._executors import Sequential, Threads, gather
-from ._inputs import DISTANCES, check_choice, check_positive_int
-from ._metrics import ALL_HITS, FIRST_HIT
-from ._relevance import Relevance
-from ._search import Device, FlatSearcher, gpu_device, make_searcher
+from .._core import budget as _budget
+from .._inputs.arrays import DISTANCES, check_choice, check_positive_int
+from .._inputs.codes import HAMMING
+from .._metrics.registry import ALL_HITS, FIRST_HIT
+from .._relevance import Relevance
+from .._search import Device, FlatSearcher, gpu_device, make_searcher
+from . import hamming_scan as _hamming
+from .approximation import check_approximation
+from .blocks import block_jobs, evaluate_block
+from .executors import Sequential, Threads, gather
 
 TIE_RULE = "references at equal distance are ranked by index, lower first"
 
@@ -111,7 +112,7 @@ class Options:
     def executor(self):
         """Where the blocks run: a Dask cluster, local threads, or one after another."""
         if self.client is not None:
-            from .distributed import DaskExecutor
+            from .cluster import DaskExecutor
 
             return DaskExecutor(self.client)
         n_workers = 1 if self.approximate else self.n_threads or max(1, faiss.omp_get_max_threads())
@@ -141,7 +142,7 @@ def score(
 ):
     """Search and score the ``evaluated`` queries: (per-query arrays, NaN elsewhere; approximation or None).
 
-    Binary codes (``distance="hamming"``) take :mod:`embedeval._hamming`'s scan instead of the
+    Binary codes (``distance="hamming"``) take :mod:`embedeval._pipeline.hamming_scan`'s scan instead of the
     search, under the tie rule ``ties``."""
     if options.distance == HAMMING:
         return _hamming.score(

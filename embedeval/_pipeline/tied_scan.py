@@ -2,10 +2,10 @@
 
 Query blocks (prepared as the searchers prepare them) -> :class:`~embedeval._search.tied_scan.TiedScanner`
 (each graded reference's exact float64 distance, and the references strictly nearer and exactly
-as near) -> the tie groups of each query -> :func:`embedeval._hamming.values` (the expected
+as near) -> the tie groups of each query -> :func:`embedeval._pipeline.hamming_scan.values` (the expected
 kernels, or each group split by grade for the optimistic/pessimistic orders). The block step,
 the relevance sources and the ignore rules are the Hamming path's
-(:func:`embedeval._hamming.evaluate_block`); only the scanner differs.
+(:func:`embedeval._pipeline.hamming_scan.evaluate_block`); only the scanner differs.
 
 Tied means exactly equal float64 distances, by the formula that orders near-ties under the
 index rule (:func:`embedeval._search.float64.exact_distance` on the float32 vectors as searched:
@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _budget, _hamming
-from ._codes import HAMMING
-from ._executors import gather
-from ._inputs import prepare
-from ._metrics import Needs
-from ._pipeline import TIE_RULE
-from ._search.tied_scan import TiedScanner
-from ._ties import describe
+from .._core import budget as _budget
+from .._inputs.arrays import prepare
+from .._inputs.codes import HAMMING
+from .._metrics.registry import Needs
+from .._metrics.ties import describe
+from .._search.tied_scan import TiedScanner
+from . import hamming_scan as _hamming
+from .executors import gather
+from .score import TIE_RULE
 
 TIED = (
     "exactly equal float64 distances (squared euclidean distance or minus the inner product, computed in float64 "

@@ -19,8 +19,8 @@ import warnings
 
 import numpy as np
 
-from . import _budget
-from ._inputs import _to_numpy
+from .._core import budget as _budget
+from .._inputs.arrays import _to_numpy
 
 # A query set counts as drawn from the reference when at least this share of its queries has an
 # identical same-label reference row (true duplicates in a gallery are a few percent at most).

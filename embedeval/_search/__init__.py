@@ -44,7 +44,7 @@ searches, and s the spacing of the precision's subnormal numbers (2**-149 in flo
 product that underflows below the smallest normal number (2**-126 in float32) is off by up
 to s / 2 whatever its size, which no relative bound covers; sums that land there are exact
 (:func:`~embedeval._search.candidates.underflow_bound`). The bound holds under these
-preconditions, which :mod:`embedeval._magnitude` and :func:`embedeval._inputs.prepare`
+preconditions, which :mod:`embedeval._inputs.magnitude` and :func:`embedeval._inputs.arrays.prepare`
 establish for every input before the search:
 
 * no overflow: (||q|| + max ||r||)^2 stays below float32's largest number, about 3.4e38.
@@ -69,7 +69,7 @@ Where the candidates come from
   the references never sit in memory.
 * :class:`DeviceSearcher` (``device.py``): a :class:`Device` whose searches return a limited
   number of results (faiss on a GPU: 2048), split as finely as a ranking's depth needs.
-* :class:`embedeval.distributed.DaskSearcher`: shards held by Dask workers.
+* :class:`embedeval._pipeline.cluster.DaskSearcher`: shards held by Dask workers.
 
 Merging (:func:`merge`, ``candidates.py``) keeps, per query, the candidates of every shard that
 are no farther than the nearest of the shards' ``worst`` distances. The ranking itself (the
@@ -122,7 +122,7 @@ def make_searcher(
 
     In order of precedence: a faiss index-factory string other than ``"flat"`` gives an
     :class:`ApproximateSearcher`; a Dask ``client`` a
-    :class:`~embedeval.distributed.DaskSearcher`; a device other than ``"cpu"`` a
+    :class:`~embedeval._pipeline.cluster.DaskSearcher`; a device other than ``"cpu"`` a
     :class:`DeviceSearcher`; a ``shard_size`` or ``stream`` a :class:`ShardedSearcher`;
     otherwise a :class:`FlatSearcher`.
 
@@ -155,7 +155,7 @@ def make_searcher(
     if shard_size is None and (stream or client is not None):
         shard_size = default_shard_size(references.shape[1])
     if client is not None:
-        from ..distributed import DaskSearcher
+        from .._pipeline.cluster import DaskSearcher
 
         return DaskSearcher(client, references, distance, shard_size)
     if device != "cpu":  # "gpu" or a Device

@@ -1,5 +1,5 @@
 """Clustering quality: k-means of the embeddings into as many clusters as classes, scored by
-NMI and AMI (:mod:`embedeval._information`).
+NMI and AMI (:mod:`embedeval._setlevel.information`).
 
 The k-means is faiss's, seeded, with pytorch-metric-learning's settings by default, so that
 ``nmi``/``ami`` here and PML's ``NMI``/``AMI`` agree on the same embeddings.
@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 import faiss
 import numpy as np
 
-from ._information import ami, nmi
-from ._inputs import (
+from .._inputs.arrays import (
     DISTANCES,
     as_embeddings,
     as_labels,
@@ -32,6 +31,7 @@ from ._inputs import (
     encode_labels,
     prepare,
 )
+from .information import ami, nmi
 
 # pytorch-metric-learning's AccuracyCalculator: FaissKMeans(niter=20), faiss's other defaults.
 PML_KMEANS = {"niter": 20, "nredo": 1, "seed": 1234, "max_points_per_centroid": 256}

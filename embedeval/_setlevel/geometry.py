@@ -18,8 +18,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import _budget
-from ._inputs import as_embeddings, prepare
+from .._core import budget as _budget
+from .._inputs.arrays import as_embeddings, prepare
 
 
 def _rows(x: np.ndarray, start: int, stop: int, cosine: bool) -> np.ndarray:

@@ -3,7 +3,7 @@
 The scores compare two partitions of the same n items (the class labels and a clustering)
 through their contingency table. Everything is computed with numpy in float64; the expected
 mutual information of AMI is exact (the hypergeometric model of Vinh, Epps & Bailey 2010),
-not sampled. The clustering itself is :mod:`embedeval._clustering`.
+not sampled. The clustering itself is :mod:`embedeval._setlevel.clustering`.
 
 Degenerate partitions follow scikit-learn (whose values these are, to rounding):
 
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _budget
-from ._inputs import as_labels, encode_labels
+from .._core import budget as _budget
+from .._inputs.arrays import as_labels, encode_labels
 
 # The log-factorial table is anchored on math.lgamma every this many integers (bounds the
 # rounding a running sum of logs accumulates).
@@ -59,7 +59,7 @@ def contingency(first: np.ndarray, second: np.ndarray) -> Contingency:
     Parameters
     ----------
     first, second : numpy.ndarray of shape (n,), int
-        Dense codes: every value in ``0..k-1`` occurs (as :func:`embedeval._inputs.encode_labels` gives).
+        Dense codes: every value in ``0..k-1`` occurs (as :func:`embedeval._inputs.arrays.encode_labels` gives).
 
     A small table is counted with one ``bincount`` of the combined code ``first * k2 + second``;
     a large one (thousands of classes by thousands of clusters) by sorting the combined codes,

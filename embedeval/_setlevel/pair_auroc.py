@@ -20,8 +20,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import _budget
-from ._pairs import Grid
+from .._core import budget as _budget
+from .pairs import Grid
 
 # Neighbouring positives compared one by one at most; a negative with more in its cells is
 # decided on its exact distance instead (d operations instead of this many).

@@ -33,9 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _budget
-from ._inputs import prepare
-from ._search.float64 import exact_distance
+from .._core import budget as _budget
+from .._inputs.arrays import prepare
+from .._search.float64 import exact_distance
 
 _U = 2.0**-53
 # Columns of a tile, in multiples of its rows.

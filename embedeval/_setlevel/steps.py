@@ -24,14 +24,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._clustering import kmeans
-from ._geometry import pcf
-from ._information import ami, nmi
-from ._pairs import PairSpace
-from ._relevance import ClassLabels, Relevance
-from ._set_families import CLUSTERING, GEOMETRY, VERIFICATION, level_text
-from ._verification import CONVENTIONS as PAIR_CONVENTIONS
-from ._verification import Budgets, verify
+from .._metrics.set_families import CLUSTERING, GEOMETRY, VERIFICATION, level_text
+from .._relevance import ClassLabels, Relevance
+from .clustering import kmeans
+from .geometry import pcf
+from .information import ami, nmi
+from .pairs import PairSpace
+from .verification import CONVENTIONS as PAIR_CONVENTIONS
+from .verification import Budgets, verify
 
 
 def split(metrics) -> tuple[list, list]:

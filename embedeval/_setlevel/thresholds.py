@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._pairs import Grid, PairSpace, pair_indices
+from .pairs import Grid, PairSpace, pair_indices
 
 
 class Threshold:

@@ -4,7 +4,7 @@ Every pair of distinct items is a trial: *positive* (genuine) when both items sh
 *negative* (impostor) otherwise. A threshold t accepts a pair when its distance d <= t; the
 false match rate FMR(t) is the share of negative pairs accepted, the false non-match rate
 FNMR(t) the share of positive pairs rejected. Distances are embedeval's exact float64 distances
-(:mod:`embedeval._pairs`), so tied distances are decided exactly and consistently.
+(:mod:`embedeval._setlevel.pairs`), so tied distances are decided exactly and consistently.
 
 Conventions
 -----------
@@ -24,10 +24,10 @@ Conventions
 How it stays exact without materialising the pairs: one pass over the positive pairs (items
 grouped by label) records their exact distances and a histogram of them on a grid; one pass over
 all pairs builds the histogram of every pair on the same grid (exact binning: see
-:mod:`embedeval._pairs`) and counts, for each negative pair in a bin that holds positives, the
+:mod:`embedeval._setlevel.pairs`) and counts, for each negative pair in a bin that holds positives, the
 positives below it through a lookup table of the sorted positive distances (near-ties decided on
-exact distances: :mod:`embedeval._pair_auroc`). The histograms bracket each threshold (FMR levels,
-EER) in one bin, whose pairs' exact distances then select it exactly (:mod:`embedeval._thresholds`):
+exact distances: :mod:`embedeval._setlevel.pair_auroc`). The histograms bracket each threshold (FMR levels,
+EER) in one bin, whose pairs' exact distances then select it exactly (:mod:`embedeval._setlevel.thresholds`):
 the pairs of the bins a random sample of pairs points to are kept during the main pass, so that
 usually no further pass is needed. When the positive pairs outnumber what is held at once, they
 are processed in ranges of bins, one pass over all pairs per range.
@@ -42,8 +42,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import _budget
-from ._inputs import (
+from .._core import budget as _budget
+from .._inputs.arrays import (
     DISTANCES,
     as_embeddings,
     as_labels,
@@ -52,9 +52,9 @@ from ._inputs import (
     check_positive_int,
     encode_labels,
 )
-from ._pair_auroc import HeldPositives
-from ._pairs import Grid, PairSpace, exact_bins, pair_indices
-from ._thresholds import Threshold, collect_pass, guess_bins, refine_pass
+from .pair_auroc import HeldPositives
+from .pairs import Grid, PairSpace, exact_bins, pair_indices
+from .thresholds import Threshold, collect_pass, guess_bins, refine_pass
 
 
 @dataclass(frozen=True)

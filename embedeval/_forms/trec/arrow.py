@@ -3,7 +3,7 @@
 pyarrow's multithreaded CSV reader parses the file batch by batch; query ids are coded, document
 ids hashed to 63-bit numbers (:func:`hash_strings`) and values copied as each batch arrives, so
 only the document ids stay as strings. Whatever this reader cannot read as expected raises
-:class:`Unreadable`, and :func:`embedeval._trec_files.read` hands the file to the line reader.
+:class:`Unreadable`, and :func:`embedeval._forms.trec.lines.read` hands the file to the line reader.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._trec_files import Columns
+from .lines import Columns
 
 _MASK63 = np.uint64(0x7FFF_FFFF_FFFF_FFFF)
 # Bytes of the file per batch: small batches keep pyarrow's buffers in flight small (256 KB

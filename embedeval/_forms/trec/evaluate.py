@@ -3,7 +3,7 @@
 The run's lines are grouped by query and put in trec_eval's order (:func:`order`: score
 descending, ties by document id descending, checked in one pass and sorted only where needed);
 each judged document is then found among its query's retrieved ones by its number
-(:mod:`embedeval._match`). Where the numbers are hashes, every match is confirmed on the id
+(:mod:`embedeval._forms.match`). Where the numbers are hashes, every match is confirmed on the id
 strings, and a collision sends both files through the exact line reader. No Python object is
 made per line: memory stays a few arrays of the run's length, not the dicts of dicts the same
 data would make.
@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._graded import Judged
-from ._match import find, first_duplicate, offsets_of, padded_blocks
-from ._rankings import result_of
-from ._score_order import flagged_segments, sort_segments, tie_groups, unsorted_segments
-from ._trec_files import QRELS, RUN, Columns, MissingIds, keeping, locate_duplicate, read
+from ..graded import Judged
+from ..match import find, first_duplicate, offsets_of, padded_blocks
+from ..rankings import result_of
+from ..score_order import flagged_segments, sort_segments, tie_groups, unsorted_segments
+from .lines import QRELS, RUN, Columns, MissingIds, keeping, locate_duplicate, read
 
 
 class _Collision(Exception):
@@ -94,7 +94,7 @@ def evaluate_files(run_path, qrels_path, parsed, threshold: float, empty: str, c
     """(EvaluationResult, :class:`Coverage`) of a run file against a qrels file: the common queries
     in run order, as trec_eval; with ``complete``, also every judged query without a run, after
     them, as an empty ranking (trec_eval ``-c``). ``ties``: None (trec_eval's rule) or a
-    tie-aware rule (:mod:`embedeval._ties`)."""
+    tie-aware rule (:mod:`embedeval._metrics.ties`)."""
     qrels = read(qrels_path, QRELS)
     # keep as strings only the run's ids that may be judged: enough to confirm every match
     run = read(run_path, RUN, keep=None if qrels.exact else keeping(qrels.doc))

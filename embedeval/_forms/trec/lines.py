@@ -3,7 +3,7 @@ Python object per line.
 
 With pyarrow installed (``pip install 'embedeval[fast]'``) its multithreaded CSV reader parses
 the file; query ids are coded by pyarrow and document ids hashed to 63-bit numbers in numpy
-(:func:`embedeval._trec_arrow.hash_strings`; equal ids always get equal numbers, and whoever relies on two numbers
+(:func:`embedeval._forms.trec.arrow.hash_strings`; equal ids always get equal numbers, and whoever relies on two numbers
 being different ids checks the strings, :meth:`Columns.strings`). Without pyarrow, or when it
 cannot read the file (fields separated by several spaces, a malformed line, a NaN), the line
 reader reads it and codes ids exactly, and for a bad line raises the error that names the file
@@ -131,7 +131,7 @@ class Columns:
             return self
         import pyarrow as pa
 
-        from ._trec_arrow import hash_strings
+        from .arrow import hash_strings
 
         by_code = hash_strings(pa.array(self.ids, pa.string()))
         return Columns(
@@ -167,7 +167,7 @@ def read(path, layout: tuple[str, str, str], exact: bool = False, keep: np.ndarr
     dropped. (A document listed twice for a query is found where the lines are grouped by
     query, which then calls :func:`locate_duplicate`.)"""
     if not exact:
-        from . import _trec_arrow  # pyarrow itself is imported there, lazily
+        from . import arrow as _trec_arrow
 
         try:
             return _trec_arrow.read_arrow(Path(path), layout, keep)

@@ -9,8 +9,8 @@ grade <= 0 adds no gain to DCG or its ideal.
 
 Input forms with scores also give each retrieved judged item its *tie group* (the items ranked
 before the group, and the group's size), so that :func:`per_query` can evaluate them under a
-tie-aware rule (``ties=``, :mod:`embedeval._ties`): ``"expected"`` through
-:class:`~embedeval._ties.TiedHits` and :mod:`embedeval._expected`, ``"optimistic"`` and
+tie-aware rule (``ties=``, :mod:`embedeval._metrics.ties`): ``"expected"`` through
+:class:`~embedeval._metrics.ties.TiedHits` and :mod:`embedeval._metrics.expected`, ``"optimistic"`` and
 ``"pessimistic"`` by re-ranking each group's judged items before the ordinary kernels.
 """
 
@@ -22,10 +22,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _expected, _kernels
-from ._metrics import per_query_values
-from ._ties import TIE_RULES, TiedHits, tied_hits_from_groups
-from .result import EvaluationResult
+from .._metrics import expected as _expected
+from .._metrics import kernels as _kernels
+from .._metrics.registry import per_query_values
+from .._metrics.ties import TIE_RULES, TiedHits, tied_hits_from_groups
+from ..result import EvaluationResult
 
 
 def check_threshold(threshold) -> float:
@@ -81,7 +82,7 @@ class Judged:
         return rows, start, size, grade, np.cumsum(new) - 1, np.flatnonzero(new)
 
     def tied_hits(self, threshold: float) -> TiedHits:
-        """:class:`~embedeval._ties.TiedHits` at relevance level ``threshold`` (needs the groups)."""
+        """:class:`~embedeval._metrics.ties.TiedHits` at relevance level ``threshold`` (needs the groups)."""
         rows, start, size, grade, label, first = self._grouped()
         n_relevant, ideal = self._judged_side(threshold)
         per_group = lambda w: np.bincount(label, weights=w, minlength=first.size)  # noqa: E731
@@ -112,7 +113,7 @@ class Judged:
         return Judged(self.n_queries, rows, ranks, grade, self.judged_rows, self.judged_grades)
 
     def hits(self, threshold: float) -> _kernels.Hits:
-        """:class:`~embedeval._kernels.Hits` at relevance level ``threshold``."""
+        """:class:`~embedeval._metrics.kernels.Hits` at relevance level ``threshold``."""
         n = self.n_queries
         rows, ranks, grade = _by_row(self.rows, np.asarray(self.ranks, dtype=np.float64), self.grades)
         positive = grade > 0
@@ -134,7 +135,7 @@ class Judged:
 
 
 def _by_row(rows: np.ndarray, *columns: np.ndarray) -> tuple[np.ndarray, ...]:
-    """``rows`` and ``columns`` ordered by row (stably), as :func:`embedeval._kernels.pack` needs."""
+    """``rows`` and ``columns`` ordered by row (stably), as :func:`embedeval._metrics.kernels.pack` needs."""
     if rows.size and (rows[1:] < rows[:-1]).any():
         order = np.argsort(rows, kind="stable")
         return (rows[order], *(c[order] for c in columns))
