@@ -12,9 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .lines import Columns
+from .columns import Columns, hash_strings
 
-_MASK63 = np.uint64(0x7FFF_FFFF_FFFF_FFFF)
 # Bytes of the file per batch: small batches keep pyarrow's buffers in flight small (256 KB
 # batches read as fast as 4 MB ones here, with 200 MB less memory at the peak).
 BATCH_BYTES = 1 << 18
@@ -28,33 +27,6 @@ def _delimiter(path: Path) -> str:
     with open(path, "rb") as f:
         first = f.readline()
     return "\t" if b"\t" in first and b" " not in first.strip() else " "
-
-
-def hash_strings(chunk) -> np.ndarray:
-    """A 63-bit hash of each string of a pyarrow string array, int64 of shape (len(chunk),).
-
-    The bytes are read 8 at a time through an unaligned uint64 view of the data buffer, so the
-    cost is one vectorised pass per 8 bytes of the longest id."""
-    n = len(chunk)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    offsets = np.frombuffer(chunk.buffers()[1], np.int32)[chunk.offset : chunk.offset + n + 1].astype(np.int64)
-    data = np.frombuffer(chunk.buffers()[2], np.uint8) if chunk.buffers()[2] is not None else np.zeros(0, np.uint8)
-    padded = np.zeros(data.size + 8, np.uint8)
-    padded[: data.size] = data
-    words = np.ndarray(shape=(padded.size - 7,), dtype="<u8", buffer=padded, strides=(1,))
-    starts, lengths = offsets[:-1], np.diff(offsets)
-    h = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    for w in range((int(lengths.max(initial=0)) + 7) // 8):
-        left = np.clip(lengths - 8 * w, 0, 8).astype(np.uint64)
-        word = words[np.minimum(starts + 8 * w, words.size - 1)]
-        keep = np.where(left >= 8, ~np.uint64(0), (np.uint64(1) << (np.uint64(8) * left)) - np.uint64(1))
-        h ^= word & keep
-        h *= np.uint64(0xBF58476D1CE4E5B9)
-        h ^= h >> np.uint64(31)
-    h *= np.uint64(0x94D049BB133111EB)
-    h ^= h >> np.uint64(29)
-    return (h & _MASK63).view(np.int64)
 
 
 class _Growing:

@@ -21,7 +21,8 @@ from ..graded import Judged
 from ..match import find, first_duplicate, offsets_of, padded_blocks
 from ..rankings import result_of
 from ..score_order import flagged_segments, sort_segments, tie_groups, unsorted_segments
-from .lines import QRELS, RUN, Columns, MissingIds, keeping, locate_duplicate, read
+from .columns import QRELS, RUN, Columns, MissingIds, keeping
+from .lines import locate_duplicate, read
 
 
 class _Collision(Exception):
