@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._core.text import aligned_table, interval_note, metric_table
+from ._core.text import aligned_table, metric_table
+from ._metrics.set_families import no_interval_reasons
 
 
 @dataclass(frozen=True, repr=False)
@@ -284,3 +285,12 @@ class EvaluationResult:
 
 def _fmt_dict(values: dict[str, float]) -> str:
     return "{" + ", ".join(f"{k!r}: {v:.4f}" for k, v in values.items()) + "}"
+
+
+def interval_note(result: EvaluationResult, intervals: dict | None) -> str | None:
+    """The line under a table with intervals that says which metrics have none, and why."""
+    missing = [name for name in result.summary if intervals and name not in intervals]
+    if not missing:
+        return None
+    reasons = no_interval_reasons(missing)
+    return "no interval for " + "; ".join(f"{', '.join(names)}: {why}" for why, names in reasons.items())

@@ -172,7 +172,7 @@ def test_run_ordering_equals_a_three_key_sort(seed):
 )
 def test_make_searcher_chooses_by_the_options(options, kind):
     """The options pick the searcher (a wrong pick would give the same numbers, so check the kind)."""
-    from embedeval._search import make_searcher
+    from embedeval._pipeline.searchers import make_searcher
 
     x = np.random.default_rng(0).standard_normal((50, 3)).astype(np.float32)
     if options.get("device") == "stand-in":

@@ -77,17 +77,6 @@ def metric_table(
     return head, rows
 
 
-def interval_note(result: EvaluationResult, intervals: dict | None) -> str | None:
-    """The line under a table with intervals that says which metrics have none, and why."""
-    from .._metrics.set_families import no_interval_reasons
-
-    missing = [name for name in result.summary if intervals and name not in intervals]
-    if not missing:
-        return None
-    reasons = no_interval_reasons(missing)
-    return "no interval for " + "; ".join(f"{', '.join(names)}: {why}" for why, names in reasons.items())
-
-
 def aligned_table(head: list[str], rows: list[list[str]], *, rule: str | None = None, free_last: bool = False) -> str:
     """Columns padded to their widest cell, two spaces apart, no trailing spaces.
 

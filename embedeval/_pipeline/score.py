@@ -20,11 +20,12 @@ from .._inputs.arrays import DISTANCES, check_choice, check_positive_int
 from .._inputs.codes import HAMMING
 from .._metrics.registry import ALL_HITS, FIRST_HIT
 from .._relevance import Relevance
-from .._search import Device, FlatSearcher, gpu_device, make_searcher
+from .._search import Device, FlatSearcher, gpu_device
 from . import hamming_scan as _hamming
 from .approximation import check_approximation
 from .blocks import block_jobs, evaluate_block
 from .executors import Sequential, Threads, gather
+from .searchers import make_searcher
 
 TIE_RULE = "references at equal distance are ranked by index, lower first"
 

@@ -15,11 +15,11 @@ from .._core.text import (
     csv_table,
     format_p_value,
     format_value,
-    interval_note,
     markdown_table,
     metric_table,
     percent,
 )
+from ..result import interval_note
 
 FORMATS = ("table", "json", "csv", "markdown")
 BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED = 2000, 0  # the intervals of --ci
