@@ -7,7 +7,6 @@ import io
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -15,16 +14,12 @@ import sys
 import faiss
 import numpy as np
 import pytest
+from runner import CLI, cli_env
+from runner import run_cli as run
 
 import embedeval
 
-EMBEDEVAL = shutil.which("embedeval")
 HAS_GPU = getattr(faiss, "get_num_gpus", lambda: 0)() > 0
-pytestmark = pytest.mark.skipif(EMBEDEVAL is None, reason="the embedeval command is not installed")
-
-
-def run(*args, cwd=None):
-    return subprocess.run([EMBEDEVAL, *map(str, args)], capture_output=True, text=True, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
@@ -295,7 +290,8 @@ def test_ctrl_c_during_an_evaluation_prints_one_line_and_exits_130(tmp_path, thr
     emb, labels = _slow_evaluation_files(tmp_path)
     controller, terminal = pty.openpty()  # stderr on a terminal, so the progress bar is drawn
     process = subprocess.Popen(
-        [EMBEDEVAL, "evaluate", emb, labels, "--threads", threads],
+        [*CLI, "evaluate", emb, labels, "--threads", threads],
+        env=cli_env(),
         stdout=subprocess.PIPE,
         stderr=terminal,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
@@ -328,7 +324,8 @@ def test_a_closed_pipe_ends_quietly_with_the_status_of_unix_tools(files):
     """`embedeval ... | head` with head gone: no message, status 141 (128 + SIGPIPE), as `yes | head` gives."""
     d, _, _ = files
     process = subprocess.Popen(
-        [EMBEDEVAL, "evaluate", d / "emb.npy", d / "labels.npy", "--format", "csv"],
+        [*CLI, "evaluate", d / "emb.npy", d / "labels.npy", "--format", "csv"],
+        env=cli_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )

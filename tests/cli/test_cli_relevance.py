@@ -4,20 +4,12 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
+from runner import run_cli as run
 
 import embedeval
-
-EMBEDEVAL = shutil.which("embedeval")
-pytestmark = pytest.mark.skipif(EMBEDEVAL is None, reason="the embedeval command is not installed")
-
-
-def run(*args):
-    return subprocess.run([EMBEDEVAL, *map(str, args)], capture_output=True, text=True)
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "embedeval"
+PACKAGE = Path(__file__).resolve().parents[2] / "embedeval"
 
 # The private stages, lowest first: a stage imports only stages before it (and itself).
 STAGES = ("_core", "_inputs", "_search", "_metrics", "_relevance", "_pipeline", "_setlevel", "_forms", "_embeddings")

@@ -3,16 +3,12 @@ warning, never a silent number (issues #14 and #18)."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-
 import numpy as np
 import pytest
+from runner import run_cli as command
 
 import embedeval
 
-EMBEDEVAL = shutil.which("embedeval")
-needs_command = pytest.mark.skipif(EMBEDEVAL is None, reason="the embedeval command is not installed")
 NAN = float("nan")
 
 
@@ -82,10 +78,6 @@ def test_complete_must_be_a_bool():
         embedeval.evaluate_rankings({"q": [1]}, {"q": {1}}, complete="yes")
 
 
-def command(*args, cwd=None):
-    return subprocess.run([EMBEDEVAL, *map(str, args)], capture_output=True, text=True, cwd=cwd)
-
-
 @pytest.fixture
 def trec_files(tmp_path):
     (tmp_path / "run.txt").write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq2 Q0 c 1 1 t\n")
@@ -113,7 +105,6 @@ CLI_ERRORS = [
 ]
 
 
-@needs_command
 @pytest.mark.parametrize(("args", "messages"), CLI_ERRORS)
 def test_command_errors_come_before_any_work(trec_files, args, messages):
     out = command(*args, cwd=trec_files)
@@ -124,7 +115,6 @@ def test_command_errors_come_before_any_work(trec_files, args, messages):
         assert line.startswith(f"embedeval {args[0]}: error: ") and message in line
 
 
-@needs_command
 def test_command_warns_in_one_line_when_no_query_has_a_relevant_item(trec_files):
     out = command("rankings", "run.txt", "qrels.txt", "--threshold", "3", "--metrics", "mrr", cwd=trec_files)
     assert out.returncode == 0

@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
+from runner import run_cli as command
 
 import embedeval
 from embedeval._metrics.trec_names import trec_name
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
-EMBEDEVAL = shutil.which("embedeval")
-needs_command = pytest.mark.skipif(EMBEDEVAL is None, reason="the embedeval command is not installed")
 
 ALIASES = [
     "P_10",
@@ -80,10 +77,6 @@ def test_names_are_mapped_both_ways():
         embedeval.evaluate(np.eye(4), [0, 0, 1, 1], metrics=["P_10"])
 
 
-def command(*args, cwd=None):
-    return subprocess.run([EMBEDEVAL, *map(str, args)], capture_output=True, text=True, cwd=cwd)
-
-
 def write(tmp_path, run, qrels):
     lines = [f"{q} Q0 {d} {i + 1} {s} tag" for q, docs in run.items() for i, (d, s) in enumerate(docs.items())]
     (tmp_path / "run.txt").write_text("\n".join(lines) + "\n")
@@ -96,7 +89,6 @@ def write(tmp_path, run, qrels):
 TREC_LINE = re.compile(r"^(\S+) *\t(\S+)\t(-?\d+\.\d{4})$")
 
 
-@needs_command
 @pytest.mark.parametrize("seed", range(3))
 def test_format_trec_parsed_back_equals_trec_eval(tmp_path, seed):
     """``--format trec --per-query --empty zero``: trec_eval's lines, byte for byte in layout, and
@@ -126,7 +118,6 @@ def test_format_trec_parsed_back_equals_trec_eval(tmp_path, seed):
     assert all(line.split("\t")[1] == "all" for line in lines[-len(names) :])  # averages last, as trec_eval
 
 
-@needs_command
 def test_per_query_in_every_format(tmp_path):
     run_path, qrels_path = write(
         tmp_path,
@@ -158,7 +149,6 @@ def test_per_query_in_every_format(tmp_path):
     ]
 
 
-@needs_command
 def test_queries_in_one_file_only_are_reported_and_complete_counts_them(tmp_path):
     run_path, qrels_path = write(
         tmp_path, {"q1": {"a": 2.0, "b": 1.0}, "q9": {"a": 1.0}}, {"q1": {"b": 1}, "q2": {"a": 1}, "q3": {"a": 1}}

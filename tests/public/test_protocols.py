@@ -317,7 +317,7 @@ def test_the_readme_protocol_examples_run_as_written():
     """Each Python block of the README's 'Relevance beyond one class label' runs on small data."""
     from pathlib import Path
 
-    text = (Path(__file__).parents[1] / "README.md").read_text()
+    text = (Path(__file__).parents[2] / "README.md").read_text()
     section = text.split("## Relevance beyond one class label", 1)[1].split("\n## ", 1)[0]
     blocks = [b.split("```", 1)[0] for b in section.split("```python\n")[1:]]
     assert len(blocks) == 5

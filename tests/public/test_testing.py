@@ -170,7 +170,7 @@ def test_health_notes_singletons_and_zero_rows():
 
 def test_readme_training_loop_runs_with_numpy_stand_ins():
     """The README's epoch loop, executed with a numpy 'model' and a list-backed logger."""
-    text = (Path(__file__).parents[1] / "README.md").read_text()
+    text = (Path(__file__).parents[2] / "README.md").read_text()
     block = text.split("### Validation every epoch", 1)[1].split("```python", 1)[1].split("```", 1)[0]
     logged = []
 

@@ -5,12 +5,11 @@ shown cleanly by the result, its tables, the statistics and the command line."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import warnings
 
 import numpy as np
 import pytest
+from runner import run_cli as run
 
 import embedeval
 from embedeval._inputs.arrays import prepare
@@ -227,13 +226,6 @@ def test_kmeans_never_gets_more_clusters_than_points_through_evaluate():
 
 # -- the command line -----------------------------------------------------------------------------
 
-EMBEDEVAL = shutil.which("embedeval")
-cli = pytest.mark.skipif(EMBEDEVAL is None, reason="the embedeval command is not installed")
-
-
-def run(*args):
-    return subprocess.run([EMBEDEVAL, *map(str, args)], capture_output=True, text=True)
-
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
@@ -246,7 +238,6 @@ def files(tmp_path_factory):
     return d, x, y
 
 
-@cli
 def test_cli_json_and_csv_hold_set_level_metrics(files):
     d, x, y = files
     names = ["precision_at_1", "NMI", "eer", "tar@far=1e-3", "pcf@0.5"]
@@ -270,7 +261,6 @@ def test_cli_json_and_csv_hold_set_level_metrics(files):
     assert "| nmi |" in out.stdout and " | - | " in out.stdout
 
 
-@cli
 @pytest.mark.parametrize(
     ("labels", "metrics", "message"),
     [
@@ -287,14 +277,12 @@ def test_cli_bad_set_level_requests_are_one_line_errors(files, labels, metrics, 
         assert "'share' in metric 'pcf@0'" in out.stderr  # every bad name, at once
 
 
-@cli
 def test_cli_compare_refuses_set_level_metrics(files):
     d, _, _ = files
     out = run("compare", d / "emb.npy", d / "emb.npy", d / "labels.npy", "--metrics", "nmi", "map@r")
     assert out.returncode == 2 and "'nmi' is one number for the whole set" in out.stderr
 
 
-@cli
 def test_cli_warns_about_a_trivial_clustering(files):
     d, _, _ = files
     out = run("evaluate", d / "emb.npy", d / "one.npy", "--metrics", "nmi")
