@@ -37,7 +37,9 @@ def _literal(text: str) -> str:
 def _escape(text: str) -> str:
     """Plain text in MyST Markdown: every ASCII punctuation character backslash-escaped
     (CommonMark allows it for all of them), so formulas keep their * _ ^ | < >."""
-    return "".join("\\" + char if char in _PUNCTUATION else char for char in text)
+    return "".join(
+        "\\" + char if char in _PUNCTUATION else char for char in text
+    )
 
 
 def _cell(text: str) -> str:
@@ -58,7 +60,11 @@ class _MarkdownDirective(SphinxDirective):
         # Generated from the code: reread on every build, even when the page itself is unchanged.
         self.env.note_reread()
         container = nodes.container()
-        nested_parse_with_titles(self.state, StringList(self.lines(), source="<generated>"), container)
+        nested_parse_with_titles(
+            self.state,
+            StringList(self.lines(), source="<generated>"),
+            container,
+        )
         return container.children
 
 
@@ -75,12 +81,28 @@ def _metric_section(row: dict) -> list[str]:
     fields = [
         ("kind", row["kind"]),
         ("input forms", ", ".join(row["forms"])),
-        ("graded", "yes: reads the grades" if row["graded"] else "no: binary relevance"),
+        (
+            "graded",
+            "yes: reads the grades"
+            if row["graded"]
+            else "no: binary relevance",
+        ),
         ("without a cutoff it needs", _escape(row["needs_uncut"] or "-")),
-        ("ties=", ", ".join(_literal(rule) for rule in row["ties"]) or "not applicable (one number for the set)"),
-        ("accepted names", ", ".join(_literal(name) for name in row["accepted_aliases"]) or "-"),
+        (
+            "ties=",
+            ", ".join(_literal(rule) for rule in row["ties"])
+            or "not applicable (one number for the set)",
+        ),
+        (
+            "accepted names",
+            ", ".join(_literal(name) for name in row["accepted_aliases"])
+            or "-",
+        ),
     ]
-    fields += [(tool, ", ".join(_literal(name) for name in names)) for tool, names in row["aliases"].items()]
+    fields += [
+        (tool, ", ".join(_literal(name) for name in names))
+        for tool, names in row["aliases"].items()
+    ]
     fields.append(("reference", _escape(row["reference"])))
     if row.get("no_interval"):
         fields.append(("no bootstrap interval", _escape(row["no_interval"])))
@@ -96,14 +118,30 @@ class MetricReference(_MarkdownDirective):
 
         rows = embedeval.list_metrics()
         # Everything under headings: text outside a section would land after the sections.
-        out = ["## All metrics", "", "| names | forms | ties= |", "|---|---|---|"]
+        out = [
+            "## All metrics",
+            "",
+            "| names | forms | ties= |",
+            "|---|---|---|",
+        ]
         for row in rows:
             first = f"{{ref}}`{row['names'][0]} <metric-{row['family']}>`"
-            names = ", ".join([first, *(_literal(name) for name in row["names"][1:])])
-            rules = "all four" if len(row["ties"]) == 4 else "index" if row["ties"] else "-"
+            names = ", ".join(
+                [first, *(_literal(name) for name in row["names"][1:])]
+            )
+            rules = (
+                "all four"
+                if len(row["ties"]) == 4
+                else "index"
+                if row["ties"]
+                else "-"
+            )
             out.append(f"| {names} | {', '.join(row['forms'])} | {rules} |")
         out.append("")
-        for kind, heading in (("per-query", "Per-query metrics"), ("set-level", "Set-level metrics")):
+        for kind, heading in (
+            ("per-query", "Per-query metrics"),
+            ("set-level", "Set-level metrics"),
+        ):
             out += [f"## {heading}", ""]
             for row in rows:
                 if row["kind"] == kind:
@@ -123,7 +161,9 @@ def _argument_name(action: argparse.Action) -> str:
     """``--metrics NAME ...``, ``--distance CHOICE`` (the choices go to the meaning column)."""
     name = ", ".join(action.option_strings) or action.metavar or action.dest
     if action.option_strings and action.nargs != 0:
-        metavar = action.metavar or ("CHOICE" if action.choices else action.dest.upper())
+        metavar = action.metavar or (
+            "CHOICE" if action.choices else action.dest.upper()
+        )
         name += f" {metavar}" + (" ..." if action.nargs in ("+", "*") else "")
     elif not action.option_strings and action.nargs in ("+", "*"):
         name += " ..."
@@ -147,8 +187,14 @@ def _argument_rows(parser: argparse.ArgumentParser) -> list[str]:
     for action in parser._actions:
         if isinstance(action, argparse._HelpAction):
             continue
-        help_text = (action.help or "").replace("%(default)s", str(action.default))
-        choices = f"one of {', '.join(_literal(str(c)) for c in action.choices)}. " if action.choices else ""
+        help_text = (action.help or "").replace(
+            "%(default)s", str(action.default)
+        )
+        choices = (
+            f"one of {', '.join(_literal(str(c)) for c in action.choices)}. "
+            if action.choices
+            else ""
+        )
         default = _literal(_default(action))
         out.append(
             f"| {_cell(_literal(_argument_name(action)))} | {_cell(default)} | {_cell(choices + _escape(help_text))} |"
@@ -163,11 +209,21 @@ class CliReference(_MarkdownDirective):
         from embedeval.cli import build_parser
 
         parser = build_parser()
-        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        sub = next(
+            a
+            for a in parser._actions
+            if isinstance(a, argparse._SubParsersAction)
+        )
         helps = {choice.dest: choice.help for choice in sub._choices_actions}
         out = []
         for name, command in sub.choices.items():
-            out += [f"(cli-{name})=", f"### embedeval {name}", "", _escape(helps.get(name, "")), ""]
+            out += [
+                f"(cli-{name})=",
+                f"### embedeval {name}",
+                "",
+                _escape(helps.get(name, "")),
+                "",
+            ]
             usage = command.format_usage().removeprefix("usage: ").strip()
             out += ["```text", *usage.splitlines(), "```", ""]
             out += _argument_rows(command)
@@ -176,7 +232,11 @@ class CliReference(_MarkdownDirective):
                     "Examples:",
                     "",
                     "```bash",
-                    *(part for line in command.epilog.splitlines()[1:] for part in _wrapped_command(line.strip())),
+                    *(
+                        part
+                        for line in command.epilog.splitlines()[1:]
+                        for part in _wrapped_command(line.strip())
+                    ),
                     "```",
                     "",
                 ]
@@ -190,7 +250,11 @@ class DefaultMetrics(_MarkdownDirective):
         import embedeval
         from embedeval.cli import build_parser
 
-        sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+        sub = next(
+            a
+            for a in build_parser()._actions
+            if isinstance(a, argparse._SubParsersAction)
+        )
         pairs = [
             ("evaluate", embedeval.evaluate, "evaluate"),
             ("evaluate_retrieval", embedeval.evaluate_retrieval, "retrieval"),
@@ -200,13 +264,23 @@ class DefaultMetrics(_MarkdownDirective):
         ]
         out = ["| Python | command | default metrics |", "|---|---|---|"]
         for py_name, function, command in pairs:
-            default = list(inspect.signature(function).parameters["metrics"].default)
+            default = list(
+                inspect.signature(function).parameters["metrics"].default
+            )
             if command is not None:
-                option = next(a for a in sub.choices[command]._actions if a.dest == "metrics")
+                option = next(
+                    a
+                    for a in sub.choices[command]._actions
+                    if a.dest == "metrics"
+                )
                 if list(option.default) != default:
-                    raise ValueError(f"{py_name} and 'embedeval {command}' have different default metrics")
+                    raise ValueError(
+                        f"{py_name} and 'embedeval {command}' have different default metrics"
+                    )
             shown = _literal(f"embedeval {command}") if command else "-"
-            out.append(f"| {_literal('embedeval.' + py_name)} | {shown} | {_literal(' '.join(default))} |")
+            out.append(
+                f"| {_literal('embedeval.' + py_name)} | {shown} | {_literal(' '.join(default))} |"
+            )
         return [*out, ""]
 
 
@@ -220,8 +294,14 @@ class _OptionalGlobs(logging.Filter):
 
 
 def setup(app):
-    logging.getLogger("sphinx.sphinx.directives.other").addFilter(_OptionalGlobs())
+    logging.getLogger("sphinx.sphinx.directives.other").addFilter(
+        _OptionalGlobs()
+    )
     app.add_directive("metric-reference", MetricReference)
     app.add_directive("cli-reference", CliReference)
     app.add_directive("default-metrics", DefaultMetrics)
-    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
+    return {
+        "version": "1",
+        "parallel_read_safe": True,
+        "parallel_write_safe": True,
+    }

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import textwrap
 
-from .._catalogue import list_metrics
+from .._metrics.catalogue import list_metrics
 from ._problems import UsageError
 
 METRIC_FORMATS = ("table", "json", "markdown")

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 import embedeval
-from embedeval._families import EMBEDDINGS, FAMILIES, RANKINGS
-from embedeval._metrics import parse_metric, parse_metrics, valid_names
-from embedeval._set_families import SET_FAMILIES
+from embedeval._metrics.families import EMBEDDINGS, FAMILIES, RANKINGS
+from embedeval._metrics.registry import parse_metric, parse_metrics, valid_names
+from embedeval._metrics.set_families import SET_FAMILIES
 from embedeval.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[2]

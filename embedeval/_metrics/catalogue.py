@@ -1,0 +1,204 @@
+"""The metric table: every registry family as one plain dict, for people (the docs' metric
+reference, ``embedeval metrics``) and for code (:func:`embedeval.list_metrics`).
+
+Everything that the registry declares is read from it: name patterns, definitions per input
+form, grading, what an uncut name needs, tie-aware support (an expected-value kernel
+beside the ordinary one). What the registry does not hold is kept here, one entry per family: the paper or
+tool that defines the metric, and the names other tools give the same number. A family missing
+from :data:`ABOUT` makes :func:`list_metrics` raise, so a new metric cannot reach the docs
+without them (``tests/docs/test_metric_reference.py``).
+"""
+
+from __future__ import annotations
+
+from .families import EMBEDDINGS, FAMILIES, RANKINGS
+from .pml_names import PML_NAMES
+from .set_families import SET_FAMILIES
+from .trec_names import _DEFAULTS, _TREC_CUT, _TREC_PLAIN
+
+# Tools whose names the metric parser accepts as aliases (the rest are for reading only).
+ACCEPTED = {"trec_eval": RANKINGS, "pytorch-metric-learning": EMBEDDINGS}
+
+_MUSGRAVE = "Musgrave, Belongie & Lim, A Metric Learning Reality Check, ECCV 2020"
+_TREC = "trec_eval (NIST), as computed by pytrec_eval"
+_JARVELIN = "Järvelin & Kekäläinen, Cumulated gain-based evaluation of IR techniques, TOIS 2002"
+_BURGES = "Burges et al., Learning to rank using gradient descent, ICML 2005 (exponential gain)"
+_RADENOVIC = "Radenović et al., Revisiting Oxford and Paris, CVPR 2018"
+_VINH = "Vinh, Epps & Bailey, Information theoretic measures for clusterings comparison, JMLR 2010"
+_OML = "open-metric-learning (OML), oml.functional.metrics"
+_HASHING = "Li, Wang & Kang, Feature learning based deep supervised hashing (DPSH), IJCAI 2016"
+
+# family -> (reference, {tool: [that tool's names for the same number]})
+ABOUT: dict[str, tuple[str, dict[str, list[str]]]] = {
+    "precision": (_TREC, {"trec_eval": ["P_k"], "BEIR": ["P@k"], "ranx": ["precision@k"]}),
+    "recall": (
+        f"{_MUSGRAVE} (embeddings: Recall@K); {_TREC} (rankings: recall_k)",
+        {"trec_eval": ["recall_k"], "BEIR": ["Recall@k"], "ranx": ["recall@k"]},
+    ),
+    "capped_recall": (
+        "Thakur et al., BEIR, NeurIPS 2021 datasets track (R_cap@k)",
+        {"BEIR": ["R_cap@k"], "OML": ["precision@k"]},
+    ),
+    "hit_rate": (_TREC, {"trec_eval": ["success_k"], "ranx": ["hit_rate@k"]}),
+    "f1": ("van Rijsbergen, Information Retrieval, 1979 (F measure)", {"ranx": ["f1@k"]}),
+    "r_precision": (_MUSGRAVE, {"trec_eval": ["Rprec"], "pytorch-metric-learning": ["r_precision"]}),
+    "map": (
+        f"{_TREC} (map, map_cut_k); {_MUSGRAVE} (MAP@R)",
+        {
+            "trec_eval": ["map", "map_cut_k"],
+            "pytorch-metric-learning": ["mean_average_precision", "mean_average_precision_at_r"],
+            "BEIR": ["MAP@k"],
+            "ranx": ["map@k"],
+        },
+    ),
+    "map_hits": (
+        f"{_OML} (map@k); {_HASHING} (mAP@k as in its CalcTopMap)",
+        {"OML": ["map@k"], "deep hashing": ["mAP@k"]},
+    ),
+    "mrr": (
+        "Voorhees, The TREC-8 Question Answering Track Report, 1999",
+        {"trec_eval": ["recip_rank"], "pytorch-metric-learning": ["mean_reciprocal_rank"], "BEIR": ["MRR@k"]},
+    ),
+    "ndcg": (_JARVELIN, {"trec_eval": ["ndcg", "ndcg_cut_k"], "BEIR": ["NDCG@k"], "ranx": ["ndcg@k"]}),
+    "ndcg_exp": (_BURGES, {"ranx": ["ndcg_burges@k"]}),
+    "dcg": (_JARVELIN, {"ranx": ["dcg@k"]}),
+    "dcg_exp": (_BURGES, {"ranx": ["dcg_burges@k"]}),
+    "cg": (_JARVELIN, {}),
+    "cmc": (
+        "Moon & Phillips, Computational and performance aspects of PCA-based face recognition, 2001",
+        {"OML": ["cmc@k"]},
+    ),
+    "revisited_map": (_RADENOVIC, {"revisitop": ["mAP (compute_map)"]}),
+    "revisited_mp": (_RADENOVIC, {"revisitop": ["mP@k (compute_map)"]}),
+    "precision_radius": (_HASHING, {"deep hashing": ["P@H<=r"]}),
+    "recall_radius": (_HASHING, {"deep hashing": ["R@H<=r"]}),
+    "nmi": (
+        "Strehl & Ghosh, Cluster ensembles, JMLR 2002 (NMI, arithmetic mean as in scikit-learn)",
+        {"pytorch-metric-learning": ["NMI"]},
+    ),
+    "ami": (_VINH, {"pytorch-metric-learning": ["AMI"]}),
+    "fnmr": ("ISO/IEC 19795-1 (biometric performance testing)", {"OML": ["fnmr@fmr"]}),
+    "tar": ("ISO/IEC 19795-1 (TAR = 1 - FNMR)", {"face verification": ["TAR@FAR"]}),
+    "eer": ("ISO/IEC 19795-1 (equal error rate)", {}),
+    "pair_auroc": ("Hanley & McNeil, The meaning and use of the area under a ROC curve, Radiology 1982", {}),
+    "pcf": (_OML, {"OML": ["pcf"]}),
+}
+
+_CUTOFF_SUFFIX = {"none": "", "k": "@k", "r": "@r", "radius": "@radius"}
+_ALL_RULES = ["index", "expected", "optimistic", "pessimistic"]
+
+
+def _names(family: str) -> list[str]:
+    spec = FAMILIES[family]
+    return [f"{family}{suffix}" for cut, suffix in _CUTOFF_SUFFIX.items() if cut in spec.cutoffs]
+
+
+def _trec_aliases(family: str) -> list[str]:
+    names = []
+    if family in _TREC_CUT:
+        cut = _TREC_CUT[family]
+        names += [f"{cut}_k", f"{cut}.k1,k2"]
+        if cut.lower() in _DEFAULTS:
+            names.append(f"{cut} (its default cutoffs)")
+    if family in _TREC_PLAIN:
+        names.append(_TREC_PLAIN[family])
+    if family == "r_precision":
+        names.append("Rprec")
+    return names
+
+
+def _accepted(family: str) -> list[str]:
+    """The other tools' names the parser takes for this family (and reports under embedeval's)."""
+    pml = [name for name, canonical in PML_NAMES.items() if canonical.partition("@")[0] == family]
+    pml = [{"nmi": "NMI", "ami": "AMI"}.get(name, name) for name in pml]
+    return _trec_aliases(family) + pml
+
+
+def _per_query_row(family: str) -> dict:
+    spec = FAMILIES[family]
+    reference, aliases = ABOUT[family]
+    forms = list(spec.forms)
+    definitions = {form: spec.forms[form].definition for form in forms}
+    definition = definitions[forms[0]] if len(set(definitions.values())) == 1 else None
+    if definition is None:
+        definition = "; ".join(f"{form}: {text}" for form, text in definitions.items())
+    return {
+        "name": _names(family)[0],
+        "family": family,
+        "names": _names(family),
+        "kind": "per-query",
+        "definition": definition,
+        "definitions": definitions,
+        "at_r_definition": spec.r_definition,
+        "forms": forms,
+        "graded": spec.graded,
+        "needs_uncut": spec.uncut,
+        "ties": _ALL_RULES if all(form.expected is not None for form in spec.forms.values()) else ["index"],
+        "aliases": aliases,
+        "accepted_aliases": _accepted(family),
+        "reference": reference,
+    }
+
+
+def _set_row(family: str) -> dict:
+    spec = SET_FAMILIES[family]
+    reference, aliases = ABOUT[family]
+    parameter = spec.parameter
+    pattern = family if parameter is None else f"{family}@{parameter.prefix}x"
+    definition = spec.definition if parameter is None else spec.definition.replace("{x}", "x")
+    if parameter is not None:
+        definition += f"; x: {parameter.meaning} in {parameter.interval}"
+    return {
+        "name": pattern,
+        "family": family,
+        "names": [pattern],
+        "kind": "set-level",
+        "definition": definition,
+        "definitions": {EMBEDDINGS: definition},
+        "at_r_definition": None,
+        "forms": [EMBEDDINGS],
+        "graded": False,
+        "needs_uncut": spec.needs,
+        "ties": [],
+        "aliases": aliases,
+        "accepted_aliases": _accepted(family),
+        "reference": reference,
+        "no_interval": spec.no_interval,
+    }
+
+
+def list_metrics() -> list[dict]:
+    """Every metric embedeval knows: one plain dict per family, per-query families first, in
+    registry order (what ``embedeval metrics`` prints and the docs' metric reference shows).
+
+    Returns
+    -------
+    list of dict
+        Keys: ``name`` (the first name pattern), ``family``, ``names`` (every pattern:
+        ``map``, ``map@k``, ``map@r``), ``kind`` (``"per-query"`` or ``"set-level"``),
+        ``definition``, ``definitions`` (per input form), ``at_r_definition``, ``forms``,
+        ``graded``, ``needs_uncut``, ``ties`` (the ``ties=`` rules it supports; ``"index"`` is
+        the default rule), ``aliases`` (``{tool: [names]}``: the same number under another
+        tool's name, for reading), ``accepted_aliases`` (the other tools' names that
+        ``metrics=`` accepts), ``reference``; set-level rows add ``no_interval``.
+
+    Raises
+    ------
+    LookupError
+        If a registry family has no entry in :data:`ABOUT` (its reference and other names).
+
+    Examples
+    --------
+    >>> import embedeval
+    >>> table = {row["family"]: row for row in embedeval.list_metrics()}
+    >>> table["map"]["names"]
+    ['map', 'map@k', 'map@r']
+    >>> table["capped_recall"]["aliases"]["BEIR"]
+    ['R_cap@k']
+    >>> table["ndcg"]["forms"]
+    ['rankings']
+    """
+    missing = sorted(set(FAMILIES).union(SET_FAMILIES) - set(ABOUT))
+    if missing:
+        raise LookupError(f"metric families without a reference in embedeval._metrics.catalogue.ABOUT: {missing}")
+    return [_per_query_row(f) for f in FAMILIES] + [_set_row(f) for f in SET_FAMILIES]
