@@ -15,7 +15,7 @@ The input form decides the meaning where the field disagrees: ``recall@k`` is th
 Recall@K for embeddings with class labels and trec_eval's recall for ranked lists and score
 matrices. Everything else reads these declarations: the parser and the kernels' dispatch
 (:mod:`embedeval._metrics.registry`), the search depth (:class:`~embedeval._metrics.registry.Needs`), the
-approximate-index check and the README's conventions table.
+approximate-index check and the metric table (catalogue.py: list_metrics, the docs' metric reference).
 
 Set-level metrics (``nmi``, ``ami``, ``fnmr@fmr=x``, ``tar@far=x``, ``eer``, ``pair_auroc``,
 ``pcf@r``; embeddings only) are one number for the whole set, with no kernel over hits: they are

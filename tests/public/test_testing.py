@@ -96,7 +96,7 @@ def test_baseline_update_through_the_environment(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("how", ["argument", "environment"])
 def test_a_baseline_is_created_without_naming_metrics(tmp_path, monkeypatch, how):
-    """The README's way to create a baseline: no file, no metrics= -> evaluate's default metrics are stored."""
+    """The guide's way to create a baseline: no file, no metrics= -> evaluate's default metrics are stored."""
     path = tmp_path / "baseline.json"
     if how == "environment":
         monkeypatch.setenv("EMBEDEVAL_UPDATE_BASELINE", "1")
@@ -168,26 +168,14 @@ def test_health_notes_singletons_and_zero_rows():
     assert any("single member" in n for n in report.notes)
 
 
-def test_readme_training_loop_runs_with_numpy_stand_ins():
-    """The README's epoch loop, executed with a numpy 'model' and a list-backed logger."""
-    text = (Path(__file__).parents[2] / "README.md").read_text()
-    block = text.split("### Validation every epoch", 1)[1].split("```python", 1)[1].split("```", 1)[0]
-    logged = []
-
-    class Logger:
-        def log(self, values, step):
-            logged.append((step, values))
-
-    rng = np.random.default_rng(0)
-    namespace = {
-        "n_epochs": 3,
-        "train_one_epoch": lambda model: None,
-        "model": lambda x: x + 0.01 * rng.standard_normal(x.shape),
-        "val_inputs": GOOD,
-        "val_labels": LABELS,
-        "logger": Logger(),
-    }
-    exec(compile(block, "README.md", "exec"), namespace)
-    assert [step for step, _ in logged] == [0, 1, 2]
-    assert {"val/map@r", "val/macro/precision@1", "val/n_evaluated"} <= set(logged[-1][1])
-    assert all(isinstance(v, float) for v in logged[-1][1].values())
+def test_the_training_loop_guide_logs_flat_float_keys():
+    """The training-loop guide's epoch loop (its own numpy stand-in for a model) logs, every
+    epoch, flat keys with float values, micro and macro averages and the query count."""
+    text = (Path(__file__).parents[2] / "docs" / "guides" / "training_loops.md").read_text()
+    block = text.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace = {}
+    exec(compile(block, "training_loops.md", "exec"), namespace)
+    history = namespace["history"]
+    assert len(history) == 3
+    assert {"val/map@r", "val/macro/precision@1", "val/n_evaluated"} <= set(history[-1])
+    assert all(isinstance(v, float) for v in history[-1].values())
