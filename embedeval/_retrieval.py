@@ -190,14 +190,15 @@ def evaluate_retrieval(
 def _read_embeddings(queries, corpus, distance: str):
     if distance == HAMMING:  # integer distances: no float32 range to keep them in
         return (*read_codes(queries, corpus, ("queries", "corpus")), 1.0)
-    q = as_embeddings(queries, "queries")
-    c = as_embeddings(corpus, "corpus")
+    q = as_embeddings(queries, "queries", wide=True)
+    c = as_embeddings(corpus, "corpus", wide=True)
     if c.shape[1] != q.shape[1]:
         raise ValueError(f"'corpus' must have the dimension of 'queries' ({q.shape[1]}); got {c.shape[1]}")
-    if distance == "cosine":
+    q, c, scale = into_safe_range(q, c, ["queries", "corpus"], distance)
+    if distance == "cosine":  # after rounding to float32: a row may have become all zeros
         check_directions(q, "queries")
         check_directions(c, "corpus")
-    return into_safe_range(q, c, ["queries", "corpus"], distance)
+    return q, c, scale
 
 
 def _read_relevance(qrels, n_queries, n_corpus, query_ids, corpus_ids, threshold, ignore, ignore_same):
