@@ -152,7 +152,9 @@ def as_labels(value, n: int, name: str = "labels", against: str = "embeddings") 
         arr = _to_numpy(value, name)
     elif isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
         kinds = {type(v) for v in value}
-        if len(kinds) == 1 and next(iter(kinds)) in (int, float, str, bool):
+        if kinds == {int}:
+            arr = int_array(value)
+        elif len(kinds) == 1 and next(iter(kinds)) in (float, str, bool):
             arr = np.asarray(value)
         else:
             arr = np.fromiter(value, dtype=object, count=len(value))
@@ -169,11 +171,35 @@ def as_labels(value, n: int, name: str = "labels", against: str = "embeddings") 
     return arr
 
 
+def int_array(values: Sequence[int]) -> np.ndarray:
+    """Python ints as int64, else uint64 (all >= 0), else an object array: never float64.
+
+    ``np.asarray`` turns ints on both sides of 2**63 (64-bit hashes, some negative) into float64,
+    which merges distinct ids; this keeps every value.
+    """
+    for dtype in (np.int64, np.uint64):
+        try:
+            return np.array(values, dtype=dtype)
+        except OverflowError:
+            continue
+    return np.fromiter(values, dtype=object, count=len(values))
+
+
+def holds_nan(value) -> bool:
+    """Whether ``value`` is NaN or a tuple/frozenset holding one (at any depth)."""
+    if isinstance(value, (float, complex, np.inexact)):
+        return value != value
+    if isinstance(value, (tuple, frozenset)):
+        return any(holds_nan(v) for v in value)
+    return False
+
+
 def _refuse_nan_labels(positions: np.ndarray, name: str) -> None:
     if positions.size:
         raise ValueError(
-            f"'{name}' must not contain NaN (NaN equals nothing, so it names no class; drop those rows or give "
-            f"them a label); got {positions.size} NaN label(s), first at position {positions[0]}"
+            f"'{name}' must not contain NaN (alone or inside a tuple: NaN equals nothing, so it names no class; "
+            f"drop those rows or give them a label); got {positions.size} NaN label(s), first at position "
+            f"{positions[0]}"
         )
 
 
@@ -188,7 +214,7 @@ def _check_label_objects(arr: np.ndarray, name: str) -> None:
                 f"'{name}' must hold hashable labels (ints, strings, tuples, ...); got a {type(v).__name__} "
                 f"at position {i}: {v!r:.60}"
             ) from None
-        if isinstance(v, (float, complex, np.inexact)) and v != v:
+        if holds_nan(v):  # NaN, or a tuple holding one: NaNs match by object identity, not value
             nan.append(i)
     _refuse_nan_labels(np.asarray(nan, dtype=np.int64), name)
 
