@@ -26,7 +26,7 @@ import numpy as np
 from _common import best_of, faiss_search, gaussian_classes, product, summary_line
 
 import embedeval
-from embedeval._executors import run_threads
+from embedeval._pipeline.executors import run_threads
 
 METRICS = ["precision@1", "recall@1", "recall@5", "recall@10", "r_precision", "map@r"]
 

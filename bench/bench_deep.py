@@ -34,7 +34,7 @@ import numpy as np
 from _common import best_of, faiss_search, gaussian_classes, product, summary_line
 
 import embedeval
-from embedeval import _budget
+from embedeval._core import budget as _budget
 
 METRICS = ["precision@1", "recall@1", "recall@10", "r_precision", "map@r"]
 # (n, d, number of classes or "half")

@@ -25,9 +25,10 @@ import dataclasses
 import numpy as np
 from _common import best_of
 
-from embedeval import _expected, _kernels
-from embedeval._metrics import RANKINGS, parse_metrics, per_query_values
-from embedeval._ties import tie_order, tied_hits_from_dense
+from embedeval._metrics import expected as _expected
+from embedeval._metrics import kernels as _kernels
+from embedeval._metrics.registry import RANKINGS, parse_metrics, per_query_values
+from embedeval._metrics.ties import tie_order, tied_hits_from_dense
 
 METRICS = parse_metrics(
     ["precision@10", "recall@100", "mrr@10", "ndcg@10", "map@100", "map", "map@r", "r_precision", "hit_rate@10"],

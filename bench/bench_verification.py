@@ -38,7 +38,7 @@ def main() -> None:
     from _common import timed
 
     import embedeval
-    from embedeval._verification import pair_verification
+    from embedeval._setlevel.verification import pair_verification
 
     rng = np.random.default_rng(0)
     labels = rng.permutation(np.arange(args.n) % args.classes)

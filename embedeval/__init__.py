@@ -2,10 +2,10 @@
 
 from importlib.metadata import PackageNotFoundError, version
 
-from ._evaluate import evaluate
-from ._rankings import evaluate_rankings
-from ._retrieval import evaluate_retrieval
-from ._scores import evaluate_scores
+from ._embeddings.evaluate import evaluate
+from ._embeddings.retrieval import evaluate_retrieval
+from ._forms.rankings import evaluate_rankings
+from ._forms.scores import evaluate_scores
 from .accumulator import Accumulator
 from .result import EvaluationResult, PerClass
 

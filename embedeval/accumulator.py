@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._evaluate import evaluate
-from ._inputs import _to_numpy, as_labels
+from ._embeddings.evaluate import evaluate
+from ._inputs.arrays import _to_numpy, as_labels
 from .result import EvaluationResult
 
 

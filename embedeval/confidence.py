@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._inputs import _to_numpy
+from ._inputs.arrays import _to_numpy
 from .result import EvaluationResult
 
 

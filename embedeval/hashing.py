@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._codes import HAMMING, as_codes, pack_bits
+from ._inputs.codes import HAMMING, as_codes, pack_bits
 from .result import EvaluationResult
 
 __all__ = ["RadiusCurve", "pack_bits", "pr_curve"]
@@ -96,7 +96,7 @@ def pr_curve(
     >>> curve.precision.round(2).tolist(), curve.recall.round(2).tolist()
     ([0.0, 1.0, 1.0, 0.5, 0.33], [0.0, 1.0, 1.0, 1.0, 1.0])
     """
-    from ._evaluate import evaluate
+    from ._embeddings.evaluate import evaluate
 
     n_bits = as_codes(codes, "embeddings").n_bits
     radii = np.arange(n_bits + 1)

@@ -11,10 +11,10 @@ CSV reader; without it, line by line (6 to 7 times slower); the results are the 
 
 from __future__ import annotations
 
-from ._metrics import DEFAULT_RANKING_METRICS
-from ._rankings import check_options
-from ._trec import evaluate_files as _evaluate_files
-from ._trec import qrels_as_dicts, run_as_lists
+from ._forms.rankings import check_options
+from ._forms.trec.evaluate import evaluate_files as _evaluate_files
+from ._forms.trec.evaluate import qrels_as_dicts, run_as_lists
+from ._metrics.registry import DEFAULT_RANKING_METRICS
 
 
 def read_run(path) -> dict[str, list[str]]:

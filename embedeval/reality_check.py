@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._evaluate import evaluate
-from ._inputs import check_positive_int
-from ._metrics import MUSGRAVE_METRICS
-from ._text import aligned_table, format_value, markdown_table
+from ._core.text import aligned_table, format_value, markdown_table
+from ._embeddings.evaluate import evaluate
+from ._inputs.arrays import check_positive_int
+from ._metrics.registry import MUSGRAVE_METRICS
 from .result import EvaluationResult
 
 METRICS = MUSGRAVE_METRICS

@@ -8,8 +8,8 @@ import platform
 from datetime import datetime
 from pathlib import Path
 
-from ._text import html_table, interval_note, markdown_table, metric_table, percent
-from .result import EvaluationResult
+from ._core.text import html_table, markdown_table, metric_table, percent
+from .result import EvaluationResult, interval_note
 
 # The figure scales down to the column (it is drawn 1200 px wide); names and numbers in the table
 # never break, its last column (the definition) wraps; a long command line or setting breaks

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._text import aligned_table, interval_note, metric_table
+from ._core.text import aligned_table, metric_table
+from ._metrics.set_families import no_interval_reasons
 
 
 @dataclass(frozen=True, repr=False)
@@ -169,7 +170,7 @@ class EvaluationResult:
         query_labels : numpy.ndarray of shape (n_queries,), optional
             Class labels: per-class averages are computed when given.
         label_codes : (classes, codes), optional
-            ``query_labels`` already coded (:func:`embedeval._inputs.encode_labels`), to save the work.
+            ``query_labels`` already coded (:func:`embedeval._inputs.arrays.encode_labels`), to save the work.
         config, approximation : dict, optional
         set_values : dict of str to float, optional
             Set-level metrics: one value each for the whole set.
@@ -185,7 +186,7 @@ class EvaluationResult:
         per_class = None
         if query_labels is not None and per_query:
             if label_codes is None:
-                from ._inputs import encode_labels
+                from ._inputs.arrays import encode_labels
 
                 classes, (codes,) = encode_labels(query_labels)
             else:
@@ -284,3 +285,12 @@ class EvaluationResult:
 
 def _fmt_dict(values: dict[str, float]) -> str:
     return "{" + ", ".join(f"{k!r}: {v:.4f}" for k, v in values.items()) + "}"
+
+
+def interval_note(result: EvaluationResult, intervals: dict | None) -> str | None:
+    """The line under a table with intervals that says which metrics have none, and why."""
+    missing = [name for name in result.summary if intervals and name not in intervals]
+    if not missing:
+        return None
+    reasons = no_interval_reasons(missing)
+    return "no interval for " + "; ".join(f"{', '.join(names)}: {why}" for why, names in reasons.items())

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _budget
-from ._inputs import check_choice, check_positive_int, encode_labels
-from ._text import format_p_value
+from ._core import budget as _budget
+from ._core.text import format_p_value
+from ._inputs.arrays import check_choice, check_positive_int, encode_labels
 from .result import EvaluationResult
 
 
@@ -111,7 +111,7 @@ def bootstrap(
 
 def no_interval(result: EvaluationResult) -> dict[str, str]:
     """``{metric: why it has no bootstrap interval}`` for the set-level metrics of ``result``."""
-    from ._set_families import no_interval_reasons
+    from ._metrics.set_families import no_interval_reasons
 
     return {name: why for why, names in no_interval_reasons(result.set_metrics).items() for name in names}
 

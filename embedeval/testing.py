@@ -2,7 +2,7 @@
 
 Every assertion raises :class:`AssertionError` with a readable table and passes silently
 otherwise, so it works the same in pytest, unittest or a plain script. The health checks
-(:func:`check_embeddings`, :class:`EmbeddingReport`) live in ``embedeval._health``.
+(:func:`check_embeddings`, :class:`EmbeddingReport`) live in ``embedeval._inputs.health``.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ._evaluate import evaluate
-from ._health import EmbeddingReport, check_embeddings
-from ._metrics import DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, parse_metrics
-from ._text import aligned_table, format_value
+from ._core.text import aligned_table, format_value
+from ._embeddings.evaluate import evaluate
+from ._inputs.health import EmbeddingReport, check_embeddings
+from ._metrics.registry import DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, parse_metrics
 from .result import EvaluationResult
 
 __all__ = [

@@ -12,7 +12,7 @@ evaluation: R of each query after ignoring (computed exactly, in bounded memory)
 ignored references, the skip reasons, the reference side shipped to every worker once
 (:class:`Shared`) and, per block, the query side that travels in the block's job
 (:class:`QueryBlock`). On the worker, :class:`Judge` binds the two and answers the search
-(relevance classes, ignored references) and the kernels (:class:`~embedeval._kernels.Hits`).
+(relevance classes, ignored references) and the kernels (:class:`~embedeval._metrics.kernels.Hits`).
 
 Every source offers: ``n_relevant()`` (R before ignoring), ``relevant_ignored(rules)`` (relevant
 references that the rules remove), ``reference_side`` and ``query_part(rows)`` (whose
@@ -27,9 +27,9 @@ from functools import cached_property
 
 import numpy as np
 
-from .._kernels import Hits, hits_from_dense, hits_from_graded, pack
+from .._core.csr import offsets_within, take_rows
+from .._metrics.kernels import Hits, hits_from_dense, hits_from_graded, pack
 from .._search.ignored import Ignored
-from .csr import offsets_within, take_rows
 from .ignore import IgnoreBlock, IgnoreRules
 from .judged import Judgements
 from .labels import ClassLabels, MultiLabels

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._inputs import _to_numpy, as_labels, encode_labels
-from .csr import offsets_within, take_rows
+from .._core.csr import offsets_within, take_rows
+from .._inputs.arrays import _to_numpy, as_labels, encode_labels
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .csr import take_rows
+from .._core.csr import take_rows
 from .marked import Marked
 
 

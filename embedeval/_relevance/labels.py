@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _budget
-from .._inputs import encode_labels, holds_nan
-from .csr import offsets_within
+from .._core import budget as _budget
+from .._core.csr import offsets_within
+from .._inputs.arrays import encode_labels, holds_nan
 from .marked import Marked, csr_from_mask
 
 
@@ -58,7 +58,7 @@ class CodePart:
 
 @dataclass(frozen=True)
 class ClassLabels(_LabelSource):
-    """One class label per item, coded (see :func:`embedeval._inputs.encode_labels`)."""
+    """One class label per item, coded (see :func:`embedeval._inputs.arrays.encode_labels`)."""
 
     classes: np.ndarray
     query_codes: np.ndarray
@@ -200,7 +200,7 @@ def multilabel_kind(value):
     if isinstance(value, (str, bytes)):
         return None
     if hasattr(value, "detach") or (hasattr(value, "__array__") and not isinstance(value, (list, tuple))):
-        from .._inputs import _to_numpy
+        from .._inputs.arrays import _to_numpy
 
         arr = _to_numpy(value, "labels")
         if arr.ndim == 2 and arr.dtype == bool:

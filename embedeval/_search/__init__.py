@@ -44,7 +44,7 @@ searches, and s the spacing of the precision's subnormal numbers (2**-149 in flo
 product that underflows below the smallest normal number (2**-126 in float32) is off by up
 to s / 2 whatever its size, which no relative bound covers; sums that land there are exact
 (:func:`~embedeval._search.candidates.underflow_bound`). The bound holds under these
-preconditions, which :mod:`embedeval._magnitude` and :func:`embedeval._inputs.prepare`
+preconditions, which :mod:`embedeval._inputs.magnitude` and :func:`embedeval._inputs.arrays.prepare`
 establish for every input before the search:
 
 * no overflow: (||q|| + max ||r||)^2 stays below float32's largest number, about 3.4e38.
@@ -69,17 +69,15 @@ Where the candidates come from
   the references never sit in memory.
 * :class:`DeviceSearcher` (``device.py``): a :class:`Device` whose searches return a limited
   number of results (faiss on a GPU: 2048), split as finely as a ranking's depth needs.
-* :class:`embedeval.distributed.DaskSearcher`: shards held by Dask workers.
+* :class:`embedeval._pipeline.cluster.DaskSearcher`: shards held by Dask workers.
 
 Merging (:func:`merge`, ``candidates.py``) keeps, per query, the candidates of every shard that
 are no farther than the nearest of the shards' ``worst`` distances. The ranking itself (the
 bound, the runs and their ordering) is :class:`ExactSearcher` in ``ranking.py``; float64
-recomputation is ``float64.py``. :func:`make_searcher` chooses among the searchers.
+recomputation is ``float64.py``. :func:`embedeval._pipeline.searchers.make_searcher` chooses among the searchers.
 """
 
 from __future__ import annotations
-
-import numpy as np
 
 from .approximate import ApproximateSearcher
 from .candidates import Candidates, flat_index, from_index, merge
@@ -87,7 +85,7 @@ from .device import Device, DeviceSearcher, gpu_device
 from .flat import FlatSearcher
 from .ignored import Ignored
 from .ranking import ExactSearcher
-from .sharded import ShardedSearcher, default_shard_size
+from .sharded import ShardedSearcher
 
 __all__ = [
     "ApproximateSearcher",
@@ -101,65 +99,5 @@ __all__ = [
     "flat_index",
     "from_index",
     "gpu_device",
-    "make_searcher",
     "merge",
 ]
-
-
-def make_searcher(
-    references,
-    distance: str,
-    *,
-    index: str = "flat",
-    index_params: str | None = None,
-    shard_size: int | None = None,
-    stream: bool = False,
-    device: str | Device = "cpu",
-    client=None,
-    seed: int = 0,
-):
-    """The searcher for a set of options (checked already: they must not conflict).
-
-    In order of precedence: a faiss index-factory string other than ``"flat"`` gives an
-    :class:`ApproximateSearcher`; a Dask ``client`` a
-    :class:`~embedeval.distributed.DaskSearcher`; a device other than ``"cpu"`` a
-    :class:`DeviceSearcher`; a ``shard_size`` or ``stream`` a :class:`ShardedSearcher`;
-    otherwise a :class:`FlatSearcher`.
-
-    Parameters
-    ----------
-    references : array-like of shape (n_references, d)
-        float32 rows, not prepared (each searcher prepares them); a memory map is read shard by
-        shard when sharded.
-    distance : {"euclidean", "cosine", "inner_product"}
-    index, index_params : str
-        See :class:`ApproximateSearcher` (``factory``, ``params``).
-    shard_size : int, optional
-        References per shard. Default with ``stream`` or ``client``: shards of
-        ``_budget.DEFAULT_SHARD_BYTES`` (256 MB).
-    stream : bool
-        Rebuild each shard at every search (see :class:`ShardedSearcher`).
-    device : "cpu", "gpu" or Device
-        ``"gpu"`` is :func:`gpu_device` (which raises without a GPU); a :class:`Device` is used
-        as given (a stand-in device, e.g. in tests).
-    client : distributed.Client, optional
-    seed : int
-        Seeds the training sample of an approximate index.
-
-    Returns
-    -------
-    ExactSearcher or ApproximateSearcher
-    """
-    if index != "flat":
-        return ApproximateSearcher(references, distance, index, index_params, seed)
-    if shard_size is None and (stream or client is not None):
-        shard_size = default_shard_size(references.shape[1])
-    if client is not None:
-        from ..distributed import DaskSearcher
-
-        return DaskSearcher(client, references, distance, shard_size)
-    if device != "cpu":  # "gpu" or a Device
-        return DeviceSearcher(np.asarray(references), distance, gpu_device() if device == "gpu" else device)
-    if shard_size is not None:
-        return ShardedSearcher(references, distance, shard_size, stream=stream)
-    return FlatSearcher(references, distance)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import faiss
 import numpy as np
 
-from .._inputs import prepare
+from .._inputs.arrays import prepare
 from .ignored import as_ignored, drop_ignored
 
 

@@ -4,7 +4,7 @@ Metrics of embeddings with labels read only the relevance sequence of a ranking,
 other reference sits where. The j-th relevant reference of a query has rank j + c_j, c_j the
 number of other references ranked before it, so a deep ranking (a class holding much of the
 data) needs no order among the other references at all. :class:`DeepRanker` computes those
-ranks (:class:`embedeval._kernels.Hits`) for blocks of query rows
+ranks (:class:`embedeval._metrics.kernels.Hits`) for blocks of query rows
 (:class:`~embedeval._search.deep_block.Block`, steps in :mod:`~embedeval._search.deep_count`):
 
 1. Products: each row's value ||r||^2 - 2 q.r (or -q.r; the row's own ||q||^2 changes no
@@ -48,7 +48,7 @@ import dataclasses
 
 import numpy as np
 
-from .. import _budget
+from .._core import budget as _budget
 from .deep_block import Block
 
 
@@ -58,7 +58,7 @@ class DeepRanker:
     Parameters
     ----------
     reference : numpy.ndarray of shape (n_references, d), float32
-        Prepared (:func:`embedeval._inputs.prepare`) reference vectors, held in memory.
+        Prepared (:func:`embedeval._inputs.arrays.prepare`) reference vectors, held in memory.
     euclidean : bool
         True: squared euclidean distance; False: minus the inner product (cosine once
         normalised).

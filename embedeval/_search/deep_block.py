@@ -10,7 +10,7 @@ import itertools
 
 import numpy as np
 
-from .. import _budget
+from .._core import budget as _budget
 from . import deep_count as steps
 from .deep_exact import error_bounds, exact_ranks
 

@@ -33,7 +33,7 @@ class FlatSearcher(InMemorySearcher):
     ----------
     reference : numpy.ndarray of shape (n_references, d), float32
     distance : {"euclidean", "cosine", "inner_product"}
-        Cosine normalises the references (:func:`embedeval._inputs.prepare`) and ranks by
+        Cosine normalises the references (:func:`embedeval._inputs.arrays.prepare`) and ranks by
         inner product.
     distinct_search : bool
         Where at most half of the references are distinct rows (exact copies), search those and

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import _budget
+from .._core import budget as _budget
 
 
 def exact_distance(queries: np.ndarray, references: np.ndarray, euclidean: bool) -> np.ndarray:

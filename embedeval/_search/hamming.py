@@ -13,8 +13,8 @@ index runs too) in chunks of references, and each query keeps
   *place*, the references at its distance with a lower index (ignored ones left out), so that
   its rank is ``references nearer + place + 1`` (ties by lower index).
 
-These are exactly the tie groups of :class:`~embedeval._ties.TiedHits` (for the expected and
-the optimistic/pessimistic values) and the ranks of :class:`~embedeval._kernels.Hits` (for the
+These are exactly the tie groups of :class:`~embedeval._metrics.ties.TiedHits` (for the expected and
+the optimistic/pessimistic values) and the ranks of :class:`~embedeval._metrics.kernels.Hits` (for the
 index rule), in memory O(queries x d) plus the items kept, never queries x references. The
 place of an item is found by a stable counting sort of its chunk row (numpy's radix sort of
 8- or 16-bit distances), so ties go to the lower index whatever the chunking.
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import faiss
 import numpy as np
 
-from .. import _budget
+from .._core import budget as _budget
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class HammingScanner:
     Parameters
     ----------
     references : numpy.ndarray of shape (n_references, n_bytes), uint8
-        Packed codes (:mod:`embedeval._codes`).
+        Packed codes (:mod:`embedeval._inputs.codes`).
     n_bits : int
     pairs : int
         (query, reference) pairs per chunk: bounds the working memory (about 40 bytes each).

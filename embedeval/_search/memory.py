@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._inputs import prepare
+from .._inputs.arrays import prepare
 from .deep import DeepRanker
 from .float64 import max_norm
 from .ranking import ExactSearcher
@@ -54,7 +54,7 @@ class InMemorySearcher(ExactSearcher):
     ----------
     reference : numpy.ndarray of shape (n_references, d), float32
     distance : {"euclidean", "cosine", "inner_product"}
-        Cosine normalises the references (:func:`embedeval._inputs.prepare`) and ranks by
+        Cosine normalises the references (:func:`embedeval._inputs.arrays.prepare`) and ranks by
         inner product.
     """
 

@@ -53,7 +53,7 @@ class ExactSearcher:
         Parameters
         ----------
         queries : numpy.ndarray of shape (b, d), float32
-            Prepared (:func:`embedeval._inputs.prepare`) as the references are.
+            Prepared (:func:`embedeval._inputs.arrays.prepare`) as the references are.
         k : int
             In [1, number of references - the fewest references a query ignores].
         ignore : Ignored or numpy.ndarray of shape (b,), optional

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _budget
-from .._inputs import prepare
+from .._core import budget as _budget
+from .._inputs.arrays import prepare
 from .candidates import flat_index, from_index, merge
 from .float64 import max_norm
 from .memory import DeepRankers

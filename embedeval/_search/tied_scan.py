@@ -31,8 +31,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import _budget
-from .._relevance.csr import offsets_within
+from .._core import budget as _budget
+from .._core.csr import offsets_within
 from .deep_exact import error_bounds
 from .float64 import max_norm, pair_distances
 from .hamming import Counts
@@ -44,7 +44,7 @@ class TiedScanner:
     Parameters
     ----------
     reference : numpy.ndarray of shape (n_references, d), float32
-        Prepared (:func:`embedeval._inputs.prepare`) reference vectors.
+        Prepared (:func:`embedeval._inputs.arrays.prepare`) reference vectors.
     euclidean : bool
         Squared euclidean distance (True) or minus the inner product (cosine after normalisation).
     pairs : int

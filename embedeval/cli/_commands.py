@@ -12,16 +12,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .._metrics import EMBEDDINGS, RANKINGS, parse_metrics
+from .._metrics.registry import EMBEDDINGS, RANKINGS, parse_metrics
 from ._loaders import load_array, load_ids, load_keys, load_label_sets, load_labels, load_pairs
 from ._output import Progress, emit, format_comparison, format_examples
-from ._problems import (
-    UsageError,
-    argument_problems,
-    check_rows,
-    report_problems,
-    set_level_problems,
-)
+from ._problems import UsageError, argument_problems, check_rows, report_problems, set_level_problems
 
 _PLOT_METRICS = [f"recall@{k}" for k in range(1, 21)] + ["map@r"]  # what --plot draws
 
@@ -47,7 +41,7 @@ def _searched(evaluate_function, args, *inputs, **options):
 
 def evaluate_command(args) -> int:
     """``embedeval evaluate``: embeddings with class labels, leave-one-out or against a gallery."""
-    from .._evaluate import evaluate
+    from .._embeddings.evaluate import evaluate
 
     paths = {
         "EMBEDDINGS": args.embeddings,
@@ -106,7 +100,7 @@ def evaluate_command(args) -> int:
 
 def compare_command(args) -> int:
     """``embedeval compare``: two embedding sets of the same items, paired per query."""
-    from .._evaluate import evaluate
+    from .._embeddings.evaluate import evaluate
     from ..stats import compare
 
     problems = argument_problems({"A": args.a, "B": args.b, "LABELS": args.labels}, args.metrics, EMBEDDINGS)
@@ -201,7 +195,7 @@ def _ignore_arguments(args, reference: str, positions: bool) -> dict:
 
 def retrieval_command(args) -> int:
     """``embedeval retrieval``: query and corpus embeddings against a TREC qrels file."""
-    from .._retrieval import evaluate_retrieval
+    from .._embeddings.retrieval import evaluate_retrieval
     from ..io import read_qrels
 
     paths = {

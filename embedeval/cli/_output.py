@@ -10,16 +10,16 @@ import sys
 import time
 from pathlib import Path
 
-from .._text import (
+from .._core.text import (
     aligned_table,
     csv_table,
     format_p_value,
     format_value,
-    interval_note,
     markdown_table,
     metric_table,
     percent,
 )
+from ..result import interval_note
 
 FORMATS = ("table", "json", "csv", "markdown")
 BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED = 2000, 0  # the intervals of --ci
@@ -173,7 +173,7 @@ def format_comparison(rows, fmt: str, level: float, n_resamples: int) -> str:
     """The rows of :func:`embedeval.stats.compare` as ``fmt``; ``level`` is the interval's.
 
     JSON and CSV share their names (``p_value``, ``p_holm``, ``level``) and give full floats;
-    the table and Markdown show p-values one way (:func:`embedeval._text.format_p_value`).
+    the table and Markdown show p-values one way (:func:`embedeval._core.text.format_p_value`).
     """
     names = ["metric", "a", "b", "difference", "low", "high", "level", "p_value", "p_holm", "n_queries"]
     records = [

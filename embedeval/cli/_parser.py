@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from .._codes import HAMMING
-from .._inputs import DISTANCES
-from .._metrics import (
+from .._inputs.arrays import DISTANCES
+from .._inputs.codes import HAMMING
+from .._metrics.registry import (
     DEFAULT_EMBEDDING_METRICS,
     DEFAULT_RANKING_METRICS,
     EMBEDDINGS,
@@ -14,13 +14,8 @@ from .._metrics import (
     RANKINGS,
     valid_names,
 )
-from .._ties import RULES
-from ._commands import (
-    compare_command,
-    evaluate_command,
-    reality_check_command,
-    retrieval_command,
-)
+from .._metrics.ties import RULES
+from ._commands import compare_command, evaluate_command, reality_check_command, retrieval_command
 from ._output import FORMATS, RANKED_FORMATS
 from ._ranked import rankings_command, scores_command
 

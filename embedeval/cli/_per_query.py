@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import math
 
-from .._text import aligned_table, csv_table, format_value, markdown_table
-from .._trec_names import trec_name
+from .._core.text import aligned_table, csv_table, format_value, markdown_table
+from .._metrics.trec_names import trec_name
 
 
 def query_names(result) -> list[str]:

@@ -11,7 +11,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from .._metrics import EMBEDDINGS, RANKINGS, parse_metrics
+from .._metrics.registry import EMBEDDINGS, RANKINGS, parse_metrics
 
 
 class UsageError(Exception):
@@ -65,7 +65,7 @@ def check_rows(labels, rows, labels_arg: str, rows_arg: str) -> None:
 
 def ranked_problems(args, paths: dict[str, str]) -> list[str]:
     """Every problem of a ranked-list command's arguments, found before any file is read."""
-    from .._graded import check_threshold
+    from .._forms.graded import check_threshold
 
     problems = argument_problems(paths, args.metrics, RANKINGS)
     problems += report_problems(args.report)

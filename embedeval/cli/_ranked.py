@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .._metrics import RANKINGS, parse_metrics
+from .._metrics.registry import RANKINGS, parse_metrics
 from ._loaders import load_array
 from ._output import emit
 from ._problems import UsageError, ranked_problems, warnings_as_lines
@@ -13,7 +13,7 @@ from ._problems import UsageError, ranked_problems, warnings_as_lines
 
 def rankings_command(args) -> int:
     """``embedeval rankings``: a TREC run file against a TREC qrels file."""
-    from .._trec import evaluate_files
+    from .._forms.trec.evaluate import evaluate_files
 
     problems = ranked_problems(args, {"RUN": args.run_file, "QRELS": args.qrels})
     if problems:
@@ -59,7 +59,7 @@ def _coverage_notes(coverage, complete: bool) -> None:
 
 def scores_command(args) -> int:
     """``embedeval scores``: a queries x items score matrix against a relevance matrix."""
-    from .._scores import evaluate_scores
+    from .._forms.scores import evaluate_scores
 
     problems = ranked_problems(args, {"SCORES": args.scores, "RELEVANCE": args.relevance})
     if problems:

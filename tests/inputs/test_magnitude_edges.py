@@ -95,7 +95,7 @@ def test_tiny_float32_embeddings_give_set_level_metrics():
 
 def test_float64_outside_float32_range_is_refused_where_it_cannot_be_scaled():
     """Functions that round float64 to float32 without a scale refuse values it would flush."""
-    from embedeval._inputs import as_embeddings
+    from embedeval._inputs.arrays import as_embeddings
 
     with pytest.raises(ValueError, match=r"'embeddings' must have its largest \|component\| within"):
         as_embeddings(np.full((3, 2), 1e-50))

@@ -16,7 +16,7 @@ from reference import full_ranking
 
 import embedeval
 import embedeval._search.float64 as float64
-from embedeval._inputs import prepare
+from embedeval._inputs.arrays import prepare
 from embedeval._search import FlatSearcher
 
 

@@ -1,0 +1,8 @@
+"""``python -m embedeval``: the same as the ``embedeval`` command."""
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""What ranked lists and score matrices share after ranking: judged grades -> hits -> result.
+
+A retrieved judged item is relevant when its grade reaches the threshold (trec_eval's relevance
+level); graded metrics read the grades themselves. Every ranked input form (sequences, mappings,
+2-D id arrays, TREC files, score matrices) is reduced to :class:`Judged`: flat arrays of the
+(query, rank, grade) of each retrieved judged item and the (query, grade) of each judged item
+with a positive grade. Only positive grades matter: R counts grades >= threshold > 0, and a
+grade <= 0 adds no gain to DCG or its ideal.
+
+Input forms with scores also give each retrieved judged item its *tie group* (the items ranked
+before the group, and the group's size), so that :func:`per_query` can evaluate them under a
+tie-aware rule (``ties=``, :mod:`embedeval._metrics.ties`): ``"expected"`` through
+:class:`~embedeval._metrics.ties.TiedHits` and :mod:`embedeval._metrics.expected`, ``"optimistic"`` and
+``"pessimistic"`` by re-ranking each group's judged items before the ordinary kernels.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._metrics import expected as _expected
+from .._metrics import kernels as _kernels
+from .._metrics.registry import per_query_values
+from .._metrics.ties import TIE_RULES, TiedHits, tied_hits_from_groups
+from ..result import EvaluationResult
+
+
+def check_threshold(threshold) -> float:
+    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not threshold > 0:
+        raise ValueError(f"'threshold' must be a number > 0 (grade 0 is never relevant); got {threshold!r}")
+    return float(threshold)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The judged items of every query, and where the ranking put those it retrieved.
+
+    Attributes
+    ----------
+    n_queries : int
+    rows, ranks, grades : numpy.ndarray of shape (h,)
+        Each retrieved judged item: its query, its 1-based rank (float) and its grade, in any order.
+    judged_rows, judged_grades : numpy.ndarray of shape (m,)
+        Each judged item with a grade > 0, retrieved or not: its query and its grade.
+    group_start, group_size : numpy.ndarray of shape (h,), optional
+        Forms with scores: the items ranked before each retrieved judged item's tie group (its
+        positions are ``group_start + 1 .. group_start + group_size``) and the group's size.
+        Items of one group share ``group_start``. Needed by the tie-aware rules only; an item
+        given here may lie beyond the ranking's depth if its group reaches into it (its
+        ``rank`` then says nothing).
+    """
+
+    n_queries: int
+    rows: np.ndarray
+    ranks: np.ndarray
+    grades: np.ndarray
+    judged_rows: np.ndarray
+    judged_grades: np.ndarray
+    group_start: np.ndarray | None = None
+    group_size: np.ndarray | None = None
+
+    def _judged_side(self, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+        """(R, ideal): each query's relevant judged items and its judged grades, largest first."""
+        jr, jg = _by_row(self.judged_rows, np.asarray(self.judged_grades, dtype=np.float64))
+        ideal = -np.sort(-_kernels.pack(jr, jg, self.n_queries, fill=0.0), axis=1)
+        return np.bincount(jr[jg >= threshold], minlength=self.n_queries), ideal
+
+    def _grouped(self, key: np.ndarray | None = None):
+        """The positively graded items sorted by (row, group, ``key``): (rows, start, size, grade,
+        each item's group label, the first item of each group)."""
+        keep = self.grades > 0
+        rows, start = self.rows[keep], np.asarray(self.group_start, dtype=np.float64)[keep]
+        size, grade = np.asarray(self.group_size, dtype=np.float64)[keep], np.asarray(self.grades[keep], np.float64)
+        order = np.lexsort((start, rows) if key is None else (key[keep], start, rows))
+        rows, start, size, grade = rows[order], start[order], size[order], grade[order]
+        new = np.ones(rows.size, dtype=bool)
+        new[1:] = (rows[1:] != rows[:-1]) | (start[1:] != start[:-1])
+        return rows, start, size, grade, np.cumsum(new) - 1, np.flatnonzero(new)
+
+    def tied_hits(self, threshold: float) -> TiedHits:
+        """:class:`~embedeval._metrics.ties.TiedHits` at relevance level ``threshold`` (needs the groups)."""
+        rows, start, size, grade, label, first = self._grouped()
+        n_relevant, ideal = self._judged_side(threshold)
+        per_group = lambda w: np.bincount(label, weights=w, minlength=first.size)  # noqa: E731
+        return tied_hits_from_groups(
+            rows[first],
+            start[first],
+            size[first],
+            per_group((grade >= threshold).astype(np.float64)),
+            n_relevant,
+            gain=per_group(grade),
+            gain_exp=per_group(np.exp2(grade) - 1.0),
+            ideal=ideal,
+        )
+
+    def ordered(self, rule: str) -> Judged:
+        """The same items ranked by ``rule`` within their tie groups: higher grades first
+        (``"optimistic"``) or last (``"pessimistic"``); items without a positive grade fill the
+        group's other positions and are dropped (they count in no metric)."""
+        if rule not in TIE_RULES:
+            raise ValueError(f"'ties' for a reordering must be one of {', '.join(TIE_RULES)}; got {rule!r}")
+        grades = np.asarray(self.grades, dtype=np.float64)
+        rows, start, size, grade, label, first = self._grouped(-grades if rule == "optimistic" else grades)
+        within = np.arange(rows.size) - first[label]  # 0-based place among the group's graded items
+        if rule == "optimistic":
+            ranks = start + 1.0 + within
+        else:
+            ranks = start + size - np.bincount(label)[label] + 1.0 + within
+        return Judged(self.n_queries, rows, ranks, grade, self.judged_rows, self.judged_grades)
+
+    def hits(self, threshold: float) -> _kernels.Hits:
+        """:class:`~embedeval._metrics.kernels.Hits` at relevance level ``threshold``."""
+        n = self.n_queries
+        rows, ranks, grade = _by_row(self.rows, np.asarray(self.ranks, dtype=np.float64), self.grades)
+        positive = grade > 0
+        # each query's items in rank order: a sort of short rows, not of every item at once
+        gain_ranks = _kernels.pack(rows[positive], ranks[positive], n)
+        by_rank = np.argsort(gain_ranks, axis=1, kind="stable")
+        gain_ranks = np.take_along_axis(gain_ranks, by_rank, 1)
+        gain_grades = np.take_along_axis(_kernels.pack(rows[positive], grade[positive], n, fill=0.0), by_rank, 1)
+        relevant = np.sort(np.where(gain_grades >= threshold, gain_ranks, np.inf), axis=1)
+        width = max(int(np.isfinite(relevant).sum(axis=1).max(initial=0)), 1)
+        n_relevant, ideal = self._judged_side(threshold)
+        return _kernels.Hits(
+            ranks=np.ascontiguousarray(relevant[:, :width]),
+            n_relevant=n_relevant,
+            gain_ranks=gain_ranks,
+            gain_grades=gain_grades,
+            ideal=ideal,
+        )
+
+
+def _by_row(rows: np.ndarray, *columns: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``rows`` and ``columns`` ordered by row (stably), as :func:`embedeval._metrics.kernels.pack` needs."""
+    if rows.size and (rows[1:] < rows[:-1]).any():
+        order = np.argsort(rows, kind="stable")
+        return (rows[order], *(c[order] for c in columns))
+    return (rows, *columns)
+
+
+def per_query(parsed, judged: Judged, threshold: float, ties: str | None) -> tuple[dict, np.ndarray]:
+    """(per-query values of each metric, R) of ``judged`` under the tie rule ``ties`` (None: the
+    ranks as given; the other rules need the tie groups)."""
+    if ties == "expected":
+        tied = judged.tied_hits(threshold)
+        return _expected.compute(parsed, tied), tied.n_relevant
+    if ties is not None:
+        judged = judged.ordered(ties)
+    hits = judged.hits(threshold)
+    return per_query_values(parsed, hits), hits.n_relevant
+
+
+def finish(parsed, values, n_relevant, empty, conventions, config, query_ids=None, stacklevel=3):
+    """The result of per-query ``values`` (R = ``n_relevant``); warns when no query has a relevant item."""
+    no_relevant = n_relevant == 0
+    if no_relevant.all():
+        level = config.get("threshold")
+        grade = "a judged grade >= the threshold" if level is None else f"a judged grade >= {level:g}"
+        warnings.warn(
+            f"no query has a relevant item ({grade}), so every value is "
+            + ("NaN" if empty == "skip" else "0")
+            + "; check the relevance threshold and that the ids of rankings and judgements match",
+            UserWarning,
+            stacklevel=stacklevel,
+        )
+    reasons = ()
+    if empty == "skip":
+        for v in values.values():
+            v[no_relevant] = np.nan
+        reasons = ("no judged item reaches the relevance threshold (R = 0)",)
+    else:
+        for v in values.values():
+            v[no_relevant & np.isnan(v)] = 0.0
+    if query_ids is not None:
+        config = {**config, "query_ids": list(query_ids)}
+    return EvaluationResult.from_per_query(
+        values, {m.name: m.definition for m in parsed}, conventions, skip_reasons=reasons, config=config
+    )
+
+
+def conventions(threshold: float, empty: str, ties: str) -> dict[str, str]:
+    """The conventions of the ranked forms; ``ties`` says how ties were broken (or averaged)."""
+    return {
+        "recall": "trec_eval recall: relevant items in the top k / all relevant items (hit_rate@k is the "
+        "metric-learning Recall@K; capped_recall@k divides by min(k, R))",
+        "relevance": f"an item is relevant when its grade >= {threshold:g}; unjudged items are not relevant; "
+        "graded metrics use the grades, negative grades count as 0",
+        "ties": ties,
+        "queries without relevant items": "skipped: NaN, counted in 'skipped', not averaged"
+        if empty == "skip"
+        else "scored 0 and averaged in (trec_eval's convention)",
+        "average": "summary = mean over evaluated queries",
+    }

@@ -1,0 +1,179 @@
+"""The columns of a TREC run or qrels file, as both readers give them: numbers for the ids and
+one value per line, no Python object per line.
+
+Query ids are coded in order of first appearance; document ids are coded exactly by the line
+reader and hashed to 63-bit numbers (:func:`hash_strings`) by the pyarrow reader, where equal ids
+always get equal numbers and whoever relies on two numbers being different ids checks the strings
+(:meth:`Columns.strings`). Both readers (:mod:`.lines`, :mod:`.arrow`) build on this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+_MASK63 = np.uint64(0x7FFF_FFFF_FFFF_FFFF)
+RUN = ("qid Q0 docid rank score tag", "score", "listed twice")
+QRELS = ("qid iteration docid grade", "grade", "judged twice")
+
+
+@dataclass(frozen=True)
+class Columns:
+    """A TREC file as columns.
+
+    Attributes
+    ----------
+    path : str
+    queries : list of str
+        The distinct query ids, in order of first appearance.
+    runs : numpy.ndarray of shape (n_runs,)
+        The first line of each run of lines with one query id (a run file lists each query's
+        lines together, so this is one entry per query, not per line).
+    run_query : numpy.ndarray of shape (n_runs,)
+        Each run's query, as an index into ``queries``.
+    doc : numpy.ndarray of shape (n_lines,)
+        Each line's document as a number >= 0 (int64): a code when ``exact``, else a hash.
+    value : numpy.ndarray of shape (n_lines,)
+        Each line's score (run) or grade (qrels), float64.
+    exact : bool
+        Whether different documents always have different numbers.
+    ids : pyarrow.ChunkedArray or list of str
+        The document ids per line (pyarrow), or the distinct ones indexed by ``doc`` (exact).
+    kept : numpy.ndarray or None
+        The lines whose ids ``ids`` holds, when only some were kept (:func:`read`'s ``keep``).
+    """
+
+    path: str
+    queries: list
+    runs: np.ndarray
+    run_query: np.ndarray
+    doc: np.ndarray
+    value: np.ndarray
+    exact: bool
+    ids: object
+    kept: np.ndarray | None = None
+
+    @property
+    def query(self) -> np.ndarray:
+        """Each line's query, as an index into ``queries``, array of shape (n_lines,)."""
+        return np.repeat(self.run_query, np.diff(np.append(self.runs, self.doc.size)))
+
+    def grouped(self) -> np.ndarray | None:
+        """The offsets of each query's lines, array of shape (n_queries + 1,), when the lines of
+        every query are together; None otherwise."""
+        if self.run_query.size != len(self.queries):
+            return None
+        return np.append(self.runs, self.doc.size).astype(np.int64)
+
+    def strings(self, lines: np.ndarray) -> list:
+        """The document ids of ``lines`` (indices into the file's lines), as Python strings;
+        :class:`MissingIds` if some were not kept."""
+        lines = np.asarray(lines, dtype=np.int64)
+        if self.exact:
+            return list(map(self.ids.__getitem__, self.doc[lines].tolist()))
+        return self._taken(self._held(lines)).to_pylist()
+
+    def every_string(self) -> list:
+        """The document id of every line, in file order."""
+        if self.exact:
+            return list(map(self.ids.__getitem__, self.doc.tolist()))
+        if self.kept is not None:
+            raise MissingIds
+        return self.ids.to_pylist()
+
+    def _held(self, lines: np.ndarray) -> np.ndarray:
+        """Where the ids of ``lines`` are in ``ids``."""
+        if self.kept is None:
+            return lines
+        at = np.searchsorted(self.kept, lines)
+        if not (at < self.kept.size).all() or not (self.kept[np.minimum(at, self.kept.size - 1)] == lines).all():
+            raise MissingIds
+        return at
+
+    def _taken(self, held: np.ndarray):
+        """The ids at ``held`` as one pyarrow array, taken chunk by chunk (``ChunkedArray.take``
+        would first join every chunk into one copy of all the ids)."""
+        import pyarrow as pa
+
+        bounds = np.cumsum([0] + [len(c) for c in self.ids.chunks])
+        chunk = np.searchsorted(bounds, held, side="right") - 1
+        order = np.argsort(chunk, kind="stable")
+        by_chunk, sorted_lines = chunk[order], held[order]
+        cuts = np.searchsorted(by_chunk, np.arange(len(bounds)))
+        parts = [
+            self.ids.chunk(c).take(pa.array(sorted_lines[cuts[c] : cuts[c + 1]] - bounds[c]))
+            for c in range(len(bounds) - 1)
+            if cuts[c + 1] > cuts[c]
+        ]
+        joined = pa.concat_arrays(parts) if parts else pa.array([], pa.string())
+        inverse = np.empty_like(order)
+        inverse[order] = np.arange(order.size)
+        return joined.take(pa.array(inverse))
+
+    def order_of(self, lines: np.ndarray) -> np.ndarray:
+        """The indices that sort the document ids of ``lines`` (byte order, as trec_eval's strcmp)."""
+        if self.exact:
+            strings = self.strings(lines)
+            return np.array(sorted(range(len(strings)), key=strings.__getitem__), dtype=np.int64)
+        import pyarrow.compute as pc
+
+        return pc.sort_indices(self._taken(self._held(np.asarray(lines, dtype=np.int64)))).to_numpy()
+
+    def hashed(self) -> Columns:
+        """The same columns with hashed document numbers (to compare with a hashed file)."""
+        if not self.exact:
+            return self
+        import pyarrow as pa
+
+        by_code = hash_strings(pa.array(self.ids, pa.string()))
+        return Columns(
+            self.path,
+            self.queries,
+            self.runs,
+            self.run_query,
+            by_code[self.doc],
+            self.value,
+            False,
+            pa.chunked_array([pa.array(self.strings(np.arange(self.doc.size)), pa.string())]),
+        )
+
+
+class MissingIds(Exception):
+    """The ids of some lines were not kept (:func:`read`'s ``keep``): read the file again."""
+
+
+def keeping(hashes: np.ndarray) -> np.ndarray:
+    """A filter for :func:`read`'s ``keep``: a boolean table over the low 24 bits of ``hashes``
+    (16 MB), true for every one of them and, by chance, for about hashes.size / 2**24 others.
+    The ids of tied scores are kept too, as long as ties are neighbours (a run in score order)."""
+    table = np.zeros(1 << 24, dtype=bool)
+    table[hashes & 0xFFFFFF] = True
+    return table
+
+
+def hash_strings(chunk) -> np.ndarray:
+    """A 63-bit hash of each string of a pyarrow string array, int64 of shape (len(chunk),).
+
+    The bytes are read 8 at a time through an unaligned uint64 view of the data buffer, so the
+    cost is one vectorised pass per 8 bytes of the longest id."""
+    n = len(chunk)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.frombuffer(chunk.buffers()[1], np.int32)[chunk.offset : chunk.offset + n + 1].astype(np.int64)
+    data = np.frombuffer(chunk.buffers()[2], np.uint8) if chunk.buffers()[2] is not None else np.zeros(0, np.uint8)
+    padded = np.zeros(data.size + 8, np.uint8)
+    padded[: data.size] = data
+    words = np.ndarray(shape=(padded.size - 7,), dtype="<u8", buffer=padded, strides=(1,))
+    starts, lengths = offsets[:-1], np.diff(offsets)
+    h = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    for w in range((int(lengths.max(initial=0)) + 7) // 8):
+        left = np.clip(lengths - 8 * w, 0, 8).astype(np.uint64)
+        word = words[np.minimum(starts + 8 * w, words.size - 1)]
+        keep = np.where(left >= 8, ~np.uint64(0), (np.uint64(1) << (np.uint64(8) * left)) - np.uint64(1))
+        h ^= word & keep
+        h *= np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(31)
+    h *= np.uint64(0x94D049BB133111EB)
+    h ^= h >> np.uint64(29)
+    return (h & _MASK63).view(np.int64)

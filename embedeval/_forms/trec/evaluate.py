@@ -1,0 +1,198 @@
+"""TREC run and qrels files evaluated as columns: what ``embedeval rankings`` runs.
+
+The run's lines are grouped by query and put in trec_eval's order (:func:`order`: score
+descending, ties by document id descending, checked in one pass and sorted only where needed);
+each judged document is then found among its query's retrieved ones by its number
+(:mod:`embedeval._forms.match`). Where the numbers are hashes, every match is confirmed on the id
+strings, and a collision sends both files through the exact line reader. No Python object is
+made per line: memory stays a few arrays of the run's length, not the dicts of dicts the same
+data would make.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..graded import Judged
+from ..match import find, first_duplicate, offsets_of, padded_blocks
+from ..rankings import result_of
+from ..score_order import flagged_segments, sort_segments, tie_groups, unsorted_segments
+from .columns import QRELS, RUN, Columns, MissingIds, keeping
+from .lines import locate_duplicate, read
+
+
+class _Collision(Exception):
+    """Two different document ids met under one hash: the exact reader decides."""
+
+
+@dataclass(frozen=True)
+class Ordered:
+    """A run's lines grouped by query (in order of first appearance), each query's in trec_eval's
+    order: ``lines[offsets[q]:offsets[q + 1]]`` are the lines of query ``q``, best first."""
+
+    lines: np.ndarray | None  # None: the file's own order
+    doc: np.ndarray
+    offsets: np.ndarray
+
+    def line(self, positions: np.ndarray) -> np.ndarray:
+        return positions if self.lines is None else self.lines[positions]
+
+
+def order(run: Columns, by_id: bool = True) -> Ordered:
+    """The run in trec_eval's order; raises the line reader's error for a document listed twice
+    for a query. Without ``by_id``, equal scores stay in any order (the tie-aware rules read
+    only which documents tie, never their ids)."""
+    offsets, perm = run.grouped(), None
+    if offsets is None:  # the lines of some query are not together
+        query = run.query
+        offsets = offsets_of(np.bincount(query, minlength=len(run.queries)))
+        perm = np.argsort(query, kind="stable")
+    score = run.value if perm is None else run.value[perm]
+    unsorted = unsorted_segments(score, offsets)
+    if unsorted.any():
+        by_score = sort_segments(offsets, unsorted, (-score,))
+        perm, score = (by_score if perm is None else perm[by_score]), score[by_score]
+    same = score[1:] == score[:-1]
+    tied = flagged_segments(same, offsets) if by_id else np.zeros(offsets.size - 1, dtype=bool)
+    if tied.any():  # equal scores: trec_eval puts the larger id (as a string) first
+        member = np.zeros(score.size, dtype=bool)  # the lines of a tie; the others keep rank 0
+        member[1:] |= same
+        member[:-1] |= same
+        entries = np.flatnonzero(member & np.repeat(tied, np.diff(offsets)))
+        rank = np.zeros(score.size, dtype=np.int64)
+        rank[entries[run.order_of(entries if perm is None else perm[entries])]] = np.arange(entries.size)
+        by_id = sort_segments(offsets, tied, (-rank, -score))
+        perm = by_id if perm is None else perm[by_id]
+    doc = run.doc if perm is None else run.doc[perm]
+    for _, block in padded_blocks(doc, offsets):
+        if first_duplicate(block) is not None:
+            locate_duplicate(run.path, RUN)  # raises, unless two ids only shared a hash
+            break
+    return Ordered(perm, doc, offsets)
+
+
+def _check_qrels(qrels: Columns) -> None:
+    query = qrels.query
+    by_key = np.lexsort((qrels.doc, query))
+    q, d = query[by_key], qrels.doc[by_key]
+    if ((q[1:] == q[:-1]) & (d[1:] == d[:-1])).any():
+        locate_duplicate(qrels.path, QRELS)
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How the queries of a run and its qrels meet."""
+
+    judged_without_run: int
+    run_without_judgements: int
+
+
+def evaluate_files(run_path, qrels_path, parsed, threshold: float, empty: str, complete: bool, ties=None):
+    """(EvaluationResult, :class:`Coverage`) of a run file against a qrels file: the common queries
+    in run order, as trec_eval; with ``complete``, also every judged query without a run, after
+    them, as an empty ranking (trec_eval ``-c``). ``ties``: None (trec_eval's rule) or a
+    tie-aware rule (:mod:`embedeval._metrics.ties`)."""
+    qrels = read(qrels_path, QRELS)
+    # keep as strings only the run's ids that may be judged: enough to confirm every match
+    run = read(run_path, RUN, keep=None if qrels.exact else keeping(qrels.doc))
+    if run.exact != qrels.exact:  # one file needed the line reader: compare hashes of both
+        run, qrels = run.hashed(), qrels.hashed()
+    try:
+        try:
+            return _evaluate(run, qrels, parsed, threshold, empty, complete, ties)
+        except MissingIds:  # ties that were not neighbours in the file: their ids decide, read them all
+            return _evaluate(read(run_path, RUN), qrels, parsed, threshold, empty, complete, ties)
+    except _Collision:
+        exact = read(run_path, RUN, exact=True), read(qrels_path, QRELS, exact=True)
+        return _evaluate(*exact, parsed, threshold, empty, complete, ties)
+
+
+def _evaluate(run: Columns, qrels: Columns, parsed, threshold, empty, complete, ties=None):
+    _check_qrels(qrels)
+    ordered = order(run, by_id=ties is None)
+    judged_index = {q: i for i, q in enumerate(qrels.queries)}
+    ranked = {q: i for i, q in enumerate(run.queries)}
+    kept = np.array([i for i, q in enumerate(run.queries) if q in judged_index], dtype=np.int64)
+    orphans = [q for q in qrels.queries if q not in ranked]
+    query_ids = [run.queries[i] for i in kept.tolist()] + (orphans if complete else [])
+    if not query_ids:
+        raise ValueError(
+            f"no query of the run appears in the qrels ({len(run.queries)} ranked queries, "
+            f"{len(qrels.queries)} judged); check that both files use the same query ids"
+        )
+    counts, doc = np.diff(ordered.offsets), ordered.doc
+    if kept.size < len(run.queries):
+        doc = doc[np.repeat(np.isin(np.arange(counts.size), kept), counts)]
+    counts = np.concatenate([counts[kept], np.zeros(len(query_ids) - kept.size, dtype=counts.dtype)])
+    row_of = np.full(len(qrels.queries), -1, dtype=np.int64)
+    row_of[[judged_index[run.queries[i]] for i in kept.tolist()]] = np.arange(kept.size)
+    if complete:
+        row_of[[judged_index[q] for q in orphans]] = np.arange(kept.size, len(query_ids))
+    rows = row_of[qrels.query]
+    judged_lines = np.flatnonzero((rows >= 0) & (qrels.value > 0))
+    judged_lines = judged_lines[np.argsort(rows[judged_lines], kind="stable")]
+    rows, grades = rows[judged_lines], qrels.value[judged_lines]
+    ids = _numbers_in_run(run, qrels)[judged_lines]
+    offsets = offsets_of(counts)
+    where = np.full(rows.size, -1, dtype=np.int64)
+    for start, block in padded_blocks(doc, offsets):
+        sel = slice(*np.searchsorted(rows, [start, start + block.shape[0]]))
+        where[sel] = find(block, rows[sel] - start, ids[sel])
+    found = np.flatnonzero(where >= 0)
+    if not run.exact:
+        lines = ordered.line(ordered.offsets[kept[rows[found]]] + where[found])
+        if run.strings(lines) != qrels.strings(judged_lines[found]):
+            raise _Collision
+    judged = Judged(len(query_ids), rows[found], where[found] + 1.0, grades[found], rows, grades)
+    if ties is not None:  # each found document's tie group within its query's listed documents
+        score = run.value if ordered.lines is None else run.value[ordered.lines]
+        segment = kept[rows[found]]
+        start, size = tie_groups(score, ordered.offsets, segment, score[ordered.offsets[segment] + where[found]])
+        judged = dataclasses.replace(judged, group_start=start, group_size=size)
+    coverage = Coverage(len(orphans), len(run.queries) - kept.size)
+    config = {
+        "max_length": int(counts.max(initial=0)),
+        "complete": complete,
+        "judged_without_run": coverage.judged_without_run,
+        "ranked_without_judgements": coverage.run_without_judgements,
+    }
+    return result_of(judged, parsed, threshold, empty, query_ids, config, ties), coverage
+
+
+def _numbers_in_run(run: Columns, qrels: Columns) -> np.ndarray:
+    """The qrels' document numbers in the run's numbering (-2: a document the run never lists)."""
+    if not run.exact:
+        return qrels.doc  # the same hash function
+    index = {d: i for i, d in enumerate(run.ids)}
+    return np.fromiter((index.get(d, -2) for d in qrels.ids), np.int64, len(qrels.ids))[qrels.doc]
+
+
+def run_as_lists(path) -> dict[str, list[str]]:
+    """``{query_id: [doc_id, ...]}`` of a run file, each list in trec_eval's order."""
+    run = read(path, RUN)
+    ordered = order(run)
+    flat = run.every_string() if ordered.lines is None else run.strings(ordered.lines)
+    bounds = zip(run.queries, ordered.offsets[:-1].tolist(), ordered.offsets[1:].tolist(), strict=True)
+    collecting = gc.isenabled()
+    gc.disable()  # 100,000s of new lists would set off collections that walk every one of them
+    try:
+        return {q: flat[a:b] for q, a, b in bounds}
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def qrels_as_dicts(path) -> dict[str, dict[str, float]]:
+    """``{query_id: {doc_id: grade}}`` of a qrels file."""
+    qrels = read(path, QRELS)
+    _check_qrels(qrels)
+    query = qrels.query
+    by_query = np.argsort(query, kind="stable")
+    offsets = offsets_of(np.bincount(query, minlength=len(qrels.queries)))
+    docs, grades = qrels.strings(by_query), qrels.value[by_query].tolist()
+    bounds = zip(qrels.queries, offsets[:-1].tolist(), offsets[1:].tolist(), strict=True)
+    return {q: dict(zip(docs[a:b], grades[a:b], strict=True)) for q, a, b in bounds}

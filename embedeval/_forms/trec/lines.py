@@ -1,0 +1,107 @@
+"""TREC run and qrels files read into :class:`~.columns.Columns`: the choice of reader, and the
+exact line reader.
+
+With pyarrow installed (``pip install 'embedeval[fast]'``) its multithreaded CSV reader parses
+the file; query ids are coded by pyarrow and document ids hashed to 63-bit numbers in numpy
+(:func:`~.columns.hash_strings`; equal ids always get equal numbers, and whoever relies on two numbers
+being different ids checks the strings, :meth:`Columns.strings`). Without pyarrow, or when it
+cannot read the file (fields separated by several spaces, a malformed line, a NaN), the line
+reader reads it and codes ids exactly, and for a bad line raises the error that names the file
+and the line.
+"""
+
+from __future__ import annotations
+
+import array
+import math
+from pathlib import Path
+
+import numpy as np
+
+from .columns import Columns
+
+
+def read(path, layout: tuple[str, str, str], exact: bool = False, keep: np.ndarray | None = None) -> Columns:
+    """The columns of a run (:data:`RUN`) or qrels (:data:`QRELS`) file; ValueError naming the
+    file and line for a line without the right number of fields, a value that is not a number,
+    a NaN score or a non-finite grade. ``exact`` asks for the line reader's exact codes; ``keep``
+    (:func:`keeping`) keeps as strings only the ids that may be judged, the others are hashed and
+    dropped. (A document listed twice for a query is found where the lines are grouped by
+    query, which then calls :func:`locate_duplicate`.)"""
+    if not exact:
+        from . import arrow as _trec_arrow
+
+        try:
+            return _trec_arrow.read_arrow(Path(path), layout, keep)
+        except (ImportError, _trec_arrow.Unreadable):
+            pass  # the line reader reads what pyarrow could not, or names the bad line
+    return _read_lines(Path(path), layout)
+
+
+def _read_lines(path: Path, layout, duplicates: bool = False) -> Columns:
+    """The same columns, one line at a time, ids coded exactly; errors name the file and line.
+    A document listed twice is looked for only with ``duplicates`` (it costs a set of every
+    line); otherwise numpy finds it, and :func:`locate_duplicate` reads again to name the line."""
+    fields, value_field, twice = layout
+    names = fields.split()
+    width, at_q, at_d, at_v = len(names), names.index("qid"), names.index("docid"), names.index(value_field)
+    queries: dict[str, int] = {}
+    docs: dict[str, int] = {}
+    query, doc, value = array.array("q"), array.array("q"), array.array("d")
+    add_query, add_doc, add_value = query.append, doc.append, value.append
+    query_code, doc_code = queries.setdefault, docs.setdefault
+    seen: set[int] = set()
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, start=1):
+            parts = line.split()
+            if len(parts) != width:
+                if not parts:
+                    continue
+                raise ValueError(f"{path}:{number}: a line needs {width} fields ({fields}); got {len(parts)}")
+            try:
+                v = float(parts[at_v])
+            except ValueError:
+                v = math.nan
+            if not -math.inf < v < math.inf:  # a non-number, a NaN or an infinity: look closer
+                v = _number(parts[at_v], value_field, f"{path}:{number}")
+            q = query_code(parts[at_q], len(queries))
+            d = doc_code(parts[at_d], len(docs))
+            if duplicates:
+                key = q << 32 | d
+                if key in seen:
+                    raise ValueError(f"{path}:{number}: document {parts[at_d]!r} is {twice} for query {parts[at_q]!r}")
+                seen.add(key)
+            add_query(q)
+            add_doc(d)
+            add_value(v)
+    column = lambda a, t: np.frombuffer(a, dtype=t) if len(a) else np.zeros(0, t)  # noqa: E731
+    per_line = column(query, np.int64)
+    starts = np.flatnonzero(np.diff(per_line, prepend=-1))
+    return Columns(
+        str(path),
+        list(queries),
+        starts,
+        per_line[starts],
+        column(doc, np.int64),
+        column(value, np.float64),
+        True,
+        list(docs),
+    )
+
+
+def _number(text: str, field: str, where: str) -> float:
+    """The value of a field: ValueError naming the line for a non-number, a NaN, and for grades
+    an infinity (a score may be infinite: it still sorts)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise ValueError(f"{where}: {field} must be a number; got {text!r}") from None
+    if math.isnan(v) or (field == "grade" and math.isinf(v)):
+        raise ValueError(f"{where}: {field} must be a {'finite ' if field == 'grade' else ''}number, not {text!r}")
+    return v
+
+
+def locate_duplicate(path, layout) -> None:
+    """Raise the line reader's error if the file lists a document twice for a query; return if
+    it does not (two ids merely shared a hash)."""
+    _read_lines(Path(path), layout, duplicates=True)

@@ -1,0 +1,74 @@
+"""trec_eval's measure names: accepted for ranked lists as aliases of embedeval's names, and
+printed by ``--format trec``.
+
+=================================  =================================================
+trec_eval                          embedeval
+=================================  =================================================
+``P_k``, ``P.k1,k2``, ``P``        ``precision@k``
+``recall_k``, ``recall.k1,k2``     ``recall@k`` (trec_eval's recall: found / R)
+``ndcg_cut_k``, ``ndcg_cut.k,..``  ``ndcg@k`` (linear gain, ideal from every judged grade)
+``ndcg``                           ``ndcg`` (the whole ranking, no cutoff)
+``map``, ``map_cut_k``             ``map``, ``map@k``
+``recip_rank``                     ``mrr`` (the whole ranking)
+``Rprec``                          ``r_precision``
+``success_k``, ``success.k,..``    ``hit_rate@k``
+=================================  =================================================
+
+A family without cutoffs (``P``, ``ndcg_cut``, ``map_cut``, ``success``) means trec_eval's
+default cutoffs, as ``trec_eval -m P`` does. Bare ``recall`` is embedeval's own family name and
+keeps its meaning (it needs a cutoff). Names are matched ignoring case.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .families import RANKINGS
+
+_DEFAULT = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval's default cutoffs (success: 1, 5, 10)
+_CUT_FAMILIES = {"p": "precision", "recall": "recall", "ndcg_cut": "ndcg", "map_cut": "map", "success": "hit_rate"}
+_DEFAULTS = {"p": _DEFAULT, "ndcg_cut": _DEFAULT, "map_cut": _DEFAULT, "success": (1, 5, 10)}
+_PLAIN = {"recip_rank": "mrr", "rprec": "r_precision"}
+_CUT = "|".join(_CUT_FAMILIES)
+
+# embedeval family -> trec_eval's name of it with a cutoff, and without one
+_TREC_CUT = {"precision": "P", "recall": "recall", "ndcg": "ndcg_cut", "map": "map_cut", "hit_rate": "success"}
+_TREC_PLAIN = {"map": "map", "ndcg": "ndcg", "mrr": "recip_rank", "r_precision": "Rprec"}
+
+
+def _cut(match: re.Match, k: str) -> str:
+    if int(k) < 1:
+        raise ValueError(f"cutoffs in metric {match[0]!r} must be ints >= 1; got {k!r}")
+    return f"{_CUT_FAMILIES[match[1].lower()]}@{k}"
+
+
+def _one(match: re.Match) -> list[str]:
+    return [_cut(match, match[2])]
+
+
+def _listed(match: re.Match) -> list[str]:
+    return [_cut(match, k) for k in match[2].split(",")]
+
+
+def _defaults(match: re.Match) -> list[str]:
+    family = match[1].lower()
+    return [f"{_CUT_FAMILIES[family]}@{k}" for k in _DEFAULTS[family]]
+
+
+ALIASES = [
+    (re.compile(rf"({_CUT})_(\d+)", re.IGNORECASE), _one, RANKINGS),
+    (re.compile(rf"({_CUT})\.(\d+(?:,\d+)*)", re.IGNORECASE), _listed, RANKINGS),
+    (re.compile(r"(p|ndcg_cut|map_cut|success)", re.IGNORECASE), _defaults, RANKINGS),
+    (re.compile(r"(recip_rank|rprec)", re.IGNORECASE), lambda m: [_PLAIN[m[1].lower()]], RANKINGS),
+]
+
+
+def trec_name(name: str) -> str:
+    """trec_eval's name of an embedeval metric (``precision@10`` -> ``P_10``), or the name itself
+    when trec_eval has no such measure (``mrr@10``, ``ndcg_exp@10``)."""
+    family, _, cut = name.partition("@")
+    if not cut:
+        return _TREC_PLAIN.get(family, name)
+    if cut.isdigit() and family in _TREC_CUT:
+        return f"{_TREC_CUT[family]}_{cut}"
+    return name

@@ -1,0 +1,51 @@
+"""The self-check of an approximate index: neighbour recall against exact search, and the metrics
+of a seeded sample of queries computed both ways."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._metrics.registry import Needs
+from .._relevance import Relevance
+from .blocks import depths_of, evaluate_block, job_for
+
+
+def check_approximation(
+    approximate,
+    exact,
+    queries,
+    relevance: Relevance,
+    evaluated,
+    metrics,
+    distance: str,
+    size: int,
+    seed: int,
+    per_query,
+) -> dict:
+    """Compare an approximate searcher with an exact one on ``size`` evaluated queries drawn with ``seed``.
+
+    Returns
+    -------
+    dict
+        ``sample``, ``seed``, ``neighbour_recall`` (the mean, over the sample, of the share of each
+        query's exact top-depth neighbours that the approximate index found), ``exact_on_sample``
+        and ``approximate_on_sample`` (each metric's mean over the sample).
+    """
+    rng = np.random.default_rng(seed)
+    sample = np.sort(rng.choice(evaluated, size=min(size, evaluated.size), replace=False))
+    needs = Needs.of(metrics)
+    depths = depths_of(relevance, sample, needs)
+    job = job_for(queries, relevance, sample, int(depths.max()), metrics, needs, distance)
+    shared = relevance.shared
+    ignored = job.relevance.judge(shared, metrics).ignored(np.arange(sample.size))
+    found = approximate.search(job.queries, job.depth, ignored)
+    truth = exact.search(job.queries, job.depth, ignored)
+    recall = np.mean([np.intersect1d(found[i, :d], truth[i, :d]).size / d for i, d in enumerate(depths)])
+    exact_values = evaluate_block(exact, shared, job)
+    return {
+        "sample": int(sample.size),
+        "seed": seed,
+        "neighbour_recall": float(recall),
+        "exact_on_sample": {m: float(v.mean()) for m, v in exact_values.items()},
+        "approximate_on_sample": {m: float(per_query[m][sample].mean()) for m in exact_values},
+    }

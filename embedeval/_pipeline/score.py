@@ -1,0 +1,69 @@
+"""The exact search route: searching and scoring the queries of an embedding evaluation.
+
+:func:`embedeval.evaluate` (class labels, label sets) and :func:`embedeval.evaluate_retrieval`
+(judgements) read their inputs into a :class:`~embedeval._relevance.Relevance`, then both run
+:func:`score`: a searcher (:mod:`embedeval._search`) -> query blocks planned
+(:mod:`embedeval._pipeline.blocks`) -> blocks run on an executor (:mod:`embedeval._pipeline.executors`,
+:mod:`embedeval._pipeline.cluster`), each one search -> hits -> kernels -> per-query arrays.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._core import budget as _budget
+from .._relevance import Relevance
+from .._search import FlatSearcher
+from .approximation import check_approximation
+from .blocks import block_jobs, evaluate_block
+from .executors import gather
+
+TIE_RULE = "references at equal distance are ranked by index, lower first"
+
+
+def score(options, queries, references, relevance: Relevance, metrics, evaluated):
+    """The exact search route (or an approximate index): (per-query arrays, NaN for the queries not
+    ``evaluated``; the approximation check, or None for an exact search)."""
+    per_query = {m.name: np.full(queries.shape[0], np.nan) for m in metrics}
+    if not evaluated.size:
+        return per_query, None
+    searcher = options.searcher(references)
+    executor = options.executor()
+    deep_from = _budget.DEEP_FROM if searcher.exact and searcher.ranks_deep else None
+    jobs = block_jobs(
+        queries, relevance, evaluated, metrics, options.distance, options.block_size, executor.n_workers, deep_from
+    )
+    gather(executor.run(evaluate_block, searcher, relevance.shared, jobs), per_query, evaluated.size, options.progress)
+    approximation = None
+    if options.approximate:
+        exact = FlatSearcher(references, options.distance)
+        approximation = check_approximation(
+            searcher,
+            exact,
+            queries,
+            relevance,
+            evaluated,
+            metrics,
+            options.distance,
+            options.check_sample,
+            options.seed,
+            per_query,
+        )
+        approximation.update(index=options.index, index_params=options.index_params)
+    return per_query, approximation
+
+
+def warn_if_k_exceeds(metrics, n_rankable: np.ndarray) -> None:
+    """Warn when a cutoff exceeds what some evaluated query can rank (``n_rankable`` of them)."""
+    fewest = int(n_rankable.min(initial=np.iinfo(np.int64).max))
+    beyond = [m.name for m in metrics if m.k is not None and not m.spec.radius and m.k > fewest]
+    if beyond:
+        some = "" if (n_rankable == fewest).all() else " of some queries"
+        warnings.warn(
+            f"{beyond}: k exceeds the {fewest} rankable references{some}; the whole reference set is ranked "
+            "and precision@k still divides by k",
+            UserWarning,
+            stacklevel=3,
+        )

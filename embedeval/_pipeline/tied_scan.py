@@ -1,0 +1,59 @@
+"""Float embeddings under a tie-aware rule: the ``ties=`` path of ``evaluate`` and ``evaluate_retrieval``.
+
+Query blocks (prepared as the searchers prepare them) -> :class:`~embedeval._search.tied_scan.TiedScanner`
+(each graded reference's exact float64 distance, and the references strictly nearer and exactly
+as near) -> the tie groups of each query -> :func:`embedeval._pipeline.hamming_scan.values` (the expected
+kernels, or each group split by grade for the optimistic/pessimistic orders). The block step,
+the relevance sources and the ignore rules are the Hamming path's
+(:func:`embedeval._pipeline.hamming_scan.evaluate_block`); only the scanner differs.
+
+Tied means exactly equal float64 distances, by the formula that orders near-ties under the
+index rule (:func:`embedeval._search.float64.exact_distance` on the float32 vectors as searched:
+scaled by a power of two where needed, normalised for cosine): distances that are equal in
+float32 but not in float64 are not ties, and the index rule's order is one of the orders that
+these groups allow.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._core import budget as _budget
+from .._inputs.arrays import prepare
+from .._metrics.registry import Needs
+from .._search.tied_scan import TiedScanner
+from . import hamming_scan as _hamming
+from .executors import gather
+
+TIED = (
+    "exactly equal float64 distances (squared euclidean distance or minus the inner product, computed in float64 "
+    "from the float32 vectors as searched; equal in float32 but not in float64 is not tied)"
+)
+SEARCH = "exact: every reference's float64 distance counted around each graded reference's exact distance, in chunks"
+
+
+def jobs(queries, relevance, evaluated, metrics, ties, distance: str, block_size):
+    """``(rows, Job)`` per block of the ``evaluated`` queries, prepared as the searchers prepare them."""
+    needs = Needs.of(metrics)
+    size = block_size or _budget.HAMMING_BLOCK_ROWS
+    for start in range(0, evaluated.size, size):
+        rows = evaluated[start : start + size]
+        prepared = np.ascontiguousarray(prepare(np.asarray(queries[rows]), distance), dtype=np.float32)
+        need = relevance.n_rankable[rows]  # unused under a tie-aware rule
+        yield rows, _hamming.Job(prepared, relevance.block(rows), tuple(metrics), ties, need, needs.radius)
+
+
+def score(options, queries, references, relevance, metrics, evaluated, scanner=None):
+    """Per-query values of the ``evaluated`` queries (NaN elsewhere) under the tie-aware rule ``ties``,
+    as :func:`embedeval._pipeline.score` gives them under the index rule; ``scanner`` (a
+    :class:`TiedScanner` over the prepared ``references``) is made here unless given."""
+    per_query = {m.name: np.full(queries.shape[0], np.nan) for m in metrics}
+    if not evaluated.size:
+        return per_query
+    if scanner is None:
+        scanner = TiedScanner(prepare(np.asarray(references), options.distance), options.distance == "euclidean")
+    executor = options.executor()
+    planned = jobs(queries, relevance, evaluated, metrics, options.ties, options.distance, options.block_size)
+    results = executor.run(_hamming.evaluate_block, scanner, relevance.shared, planned)
+    gather(results, per_query, evaluated.size, options.progress)
+    return per_query

@@ -1,0 +1,339 @@
+"""Pair verification: is a pair of items the same class? FNMR at FMR, TAR at FAR, EER, AUROC.
+
+Every pair of distinct items is a trial: *positive* (genuine) when both items share a label,
+*negative* (impostor) otherwise. A threshold t accepts a pair when its distance d <= t; the
+false match rate FMR(t) is the share of negative pairs accepted, the false non-match rate
+FNMR(t) the share of positive pairs rejected. Distances are embedeval's exact float64 distances
+(:mod:`embedeval._setlevel.pairs`), so tied distances are decided exactly and consistently.
+
+Conventions
+-----------
+* Ties: pairs at equal distance are accepted or rejected together (thresholds sit at distinct
+  distance values; the ROC has one point per distinct distance, as scikit-learn's ``roc_curve``).
+* ``fnmr@fmr=x`` is the FNMR at the largest threshold whose FMR <= x. With M negative pairs,
+  K = floor(x M) (the largest K with K / M <= x in float64) and g the (K+1)-th smallest negative
+  distance, that threshold accepts exactly the pairs with d < g, so FNMR = #{positive d >= g} / P.
+  ``tar@far=x`` (face verification's name) is 1 - fnmr@fmr=x. (OML's ``fnmr@fmr`` instead takes the
+  linearly interpolated x-quantile of the negative distances as threshold and counts d >= it.)
+* ``eer``: the ROC drawn with straight segments between its points (the curve whose area is the
+  AUROC below, and the one the common ``brentq(1 - x - interp(fpr, tpr))`` recipe searches)
+  crosses the line FMR = FNMR once; the EER is the FMR there.
+* ``pair_auroc`` = P(d_neg > d_pos) + 1/2 P(d_neg = d_pos), over all (positive, negative) pairs of
+  pairs: the area under that ROC, ties counted as 1/2 (scikit-learn's ``roc_auc_score``).
+
+How it stays exact without materialising the pairs: one pass over the positive pairs (items
+grouped by label) records their exact distances and a histogram of them on a grid; one pass over
+all pairs builds the histogram of every pair on the same grid (exact binning: see
+:mod:`embedeval._setlevel.pairs`) and counts, for each negative pair in a bin that holds positives, the
+positives below it through a lookup table of the sorted positive distances (near-ties decided on
+exact distances: :mod:`embedeval._setlevel.pair_auroc`). The histograms bracket each threshold (FMR levels,
+EER) in one bin, whose pairs' exact distances then select it exactly (:mod:`embedeval._setlevel.thresholds`):
+the pairs of the bins a random sample of pairs points to are kept during the main pass, so that
+usually no further pass is needed. When the positive pairs outnumber what is held at once, they
+are processed in ranges of bins, one pass over all pairs per range.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from .._core import budget as _budget
+from .._inputs.arrays import (
+    DISTANCES,
+    as_embeddings,
+    as_labels,
+    check_choice,
+    check_directions,
+    check_positive_int,
+    encode_labels,
+)
+from .pair_auroc import HeldPositives
+from .pairs import Grid, PairSpace, exact_bins, pair_indices
+from .thresholds import Threshold, collect_pass, guess_bins, refine_pass
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """Working-memory budgets of a verification (none changes a result).
+
+    tile_rows: rows of a tile of pair distances (512 rows by 2048 columns: 8 MB per float64 temporary).
+    bins: bins of the histogram grid (at least 2).
+    held: positive pair distances held at once (2**22: 64 MB with their grid coordinates); more
+    positives are processed in ranges, one pass over all pairs per range.
+    collected: pairs kept or collected around the thresholds (2**22: ~50 MB of indices).
+    cells: cells of the lookup table over the held positive distances (at most 4 per positive;
+    2**23: 64 MB of int32). Fewer cells send more negative pairs to the slow path (a negative
+    sharing a cell with positives is compared with them one by one): at n = 20,000 with 100
+    classes, 2**20 cells sent 37 million there, 2**23 cells 9 million.
+    """
+
+    tile_rows: int = _budget.VERIFICATION_TILE_ROWS
+    bins: int = _budget.VERIFICATION_BINS
+    held: int = _budget.VERIFICATION_HELD
+    collected: int = _budget.VERIFICATION_COLLECTED
+    cells: int = _budget.VERIFICATION_CELLS
+
+
+@dataclass(frozen=True)
+class PairVerification:
+    """Verification metrics over all pairs (see the module docstring for the conventions).
+
+    Attributes
+    ----------
+    fnmr_at_fmr : dict of float to float
+        ``{x: FNMR at the largest threshold whose FMR <= x}``.
+    fmr_attained : dict of float to float
+        ``{x: the FMR of that threshold}`` (<= x; below x when ties or few negatives force it).
+    eer : float
+        Equal error rate.
+    auroc : float
+        Area under the ROC of pair distances (ties count 1/2).
+    n_positive, n_negative : int
+        Positive (same label) and negative pairs.
+    distance : str
+    """
+
+    fnmr_at_fmr: dict[float, float]
+    fmr_attained: dict[float, float]
+    eer: float
+    auroc: float
+    n_positive: int
+    n_negative: int
+    distance: str
+    conventions: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def tar_at_far(self) -> dict[float, float]:
+        """``{x: 1 - fnmr@fmr=x}``, the true accept rate at false accept rate x."""
+        return {x: 1.0 - v for x, v in self.fnmr_at_fmr.items()}
+
+
+CONVENTIONS = {
+    "pairs": "every pair of distinct items (i < j), or every (query, reference) pair; positive = same label",
+    "threshold": "a pair is accepted when its distance d <= t; equal distances are accepted together",
+    "fnmr@fmr": "FNMR at the largest threshold whose FMR <= x: share of positive pairs at d >= g, "
+    "g the (floor(x * n_negative) + 1)-th smallest negative distance",
+    "tar@far": "1 - fnmr@fmr",
+    "eer": "FMR where the ROC, straight segments between its points, crosses FMR = FNMR",
+    "pair_auroc": "P(d_neg > d_pos) + P(d_neg = d_pos) / 2 over all (positive, negative) pairs",
+    "distance": "exact float64 distance of the float32 vectors (squared euclidean; minus inner product; "
+    "cosine: minus inner product of L2-normalised vectors)",
+}
+
+
+def _check_levels(fmr) -> list[float]:
+    if isinstance(fmr, numbers.Real):
+        fmr = [fmr]
+    if isinstance(fmr, str) or not isinstance(fmr, (Sequence, np.ndarray)):
+        raise TypeError(f"'fmr' must be a float or a sequence of floats in (0, 1); got {type(fmr).__name__}")
+    levels = []
+    for x in fmr:
+        if isinstance(x, bool) or not isinstance(x, numbers.Real) or not 0 < x < 1:
+            raise ValueError(f"'fmr' levels must be floats in the open interval (0, 1); got {x!r}")
+        levels.append(float(x))
+    return levels
+
+
+def pair_verification(
+    embeddings,
+    labels,
+    *,
+    reference=None,
+    reference_labels=None,
+    distance: str = "euclidean",
+    fmr=(1e-3,),
+    tile_rows: int | None = None,
+) -> PairVerification:
+    """FNMR at FMR levels (TAR at FAR), EER and AUROC over all pairs, exactly.
+
+    Parameters
+    ----------
+    embeddings : array-like of shape (n, d)
+    labels : array-like of shape (n,)
+    reference, reference_labels : optional, shapes (n_r, d) and (n_r,)
+        Given: the trials are all n x n_r (embedding, reference) pairs. Otherwise the
+        n (n - 1) / 2 pairs of distinct embeddings.
+    distance : {"euclidean", "inner_product", "cosine"}
+    fmr : float or sequence of float in (0, 1)
+        FMR levels x of ``fnmr@fmr=x``.
+    tile_rows : int, optional
+        Rows of a tile of pair distances (default 512; four times as many columns); results do not
+        depend on it.
+
+    Returns
+    -------
+    PairVerification
+
+    Raises
+    ------
+    ValueError
+        FMR levels outside (0, 1); no negative pair (a single label); no positive pair (every
+        label occurs once, or no label shared between the two sets).
+
+    References
+    ----------
+    ISO/IEC 19795-1 (biometric performance testing: FMR, FNMR, DET/ROC); Fawcett (2006), "An
+    introduction to ROC analysis", Pattern Recognition Letters 27.
+    """
+    levels = _check_levels(fmr)
+    check_choice(distance, "distance", DISTANCES)
+    x = as_embeddings(embeddings)
+    y = as_labels(labels, x.shape[0])
+    if reference is None:
+        if reference_labels is not None:
+            raise ValueError("'reference_labels' needs 'reference'; got reference_labels without reference")
+        codes = encode_labels(y)[1]
+        ref, ref_codes = None, None
+        q_codes = codes[0]
+    else:
+        ref = as_embeddings(reference, "reference")
+        if ref.shape[1] != x.shape[1]:
+            raise ValueError(f"'reference' must have {x.shape[1]} columns like 'embeddings'; got {ref.shape[1]}")
+        ry = as_labels(reference_labels, ref.shape[0], "reference_labels", "reference")
+        q_codes, ref_codes = encode_labels(y, ry)[1]
+    if distance == "cosine":
+        check_directions(x, "embeddings")
+        if ref is not None:
+            check_directions(ref, "reference")
+    budgets = Budgets() if tile_rows is None else Budgets(tile_rows=check_positive_int(tile_rows, "tile_rows"))
+    space = PairSpace(x, q_codes, ref, ref_codes, distance, budgets.tile_rows)
+    if space.n_pairs == 0:
+        raise ValueError(f"pair verification needs at least two items; got {x.shape[0]}")
+    if space.n_negative == 0:
+        raise ValueError(
+            "pair verification needs negative pairs (items with different labels); all items share one label"
+        )
+    if space.n_positive == 0:
+        raise ValueError(
+            "pair verification needs positive pairs (two items with the same label); "
+            + ("every label occurs once" if reference is None else "no label occurs in both sets")
+        )
+    return verify(space, levels, distance, budgets)
+
+
+def verify(space: PairSpace, levels: list[float], distance: str, budgets: Budgets) -> PairVerification:
+    """The metrics of a checked :class:`PairSpace` (``pair_verification`` without the checks)."""
+    P, M = space.n_positive, space.n_negative
+    sample, sample_positive, sample_pos = space.sample(_budget.VERIFICATION_SAMPLE)
+    both = np.concatenate([sample, sample_pos])
+    grid = Grid.covering(float(both.min()), float(both.max()), budgets.bins)
+    hold_all = P <= budgets.held
+    hist_pos, held_values = _positive_pass(space, grid, np.ones(grid.n_bins + 2, dtype=bool) if hold_all else None)
+    targets = [Threshold.fmr(x, P, M) for x in levels] + [Threshold.eer(P, M)]
+    # Bins where the thresholds probably lie, guessed from the sample: the pairs in them are
+    # kept (as indices) during the main pass, which then usually settles every threshold.
+    guessed = guess_bins(targets, np.sort(sample[~sample_positive]), hist_pos, grid, budgets.collected)
+    hist_all, local2, kept = None, 0, None
+    for n, chunk in enumerate(_chunks(hist_pos, budgets.held)):
+        if not hold_all:
+            held_values = _positive_pass(space, grid, chunk)[1]
+        held = HeldPositives(held_values, grid, chunk, budgets.cells)
+        hist, part, found = _main_pass(space, grid, held, n == 0, guessed if n == 0 else None, budgets.collected)
+        hist_all, kept = (hist, found) if n == 0 else (hist_all, kept)
+        local2 += part
+    hist_neg = hist_all - hist_pos
+    below_pos = np.concatenate([[0], np.cumsum(hist_pos)[:-1]])
+    u2 = local2 + 2 * sum(int(a) * int(b) for a, b in zip(below_pos.tolist(), hist_neg.tolist(), strict=True) if b)
+    auroc = float(Fraction(u2, 2 * P * M))
+
+    for t in targets:
+        t.place(grid, hist_pos, hist_neg, space.bounds())
+        if kept is not None and guessed[t.chain[0][1]] and t.n_pairs <= budgets.collected // len(targets):
+            bins, rows, cols = kept
+            inside = bins == t.chain[0][1]
+            t.settle(
+                space.exact(rows[inside], cols[inside]), space.q_codes[rows[inside]] == space.r_codes[cols[inside]]
+            )
+    while True:
+        crowded = [t for t in targets if t.values is None and t.n_pairs > budgets.collected // len(targets)]
+        if not crowded:
+            break
+        refine_pass(space, crowded, budgets.bins)
+    collect_pass(space, [t for t in targets if t.values is None])
+    fnmr, attained = {}, {}
+    for x, t in zip(levels, targets, strict=False):
+        fnmr[x], attained[x] = t.resolve_fmr()
+    return PairVerification(fnmr, attained, targets[-1].resolve_eer(), auroc, P, M, distance, dict(CONVENTIONS))
+
+
+def _chunks(hist_pos: np.ndarray, held: int) -> list[np.ndarray]:
+    """Masks of bins, consecutive runs of bins with positives holding <= ``held`` positives each
+    (a bin holding more is a chunk by itself)."""
+    chunks, current, count = [], np.zeros(hist_pos.size, dtype=bool), 0
+    for b in np.flatnonzero(hist_pos):
+        if count and count + hist_pos[b] > held:
+            chunks.append(current)
+            current, count = np.zeros(hist_pos.size, dtype=bool), 0
+        current[b] = True
+        count += int(hist_pos[b])
+    chunks.append(current)
+    return chunks
+
+
+def _positive_pass(space: PairSpace, grid: Grid, wanted: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Histogram of the positive pairs' exact bins and, for those in ``wanted`` bins, their
+    exact distances (unsorted)."""
+    hist = np.zeros(grid.n_bins + 2, dtype=np.int64)
+    values = []
+    for tile in space.positive_tiles():
+        dist, error = space.approx(tile)
+        mask = space.positive(tile)
+        if tile.upper:
+            mask &= space.valid(tile, mask.shape)
+        flat = np.flatnonzero(mask)
+        coords = grid.coord(dist.reshape(-1)[flat])
+        bins = exact_bins(space, grid, tile, coords, error, flat)
+        hist += np.bincount(bins, minlength=hist.size)
+        if wanted is not None:
+            keep = flat[wanted[bins]]
+            values.append(space.exact(*pair_indices(tile, keep)))
+    return hist, (np.concatenate(values) if values else np.empty(0))
+
+
+def _main_pass(space: PairSpace, grid: Grid, held: HeldPositives, want_histogram: bool, guessed, budget: int):
+    """One pass over all pairs: the histogram of every pair's exact bin (when wanted), the AUROC
+    counts of the negative pairs in the held positives' bins, and the (bin, row, column) of the
+    pairs in ``guessed`` bins (None if more than ``budget`` turn up)."""
+    hist = np.zeros(grid.n_bins + 2, dtype=np.int64)
+    local2, kept, n_kept = 0, [], 0
+    index = np.int32 if max(len(space.q), len(space.r)) < 2**31 else np.int64
+    for tile in space.tiles():
+        dist, error = space.approx(tile)
+        coords = grid.coord(dist, out=dist)
+        bins = exact_bins(space, grid, tile, coords, error)
+        valid = space.valid(tile, bins.shape)
+        if want_histogram:
+            hist += np.bincount(bins[valid] if valid is not None else bins.reshape(-1), minlength=hist.size)
+        select = held.bins[bins]
+        select &= space.q_codes[tile.rows][:, None] != space.r_codes[tile.cols][None, :]
+        if valid is not None:
+            select &= valid
+        flat = np.flatnonzero(select)
+        if flat.size:
+            local2 += held.count2(
+                coords.reshape(-1)[flat],
+                bins.reshape(-1)[flat],
+                grid.margin(error),
+                lambda at, flat=flat, tile=tile: space.exact(*pair_indices(tile, flat[at])),
+            )
+        if guessed is not None and kept is not None:
+            near = guessed[bins]
+            if valid is not None:
+                near &= valid
+            flat = np.flatnonzero(near)
+            n_kept += flat.size
+            if n_kept > budget:
+                kept = None  # the guess was wrong: the thresholds are collected by another pass
+            elif flat.size:
+                rows, cols = pair_indices(tile, flat)
+                kept.append((bins.reshape(-1)[flat].astype(np.int32), rows.astype(index), cols.astype(index)))
+    if guessed is None or kept is None:
+        return hist, local2, None
+    if not kept:
+        return hist, local2, (np.empty(0, dtype=np.int64),) * 3
+    return hist, local2, tuple(np.concatenate(part) for part in zip(*kept, strict=True))
