@@ -30,6 +30,18 @@ def _top_k(scores: np.ndarray, depth: int) -> np.ndarray:
     return np.take_along_axis(cols, order, 1)
 
 
+def exact_float_scores(scores: np.ndarray) -> np.ndarray:
+    """Scores as float64 with their order and ties intact.
+
+    Integer scores beyond 2**53 would merge when cast (2**53 and 2**53 + 1 become one float), so
+    they are replaced by their rank among the distinct scores of the array (``np.unique``'s
+    inverse): same order, same ties, every value exact in float64.
+    """
+    if scores.dtype.kind in "iu" and scores.size and max(abs(int(scores.min())), abs(int(scores.max()))) > 2**53:
+        return np.unique(scores, return_inverse=True)[1].reshape(scores.shape).astype(np.float64)
+    return scores.astype(np.float64)
+
+
 def _judged_items(scores: np.ndarray, grades: np.ndarray, depth: int, groups: bool):
     """(rows, ranks, grades[, group starts, group sizes]) of a block's positively graded items
     among the top ``depth`` (ties by lower index).
@@ -134,7 +146,7 @@ def evaluate_scores(
         )
     if g.shape != s.shape or g.dtype.kind not in "biuf":
         raise ValueError(f"'relevance' must be numbers of the shape of 'scores' {s.shape}; got {g.dtype} {g.shape}")
-    s = s.astype(np.float64)
+    s = exact_float_scores(s)
     g = g.astype(np.float64)
     if np.isnan(s).any():
         raise ValueError(
