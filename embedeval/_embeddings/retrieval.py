@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._forms.graded import check_threshold, conventions
+from .._forms.graded import check_threshold, conventions, warn_no_relevant
 from .._inputs.arrays import as_embeddings, check_choice, check_directions
 from .._inputs.codes import HAMMING, read_codes
 from .._inputs.magnitude import into_safe_range, scale_config
@@ -136,6 +136,8 @@ def evaluate_retrieval(
         qrels, q.shape[0], c.shape[0], query_ids, corpus_ids, threshold, ignore, ignore_same
     )
     codes = relevance.skip_codes()
+    if not (relevance.n_relevant[judged] > 0).any():
+        warn_no_relevant(threshold, empty, "queries/corpus", 2)
     if empty == "zero":
         codes[:] = -1  # R = 0 counts as 0, as trec_eval counts it
     codes[~judged] = 2

@@ -124,8 +124,10 @@ def check_scores(maps: list, name: Callable[[int], str]) -> np.ndarray:
     of a score that is not a real number or is NaN."""
     values = dict.values if set(map(type, maps)) <= {dict} else (lambda m: m.values())
     try:  # sum raises for strings and other non-numbers in C; np.fromiter would parse '10'
-        sum(map(sum, map(values, maps)))
+        real = not isinstance(sum(map(sum, map(values, maps))), complex)  # complex numbers add up
     except TypeError:
+        real = False
+    if not real:
         for i, m in enumerate(maps):
             for doc, score in m.items():
                 if not isinstance(score, numbers.Real):
@@ -133,7 +135,6 @@ def check_scores(maps: list, name: Callable[[int], str]) -> np.ndarray:
                         f"'rankings' scores must be real numbers; got {score!r} ({type(score).__name__}) for id "
                         f"{doc!r} of query {name(i)}"
                     ) from None
-        raise
     total = sum(map(len, maps))
     scores = np.fromiter(itertools.chain.from_iterable(map(values, maps)), np.float64, count=total)
     if np.isnan(scores).any():

@@ -108,6 +108,17 @@ def _relevance_rows(relevance, grades, pad: int) -> list[dict]:
     return rows
 
 
+def _check_each_ranking(lists: list, name) -> None:
+    """TypeError naming the query whose ranking is neither a sequence of ids nor a mapping (None, a
+    number, a string)."""
+    for i, r in enumerate(lists):
+        if isinstance(r, (str, bytes)) or not (isinstance(r, Mapping) or hasattr(r, "__len__")):
+            raise TypeError(
+                f"'rankings' of query {name(i)} must be a sequence of ids or an {{id: score}} mapping; "
+                f"got {type(r).__name__} ({r!r:.40})"
+            )
+
+
 def _from_python(rankings, relevance, complete: bool, judged=None, ties=None) -> tuple[Judged, list | None, int, str]:
     """Sequences or mappings of Python ids -> (Judged, query ids or None, longest ranking, own tie rule)."""
     if isinstance(rankings, Mapping):
@@ -122,6 +133,7 @@ def _from_python(rankings, relevance, complete: bool, judged=None, ties=None) ->
             raise ValueError(
                 f"'relevance' must have one entry per query of 'rankings' ({len(lists)}); got {len(entries)}"
             )
+    _check_each_ranking(lists, name)
     scored = [isinstance(r, Mapping) for r in lists]
     if not all(scored):
         i = scored.index(False)
