@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._core.text import aligned_table, metric_table
+from ._core.text import aligned_table, metric_table, wrapped
 from ._metrics.set_families import no_interval_reasons
 
 
@@ -100,8 +100,10 @@ class EvaluationResult:
         distance, how queries are averaged, what is skipped.
     n_queries, n_evaluated : int
         Queries given, and queries that entered the averages.
-    skipped : dict of str to int
-        Why queries were left out of the averages, and how many for each reason.
+    skipped : Skipped (a dict of str to int)
+        How many queries were left out of the averages for each reason, keyed by a stable code
+        (``"no_relevant"``, ``"relevant_ignored"``, ...); ``skipped.reasons[code]`` says it in a
+        sentence, which is accepted as a key too.
     config : dict
         The evaluation's settings and sizes.
     query_labels : numpy.ndarray of shape (n_queries,) or None
@@ -121,7 +123,7 @@ class EvaluationResult:
     conventions: dict[str, str]
     n_queries: int
     n_evaluated: int
-    skipped: dict[str, int] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=lambda: Skipped({}, {}))
     per_class: PerClass | None = None
     config: dict = field(default_factory=dict)
     query_labels: np.ndarray | None = None
@@ -179,7 +181,7 @@ class EvaluationResult:
         set_values = dict(set_values or {})
         summary = {name: averages[name] if name in averages else set_values[name] for name in definitions}
         n_queries = int(evaluated.size)
-        reasons = tuple(skip_reasons) or (() if evaluated.all() else ("skipped",))
+        reasons = tuple(map(skip_code, skip_reasons)) or (() if evaluated.all() else (("skipped", "skipped"),))
         if skip_codes is None:
             skip_codes = np.where(evaluated, -1, 0).astype(np.int8)
         counts = np.bincount(skip_codes[skip_codes >= 0], minlength=len(reasons))
@@ -199,7 +201,7 @@ class EvaluationResult:
             conventions=conventions,
             n_queries=n_queries,
             n_evaluated=int(evaluated.sum()),
-            skipped={reason: int(c) for reason, c in zip(reasons, counts, strict=True)},
+            skipped=Skipped({code: int(c) for (code, _), c in zip(reasons, counts, strict=True)}, dict(reasons)),
             per_class=per_class,
             config=dict(config or {}),
             query_labels=query_labels,
@@ -224,7 +226,7 @@ class EvaluationResult:
             {name: text for name, text in self.definitions.items() if name in self.per_query or name in kept},
             self.conventions,
             skip_codes=codes,
-            skip_reasons=tuple(self.skipped),
+            skip_reasons=tuple(self.skipped.reasons.items()),
             query_labels=None if self.query_labels is None else self.query_labels[idx],
             config={**self.config, "subset": f"{idx.size} of {self.n_queries} queries"},
             approximation=self.approximation,
@@ -238,7 +240,7 @@ class EvaluationResult:
             {name: self.definitions[name] for name in names},
             self.conventions,
             skip_codes=self.skip_codes,
-            skip_reasons=tuple(self.skipped),
+            skip_reasons=tuple(self.skipped.reasons.items()),
             query_labels=self.query_labels,
             config=self.config,
             approximation=self.approximation,
@@ -260,17 +262,21 @@ class EvaluationResult:
 
     def table(self, intervals: dict | None = None) -> str:
         """A plain-text table: metric, micro average (with its interval, if given as a dict of
-        :class:`~embedeval.stats.Interval`), macro average, definition; then the query counts and
-        the conventions."""
-        lines = [aligned_table(*metric_table(self, intervals), rule="line", free_last=True), ""]
+        :class:`~embedeval.stats.Interval`), macro average; then each metric's definition, the
+        query counts and the conventions, wrapped to fit 100 columns (a terminal's width)."""
+        head, rows = metric_table(self, intervals)
+        lines = [aligned_table(head[:-1], [r[:-1] for r in rows], rule="line"), ""]
+        lines += ["definitions:", *(wrapped(f"  {r[0]}: {r[-1]}") for r in rows), ""]
         note = interval_note(self, intervals)
-        lines += [note, ""] if note else []
+        lines += [wrapped(note), ""] if note else []
         if self.per_query:
             lines.append(f"queries: {self.n_queries} given, {self.n_evaluated} evaluated, {self.n_skipped} skipped")
-            lines += [f"  skipped {count}: {reason}" for reason, count in self.skipped.items() if count]
+            lines += [
+                f"  skipped {count}: {self.skipped.reasons[code]}" for code, count in self.skipped.items() if count
+            ]
         else:
             lines.append(f"queries: {self.n_queries} given, none searched (set-level metrics only)")
-        lines += [f"{key}: {text}" for key, text in self.conventions.items()]
+        lines += [wrapped(f"{key}: {text}") for key, text in self.conventions.items()]
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -285,6 +291,52 @@ class EvaluationResult:
 
 def _fmt_dict(values: dict[str, float]) -> str:
     return "{" + ", ".join(f"{k!r}: {v:.4f}" for k, v in values.items()) + "}"
+
+
+class Skipped(dict):
+    """How many queries were skipped, keyed by a stable code, with each code's sentence.
+
+    Codes: ``"no_relevant"`` (R = 0: nothing relevant in the reference set or judged at the
+    threshold), ``"relevant_ignored"`` (R = 0 once the ignore rules apply), ``"own_row_only"``
+    (the only relevant reference is the query's own row, removed by ``query_in_reference``),
+    ``"not_judged"`` (the query has no judgements), ``"skipped"`` (any other reason).
+    ``reasons[code]`` is the sentence said in tables and reports; the sentence also works as a
+    key (``skipped["no other embedding shares the query's label (R = 0)"]``), as it did before
+    the codes.
+    """
+
+    def __init__(self, counts: dict, reasons: dict):
+        super().__init__(counts)
+        self.reasons = dict(reasons)
+        self._by_text = {text: code for code, text in self.reasons.items()}
+
+    def _code(self, key):
+        return key if dict.__contains__(self, key) else self._by_text.get(key, key)
+
+    def __getitem__(self, key):
+        return dict.__getitem__(self, self._code(key))
+
+    def __contains__(self, key):
+        return dict.__contains__(self, self._code(key))
+
+    def get(self, key, default=None):
+        return dict.get(self, self._code(key), default)
+
+
+# The stable code of each skip sentence (every mode's wording of one reason shares its code).
+_CODES = (
+    ("every relevant", "relevant_ignored"),
+    ("own row", "own_row_only"),
+    ("no judgements", "not_judged"),
+    ("R = 0", "no_relevant"),
+)
+
+
+def skip_code(reason) -> tuple[str, str]:
+    """``(code, sentence)`` of a skip reason given as a sentence or as such a pair."""
+    if isinstance(reason, tuple):
+        return reason
+    return next((code for words, code in _CODES if words in reason), "skipped"), reason
 
 
 def interval_note(result: EvaluationResult, intervals: dict | None) -> str | None:

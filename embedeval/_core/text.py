@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import textwrap
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -75,6 +76,23 @@ def metric_table(
             row.append(format_value(result.per_class.macro[name]) if name in result.per_class.macro else NOT_APPLICABLE)
         rows.append([*row, result.definitions[name]])
     return head, rows
+
+
+WIDTH = 100  # plain-text output fits a terminal of this many columns
+
+
+def wrapped(line: str, width: int = WIDTH) -> str:
+    """``line`` wrapped at ``width`` columns, continuation lines indented 4 spaces past its own
+    indent (long words, such as a formula, are not broken)."""
+    indent = " " * (len(line) - len(line.lstrip(" ")))
+    return textwrap.fill(
+        line.strip(" "),
+        width=width,
+        initial_indent=indent,
+        subsequent_indent=indent + "    ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def aligned_table(head: list[str], rows: list[list[str]], *, rule: str | None = None, free_last: bool = False) -> str:

@@ -15,6 +15,7 @@ import sys
 import threading
 import warnings
 
+from ._argparse import parse
 from ._parser import build_parser
 from ._problems import UsageError
 
@@ -29,13 +30,16 @@ def main(argv=None) -> int:
 
     Argument problems (:class:`UsageError`, several at once) and bad input (``ValueError``,
     ``TypeError``, ``OSError`` from loading or evaluating) become ``embedeval COMMAND: error:``
-    lines on stderr and status 2; argparse's own errors exit 2 as well, with the usage of the
-    command they concern. Warnings print as ``embedeval COMMAND: warning:`` lines. Ctrl-C prints
-    one line and exits 130 at once; a closed stdout (``| head``) ends quietly with 141.
+    lines on stderr and status 2; so do argparse's own (a bad choice or number, a missing
+    argument), all of them at once and without a usage block (:mod:`embedeval.cli._argparse`).
+    Warnings print as ``embedeval COMMAND: warning:`` lines. Ctrl-C prints one line and exits
+    130 at once; a closed stdout (``| head``) ends quietly with 141.
     """
-    args, unknown = build_parser().parse_known_args(argv)
-    if unknown:  # argparse would show the top-level usage; the command's own helps more
-        args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args, parse_problems = parse(build_parser(), argv)
+    if parse_problems:  # every one at once, one line each, no usage block
+        for prog, problem in parse_problems:
+            print(f"{prog}: error: {problem}", file=sys.stderr)
+        return 2
     args.command_line = shlex.join(["embedeval", *map(str, sys.argv[1:] if argv is None else argv)])  # for reports
     prefix = f"embedeval {args.command}"
     problems = []

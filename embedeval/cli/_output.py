@@ -82,7 +82,8 @@ def format_result(result, fmt: str, intervals=None) -> str:
             "macro": result.per_class.macro if result.per_class is not None else None,
             "n_queries": result.n_queries,
             "n_evaluated": result.n_evaluated,
-            "skipped": result.skipped,
+            "skipped": dict(result.skipped),
+            "skip_reasons": getattr(result.skipped, "reasons", {}),
             "definitions": result.definitions,
             "conventions": result.conventions,
             "config": {k: v for k, v in result.config.items() if k != "query_ids"},
@@ -144,6 +145,7 @@ def emit(result, args, inputs: dict, figure=None) -> None:
             intervals=intervals,
             interval_method=interval_method(args.ci) if intervals else None,
             command=getattr(args, "command_line", None),
+            per_query=getattr(args, "per_query", False),
         )
         print(f"wrote {args.report}", file=sys.stderr)
 
@@ -156,7 +158,7 @@ def _result_text(result, args, intervals) -> str:
     if args.format == "trec":
         return trec_lines(result, per_query)
     text = format_result(result, args.format, intervals)
-    return per_query_text(result, args.format, text) if per_query else text
+    return per_query_text(result, args.format, text, intervals) if per_query else text
 
 
 def per_class_csv(per_class) -> str:

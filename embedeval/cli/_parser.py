@@ -15,6 +15,7 @@ from .._metrics.registry import (
     valid_names,
 )
 from .._metrics.ties import RULES
+from ._argparse import Parser, make_lenient
 from ._commands import compare_command, evaluate_command, reality_check_command, retrieval_command
 from ._output import FORMATS, RANKED_FORMATS
 from ._ranked import rankings_command, scores_command
@@ -82,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     own parser as ``command_parser``."""
     from .. import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="embedeval",
         description="Exact retrieval metrics for embedding spaces.",
         epilog=EXAMPLES,
@@ -111,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     for name, command in sub.choices.items():  # each command's help shows its own examples
         command.epilog = _examples(name)
         command.set_defaults(command_parser=command)  # its usage for argument errors found later
-    return parser
+    return make_lenient(parser)  # every bad value reported, one line each (cli._argparse)
 
 
 def _add_evaluate(ev: argparse.ArgumentParser) -> None:

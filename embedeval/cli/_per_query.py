@@ -47,9 +47,11 @@ def _rows(result, cell) -> tuple[list[str], list[list[str]]]:
     return ["query", *metrics], rows
 
 
-def per_query_text(result, fmt: str, summary: str) -> str:
+def per_query_text(result, fmt: str, summary: str, intervals: dict | None = None) -> str:
     """The per-query values as ``fmt``, one row per query and a last row ``all`` (the summary);
-    ``summary`` is the result's usual output in that format, which the table and JSON keep."""
+    ``summary`` is the result's usual output in that format, which the table, Markdown and JSON
+    keep (with their interval columns). In CSV, ``intervals`` (``--ci``) add two last rows,
+    ``all low`` and ``all high``: each metric's interval bounds."""
     if fmt == "json":
         payload = json.loads(summary)
         payload["per_query"] = {
@@ -61,7 +63,13 @@ def per_query_text(result, fmt: str, summary: str) -> str:
         }
         return json.dumps(payload, indent=2)
     if fmt == "csv":
-        return csv_table(*_rows(result, repr))
+        head, rows = _rows(result, repr)
+        if intervals:
+            for side in ("low", "high"):
+                rows.append(
+                    [f"all {side}", *(repr(getattr(intervals[m], side)) if m in intervals else "" for m in head[1:])]
+                )
+        return csv_table(head, rows)
     if fmt == "markdown":
-        return markdown_table(*_rows(result, format_value))
+        return markdown_table(*_rows(result, format_value)) + "\n\n" + summary
     return aligned_table(*_rows(result, format_value), rule="columns") + "\n\n" + summary

@@ -58,7 +58,10 @@ def report_problems(report: str | None) -> list[str]:
 
 def check_rows(labels, rows, labels_arg: str, rows_arg: str) -> None:
     """One label per row, said in the command's terms (the arguments and their files); an array
-    of another shape than (n, d) is left to evaluate's own message."""
+    of another shape than (n, d), or of no numbers (a 2-D array of strings), is left to
+    evaluate's own message, which names the dtype."""
+    if rows.ndim == 2 and getattr(rows, "dtype", None) is not None and rows.dtype.kind not in "biuf":
+        return
     if rows.ndim == 2 and len(labels) != len(rows):
         raise UsageError([f"{labels_arg} must hold one label per row of {rows_arg} ({len(rows)}); got {len(labels)}"])
 

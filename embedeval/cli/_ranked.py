@@ -48,7 +48,8 @@ def _coverage_notes(coverage, complete: bool) -> None:
         n = coverage.judged_without_run
         what = queries(n, "judged query has", "judged queries have")
         if complete:
-            print(f"embedeval rankings: note: {what} no run and count as empty rankings (--complete)", file=sys.stderr)
+            counts = "counts as an empty ranking" if n == 1 else "count as empty rankings"
+            print(f"embedeval rankings: note: {what} no run and {counts} (--complete)", file=sys.stderr)
         else:
             print(
                 f"embedeval rankings: note: {what} no run and {'is' if n == 1 else 'are'} left out; --complete counts "

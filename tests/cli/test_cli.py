@@ -346,13 +346,12 @@ def test_warnings_are_one_line_without_source_lines(files, tmp_path):
 
 
 @pytest.mark.parametrize("command", ["evaluate", "compare", "rankings", "scores", "reality-check"])
-def test_an_unknown_flag_shows_the_usage_of_its_command(files, command):
+def test_an_unknown_flag_is_one_line_of_its_command_without_usage(files, command):
     d, _, _ = files
     positional = {"evaluate": 2, "compare": 3, "rankings": 2, "scores": 2, "reality-check": 0}[command]
     out = run(command, *[d / "emb.npy"] * positional, "--bogus", "1")
-    assert out.returncode == 2 and "Traceback" not in out.stderr
-    assert out.stderr.startswith(f"usage: embedeval {command} ")
-    assert out.stderr.splitlines()[-1] == f"embedeval {command}: error: unrecognized arguments: --bogus 1"
+    assert out.returncode == 2 and "Traceback" not in out.stderr and "usage:" not in out.stderr
+    assert out.stderr.splitlines() == [f"embedeval {command}: error: unrecognized arguments: --bogus 1"]
 
 
 @pytest.mark.parametrize("command", ["evaluate", "compare", "rankings", "scores", "reality-check"])
