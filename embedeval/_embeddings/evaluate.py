@@ -153,7 +153,7 @@ def evaluate(
         re-reading it).
     client : distributed.Client, optional
         Run the query blocks on a Dask cluster, with the reference shards scattered over its
-        workers (see :mod:`embedeval._pipeline.cluster`); the numbers are identical.
+        workers (see :mod:`embedeval.distributed`); the numbers are identical.
     index : str
         ``"flat"`` (exact, the default) or a faiss index-factory string for approximate search,
         e.g. ``"HNSW32"`` or ``"IVF1024,Flat"``; ``index_params`` sets its search parameters
