@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .._metrics.registry import EMBEDDINGS, RANKINGS, parse_metrics
-from ._loaders import load_array, load_ids, load_keys, load_label_sets, load_labels, load_pairs
+from ._loaders import load_array, load_groups, load_ids, load_keys, load_label_sets, load_labels, load_pairs
 from ._output import Progress, emit, format_comparison, format_examples
 from ._problems import UsageError, argument_problems, check_rows, report_problems, set_level_problems
 
@@ -48,6 +48,7 @@ def evaluate_command(args) -> int:
         "LABELS": args.labels,
         "--reference": args.reference,
         "--reference-labels": args.reference_labels,
+        "--groups": args.groups,
         **_ignore_paths(args, "reference"),
     }
     problems = argument_problems(paths, args.metrics, EMBEDDINGS)
@@ -68,6 +69,7 @@ def evaluate_command(args) -> int:
     labels = read_labels(Path(args.labels), args.label_key)
     check_rows(labels, embeddings, f"LABELS ({args.labels})", f"EMBEDDINGS ({args.embeddings})")
     gallery = _ignore_arguments(args, "reference", positions=True)
+    gallery.update(_groups(args, embeddings, f"EMBEDDINGS ({args.embeddings})"))
     if args.reference is not None:
         gallery.update(
             reference=load_array(Path(args.reference), "reference", args.key),
@@ -193,6 +195,15 @@ def _ignore_arguments(args, reference: str, positions: bool) -> dict:
     return out
 
 
+def _groups(args, rows, rows_arg: str) -> dict:
+    """``{"groups": ...}`` from --groups (one per row of ``rows``, checked), or nothing."""
+    if args.groups is None:
+        return {}
+    groups = load_groups(Path(args.groups))
+    check_rows(groups, rows, f"--groups ({args.groups})", rows_arg)
+    return {"groups": groups}
+
+
 def retrieval_command(args) -> int:
     """``embedeval retrieval``: query and corpus embeddings against a TREC qrels file."""
     from .._embeddings.retrieval import evaluate_retrieval
@@ -204,6 +215,7 @@ def retrieval_command(args) -> int:
         "QRELS": args.qrels,
         "--query-ids": args.query_ids,
         "--corpus-ids": args.corpus_ids,
+        "--groups": args.groups,
         **_ignore_paths(args, "corpus"),
     }
     problems = argument_problems(paths, args.metrics, RANKINGS) + report_problems(args.report)
@@ -225,6 +237,7 @@ def retrieval_command(args) -> int:
         )
     corpus_ids = load_ids(Path(args.corpus_ids)) if args.corpus_ids else [str(i) for i in range(len(corpus))]
     extra = _ignore_arguments(args, "corpus", positions=False)
+    extra.update(_groups(args, queries, f"QUERIES ({args.queries})"))
     if args.ignore_same_id:
         extra["ignore_same"] = (query_ids, corpus_ids)
     result = _searched(

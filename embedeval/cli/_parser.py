@@ -77,6 +77,27 @@ def _output_options(p, ci_help="add percentile bootstrap intervals at this level
     p.add_argument("--ci", type=_confidence_level, metavar="LEVEL", help=ci_help)
 
 
+def _group_options(p, by_id: bool = False) -> None:
+    """--groups and --names (evaluate, retrieval, rankings, scores)."""
+    rows = (
+        "'query_id group' per line (the run's query ids)"
+        if by_id
+        else "one group per query row: .npy/.npz/.parquet, or text with one per line"
+    )
+    p.add_argument(
+        "--groups",
+        metavar="FILE",
+        help=f"a group per query (language, category, camera, ...): {rows}; adds each metric's mean per group",
+    )
+    p.add_argument(
+        "--names",
+        choices=("plain", "safe"),
+        default="plain",
+        help="metric names as they are (plain, default: map@r) or in the characters every logger accepts "
+        "(safe: map_at_r, tar_at_far_0.001)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``embedeval`` parser; each command's namespace carries its function as ``run`` and its
     own parser as ``command_parser``."""
@@ -161,6 +182,7 @@ def _add_evaluate(ev: argparse.ArgumentParser) -> None:
     _ignore_options(ev, "reference", "--ignore: 'query reference' row positions per line")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     _output_options(ev)
+    _group_options(ev)
     ev.set_defaults(run=evaluate_command)
 
 
@@ -207,6 +229,7 @@ def _add_retrieval(rt: argparse.ArgumentParser) -> None:
     rt.add_argument("--report", metavar="FILE", help="write a .md or .html report")
     rt.add_argument("--quiet", action="store_true", help="no progress bar")
     _output_options(rt)
+    _group_options(rt)
     rt.set_defaults(run=retrieval_command)
 
 
@@ -253,4 +276,5 @@ def _add_ranked(ir: argparse.ArgumentParser, name: str, run) -> None:
     ir.add_argument("--per-query", action="store_true", help="each query's values too, then 'all' (trec_eval -q)")
     ir.add_argument("--report", metavar="FILE", help="write a .md or .html report")
     _output_options(ir, formats=RANKED_FORMATS)
+    _group_options(ir, by_id=name == "rankings")
     ir.set_defaults(run=run)
