@@ -190,8 +190,10 @@ def load_keys(path: Path):
 
 
 def load_ids(path: Path) -> list[str]:
-    """Read ids, one per line (blank lines skipped)."""
-    return [line for line in _text_lines(path) if line]
+    """Read ids: one per line (blank lines skipped), or JSON lines with ``_id`` or ``id``."""
+    from .._forms.tables import read_id_file
+
+    return read_id_file(path)
 
 
 def load_groups(path: Path, by_id: bool = False):
