@@ -5,8 +5,8 @@ MLflow, the strictest of the common loggers, accepts metric names made of letter
 already normal (no empty, ``.`` or ``..`` part, no leading ``/``). embedeval's names use ``@``
 (``map@r``, ``ndcg@10``) and ``=`` (``tar@far=0.001``). :func:`safe_key` maps a key into the
 allowed characters: ``@`` -> ``_at_`` (as MTEB spells ``ndcg_at_10``), ``=`` -> ``_``, any other
-character -> ``_``; an empty path part is dropped, a ``.`` or ``..`` part becomes ``_`` or
-``__``. :func:`safe_keys` maps a whole dict and refuses two keys that would become one.
+character -> ``_``; a leading or trailing ``/`` is dropped, an empty path part inside becomes
+``_``, a ``.`` or ``..`` part ``_`` or ``__``. :func:`safe_keys` maps a whole dict and refuses two keys that would become one.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ def _safe_part(part: str) -> str:
 
 def safe_key(key: str) -> str:
     """``key`` in the characters every logger accepts (``val/map@r`` -> ``val/map_at_r``)."""
-    parts = [_safe_part(p) for p in str(key).split("/") if p]
-    return "/".join(parts) or "_"
+    parts = str(key).strip("/").split("/")  # a leading or trailing "/" goes; an empty part inside is "_"
+    return "/".join(_safe_part(p) or "_" for p in parts)
 
 
 def safe_keys(flat: dict) -> dict:

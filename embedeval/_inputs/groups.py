@@ -113,8 +113,8 @@ def _as_array(groups) -> np.ndarray:
         return groups
     items = list(groups)
     kinds = {type(v) for v in items}
-    if len(kinds) == 1 and kinds <= {int, str, float, bool}:
-        return np.asarray(items)
+    if len(kinds) == 1 and issubclass(next(iter(kinds)), (int, str, float, bool, np.generic)):
+        return np.asarray(items)  # one type: no value can turn into another's
     out = np.empty(len(items), dtype=object)
     for i, v in enumerate(items):
         try:

@@ -88,10 +88,9 @@ def evaluate_command(args) -> int:
 
 def _oml_problems(args) -> list[str]:
     """LABELS or --oml, one of them; --oml brings its own gallery, sequences and groups."""
-    if (args.labels is None) == (args.oml is None):
-        return ["give LABELS or --oml CSV, one of them"]
+    problems = ["give LABELS or --oml CSV, one of them"] if (args.labels is None) == (args.oml is None) else []
     if args.oml is None:
-        return []
+        return problems
     clashes = {
         "--reference": args.reference,
         "--reference-labels": args.reference_labels,
@@ -101,7 +100,7 @@ def _oml_problems(args) -> list[str]:
         "--groups": args.groups,
         "--multi-label": args.multi_label or None,
     }
-    return [
+    return problems + [
         f"{flag} has no place with --oml (the table gives the gallery, the sequences to ignore and the groups)"
         for flag, value in clashes.items()
         if value is not None
