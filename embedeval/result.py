@@ -10,7 +10,7 @@ import numpy as np
 from ._core.names import safe_keys
 from ._core.text import aligned_table, group_table, metric_table
 from ._inputs.groups import PerGroup, per_group_summaries, read_groups
-from ._metrics.set_families import no_interval_reasons
+from ._metrics.set_families import no_interval_reasons as _no_interval_reasons
 
 __all__ = ["EvaluationResult", "PerClass", "PerGroup"]
 
@@ -345,5 +345,5 @@ def interval_note(result: EvaluationResult, intervals: dict | None) -> str | Non
     missing = [name for name in result.summary if intervals and name not in intervals]
     if not missing:
         return None
-    reasons = no_interval_reasons(missing)
+    reasons = _no_interval_reasons(missing)
     return "no interval for " + "; ".join(f"{', '.join(names)}: {why}" for why, names in reasons.items())
