@@ -6,7 +6,8 @@ already normal (no empty, ``.`` or ``..`` part, no leading ``/``). embedeval's n
 (``map@r``, ``ndcg@10``) and ``=`` (``tar@far=0.001``). :func:`safe_key` maps a key into the
 allowed characters: ``@`` -> ``_at_`` (as MTEB spells ``ndcg_at_10``), ``=`` -> ``_``, any other
 character -> ``_``; a leading or trailing ``/`` is dropped, an empty path part inside becomes
-``_``, a ``.`` or ``..`` part ``_`` or ``__``. :func:`safe_keys` maps a whole dict and refuses two keys that would become one.
+``_``, a ``.`` or ``..`` part ``_`` or ``__``. :func:`safe_keys` maps a whole dict and refuses
+two keys that would become one.
 """
 
 from __future__ import annotations
