@@ -139,6 +139,7 @@ def evaluate_files(
     empty: str = "skip",
     complete: bool = False,
     ties: str | None = None,
+    groups=None,
 ):
     """Evaluate a TREC run file against a qrels file, as ``embedeval rankings RUN QRELS`` does.
 
@@ -160,6 +161,9 @@ def evaluate_files(
         top documents: a tie group cut off by the end of a query's list is taken to be the
         listed documents alone (what lies beyond is unknown), so ``"expected"`` averages over
         their orders only.
+    groups : mapping or array-like, optional
+        ``{query id: group}`` for every evaluated query, or one group per query in the order of
+        ``config["query_ids"]``: per-group summaries in ``result.per_group``.
 
     Returns
     -------
@@ -176,4 +180,4 @@ def evaluate_files(
     """
     parsed, threshold, ties = check_options(metrics, threshold, empty, complete, ties)
     result, _ = _evaluate_files(run, qrels, parsed, threshold, empty, complete, ties)
-    return result
+    return result if groups is None else result.with_groups(groups)
