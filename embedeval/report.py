@@ -8,7 +8,7 @@ import platform
 from datetime import datetime
 from pathlib import Path
 
-from ._core.text import format_value, html_table, markdown_table, metric_table, percent
+from ._core.text import format_value, group_table, html_table, markdown_table, metric_table, percent
 from .result import EvaluationResult, interval_note
 
 # The figure scales down to the column (it is drawn 1200 px wide); names and numbers in the table
@@ -21,6 +21,9 @@ _STYLE = (
     "border-bottom:1px solid #ddd}td:not(:last-child),th:not(:last-child){white-space:nowrap}"
     "code,li{overflow-wrap:anywhere}.meta{color:#555}"
 )
+
+
+_GROUPS_NOTE = "Each metric's mean over the group's evaluated queries; macro: the mean of the group means."
 
 
 def _versions() -> dict[str, str]:
@@ -89,11 +92,12 @@ def write_report(
     head, rows = metric_table(result, intervals)
     tables = [("Per query", *_per_query_table(result))] if per_query and result.per_query else []
     sections = [("Settings", settings), ("Conventions", result.conventions), ("Versions", _versions())]
+    groups = None if result.per_group is None else group_table(result)
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() == ".md":
-        path.write_text(_markdown(header, head, rows, figure, tables + sections, path.parent))
+        path.write_text(_markdown(header, head, rows, figure, tables + sections, path.parent, groups))
     else:
-        path.write_text(_html(header, head, rows, figure, tables + sections))
+        path.write_text(_html(header, head, rows, figure, tables + sections, groups))
     return path
 
 
@@ -117,7 +121,7 @@ def _setting(value) -> object:
     return value
 
 
-def _markdown(header: dict, head: list[str], rows: list[list[str]], figure, sections, folder: Path) -> str:
+def _markdown(header: dict, head: list[str], rows: list[list[str]], figure, sections, folder: Path, groups=None) -> str:
     """The report as Markdown; the figure is linked relative to the report's ``folder`` where it lies inside it."""
     lines = ["# embedeval report", ""]
     lines += [f"{k.capitalize()}: `{v}`  " if k == "command" else f"{k.capitalize()}: {v}  " for k, v in header.items()]
@@ -126,6 +130,8 @@ def _markdown(header: dict, head: list[str], rows: list[list[str]], figure, sect
         fig, here = Path(figure).resolve(), folder.resolve()
         rel = fig.relative_to(here) if fig.is_relative_to(here) else fig
         lines += ["", f"![evaluation]({rel.as_posix()})"]
+    if groups is not None:
+        lines += ["", "## Per group", "", _GROUPS_NOTE, "", markdown_table(*groups)]
     for title, *items in sections:
         if len(items) == 2:  # a table: head, rows
             lines += ["", f"## {title}", "", markdown_table(*items)]
@@ -134,7 +140,7 @@ def _markdown(header: dict, head: list[str], rows: list[list[str]], figure, sect
     return "\n".join(lines) + "\n"
 
 
-def _html(header: dict, head: list[str], rows: list[list[str]], figure, sections) -> str:
+def _html(header: dict, head: list[str], rows: list[list[str]], figure, sections, groups=None) -> str:
     """The report as one self-contained HTML page: the figure is embedded as base64."""
     esc = html.escape
     img = ""
@@ -145,6 +151,8 @@ def _html(header: dict, head: list[str], rows: list[list[str]], figure, sections
         f"<p class='meta'>{esc(k.capitalize())}: " + (f"<code>{esc(v)}</code>" if k == "command" else esc(v)) + "</p>"
         for k, v in header.items()
     )
+    if groups is not None:
+        img += f"<h2>Per group</h2><p>{esc(_GROUPS_NOTE)}</p>{html_table(*groups)}"
 
     def listed(items: dict) -> str:
         return "<ul>" + "".join(f"<li><b>{esc(str(k))}</b>: {esc(str(v))}</li>" for k, v in items.items()) + "</ul>"
