@@ -21,11 +21,11 @@ FAST = settings(
 
 # (flag and value, the start of its line): each a problem argparse used to stop at, with usage
 BAD = {
-    "ci": (["--ci", "95"], "embedeval evaluate: error: argument --ci: must be in (0, 1), e.g. 0.95; got 95"),
-    "distance": (["--distance", "cos"], "embedeval evaluate: error: argument --distance: invalid choice: 'cos'"),
-    "format": (["--format", "tsv"], "embedeval evaluate: error: argument --format: invalid choice: 'tsv'"),
-    "threads": (["--threads", "two"], "embedeval evaluate: error: argument --threads: invalid int value: 'two'"),
-    "ties": (["--ties", "expectd"], "embedeval evaluate: error: argument --ties: invalid choice: 'expectd'"),
+    "ci": (["--ci", "95"], "embedeval rankings: error: argument --ci: must be in (0, 1), e.g. 0.95; got 95"),
+    "empty": (["--empty", "zeros"], "embedeval rankings: error: argument --empty: invalid choice: 'zeros'"),
+    "format": (["--format", "tsv"], "embedeval rankings: error: argument --format: invalid choice: 'tsv'"),
+    "threshold": (["--threshold", "a"], "embedeval rankings: error: argument --threshold: invalid float value: 'a'"),
+    "ties": (["--ties", "expectd"], "embedeval rankings: error: argument --ties: invalid choice: 'expectd'"),
 }
 
 
@@ -48,15 +48,15 @@ def test_the_issue_example_prints_two_lines_and_exits_2(capsys):
 @FAST
 @given(chosen=st.lists(st.sampled_from(sorted(BAD)), min_size=1, max_size=5, unique=True), missing=st.booleans())
 def test_every_argument_problem_is_one_line_and_all_are_said(chosen, missing, capsys):
-    argv = ["evaluate", "x.npy", *([] if missing else ["y.txt"])]
+    argv = ["rankings", "run.txt", *([] if missing else ["qrels.txt"])]
     for name in chosen:
         argv += BAD[name][0]
     status, lines = lines_of(argv, capsys)
     assert status == 2
     expected = [BAD[name][1] for name in chosen]
     if missing:
-        expected.append("embedeval evaluate: error: the following arguments are required: LABELS")
-    assert len(lines) == len(expected)
+        expected.append("embedeval rankings: error: the following arguments are required: QRELS")
+    assert len(lines) == len(expected), lines
     assert all(line.startswith(want) for line, want in zip(lines, expected, strict=True)), lines
     assert not any(line.startswith("usage:") for line in lines)
 
