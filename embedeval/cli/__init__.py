@@ -9,6 +9,7 @@ The package: ``_parser`` (commands, arguments, help), ``_commands`` (one functio
 
 from __future__ import annotations
 
+import argparse
 import os
 import shlex
 import sys
@@ -17,6 +18,9 @@ import warnings
 
 from ._parser import build_parser
 from ._problems import UsageError
+from ._trec_eval import trec_eval_command
+
+TREC_EVAL = ("trec_eval", "trec-eval")  # the drop-in's names (embedeval trec_eval -q QRELS RUN)
 
 __all__ = ["build_parser", "main"]
 
@@ -33,10 +37,14 @@ def main(argv=None) -> int:
     command they concern. Warnings print as ``embedeval COMMAND: warning:`` lines. Ctrl-C prints
     one line and exits 130 at once; a closed stdout (``| head``) ends quietly with 141.
     """
-    args, unknown = build_parser().parse_known_args(argv)
-    if unknown:  # argparse would show the top-level usage; the command's own helps more
-        args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
-    args.command_line = shlex.join(["embedeval", *map(str, sys.argv[1:] if argv is None else argv)])  # for reports
+    words = list(map(str, sys.argv[1:] if argv is None else argv))
+    if words and words[0] in TREC_EVAL:  # trec_eval's own grammar, not argparse's (see _trec_eval_args)
+        args = argparse.Namespace(command="trec_eval", run=lambda _: trec_eval_command(words[1:]))
+    else:
+        args, unknown = build_parser().parse_known_args(words)
+        if unknown:  # argparse would show the top-level usage; the command's own helps more
+            args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args.command_line = shlex.join(["embedeval", *words])  # for reports
     prefix = f"embedeval {args.command}"
     problems = []
     try:
