@@ -243,8 +243,9 @@ def _add_ranked(ir: argparse.ArgumentParser, name: str, run) -> None:
     ir.add_argument(
         "--empty",
         choices=("skip", "zero"),
-        default="skip",
-        help="queries without relevant items: skipped (default) or scored 0 and averaged, as trec_eval does",
+        default=None,
+        help="queries without relevant items: skipped (default) or scored 0 and averaged, as trec_eval does "
+        "(the only choice with --format trec: trec_eval's format means its conventions)",
     )
     if name == "rankings":
         ir.add_argument(
