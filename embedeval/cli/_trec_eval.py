@@ -44,17 +44,17 @@ trec_eval 10's command, its arguments in its order (the judgements first), with 
 
 def trec_eval_command(argv: list[str]) -> int:
     """Run ``embedeval trec_eval`` on ``argv`` (the words after the command name)."""
-    args = parse(argv)
-    if args.help:
+    args, problems = parse(argv)
+    if args.help and not problems:
         print(HELP, end="")
         return 0
-    if args.version:
+    if args.version and not problems:
         from .. import __version__
 
         print(f"embedeval trec_eval {__version__} (trec_eval 10.0's command line and output)", file=sys.stderr)
         return 0
-    qrels, run = args.files
-    problems = [f"{what}: no such file: {p}" for what, p in (("QRELS", qrels), ("RUN", run)) if not Path(p).is_file()]
+    files = dict(zip(("QRELS", "RUN"), args.files, strict=False)) if len(args.files) == 2 else {}
+    problems += [f"{what}: no such file: {p}" for what, p in files.items() if not Path(p).is_file()]
     if args.zscores is not None and not Path(args.zscores).is_file():
         problems.append(f"-Z: no such file: {args.zscores}")
     try:
@@ -66,7 +66,7 @@ def trec_eval_command(argv: list[str]) -> int:
     if problems:
         raise UsageError(problems)
     zscores = _read_zscores(args.zscores) if args.zscores else None
-    print(_output(args, values, qrels, run, zscores), end="")
+    print(_output(args, values, files["QRELS"], files["RUN"], zscores), end="")
     return 0
 
 

@@ -2,14 +2,12 @@
 joined (``-qc``) and take their value joined or next (``-M100``, ``-M 100``), long options may be
 shortened while unambiguous (``--measure=P.5``), and options may follow the two file names.
 
-Every problem is collected and raised at once (:class:`~embedeval.cli._problems.UsageError`).
+Every problem is collected, for the command to raise with its own at once.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-from ._problems import UsageError
 
 # short flag -> (long name, takes a value)
 FLAGS = {
@@ -102,8 +100,8 @@ def _long_option(text: str, rest: list, problems: list) -> tuple[str | None, str
     return short, value if FLAGS[short][1] else None
 
 
-def parse(argv: list[str]) -> TrecEvalArgs:
-    """The options and the two files (rel_info_file, results_file) of ``argv``."""
+def parse(argv: list[str]) -> tuple[TrecEvalArgs, list[str]]:
+    """(the options and the two files (rel_info_file, results_file) of ``argv``, its problems)."""
     args, problems, rest = TrecEvalArgs(), [], list(argv)
     while rest:
         item = rest.pop(0)
@@ -133,6 +131,4 @@ def parse(argv: list[str]) -> TrecEvalArgs:
             _apply(args, flag, value, problems)
     if not (args.help or args.version) and len(args.files) != 2:
         problems.append(f"needs two files, QRELS (rel_info_file) then RUN (results_file); got {len(args.files)}")
-    if problems:
-        raise UsageError(problems)
-    return args
+    return args, problems
