@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._core.text import aligned_table, metric_table
-from ._metrics.set_families import no_interval_reasons
+from ._metrics.set_families import no_interval_reasons as _no_interval_reasons
 
 
 @dataclass(frozen=True, repr=False)
@@ -292,5 +292,5 @@ def interval_note(result: EvaluationResult, intervals: dict | None) -> str | Non
     missing = [name for name in result.summary if intervals and name not in intervals]
     if not missing:
         return None
-    reasons = no_interval_reasons(missing)
+    reasons = _no_interval_reasons(missing)
     return "no interval for " + "; ".join(f"{', '.join(names)}: {why}" for why, names in reasons.items())

@@ -14,14 +14,14 @@ import warnings
 
 import numpy as np
 
-from .._inputs.arrays import check_positive_int
 from .._inputs.codes import HAMMING
 from .._inputs.magnitude import scale_config
 from .._metrics.registry import DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, parse_metrics
 from .._metrics.set_families import VERIFICATION
 from .._metrics.ties import check_ties
-from .._pipeline import tied_scan as _tied_embeddings
-from .._pipeline.score import Options, score, warn_if_k_exceeds
+from .._pipeline import route
+from .._pipeline.options import Options
+from .._pipeline.score import warn_if_k_exceeds
 from .._relevance import ClassLabels
 from .._relevance.self_reference import read_query_rows, warn_if_rows_differ, warn_if_self_reference
 from .._search import Device
@@ -153,7 +153,7 @@ def evaluate(
         re-reading it).
     client : distributed.Client, optional
         Run the query blocks on a Dask cluster, with the reference shards scattered over its
-        workers (see :mod:`embedeval._pipeline.cluster`); the numbers are identical.
+        workers (see :mod:`embedeval.distributed`); the numbers are identical.
     index : str
         ``"flat"`` (exact, the default) or a faiss index-factory string for approximate search,
         e.g. ``"HNSW32"`` or ``"IVF1024,Flat"``; ``index_params`` sets its search parameters
@@ -230,11 +230,7 @@ def evaluate(
             f"{[m.name for m in whole]} are computed from float embeddings; distance='hamming' (binary codes) "
             "takes per-query metrics only"
         )
-    options = Options.check(
-        ranked, distance, block_size, n_threads, shard_size, stream_reference, client, index, index_params, device, ties
-    )
-    if options.approximate:
-        check_sample = check_positive_int(check_sample, "check_sample")
+    options = Options.from_arguments(ranked, locals())
     queries, references, scale = read_embeddings(embeddings, reference, reference_labels, distance)
     own = read_query_rows(query_in_reference, reference, queries.shape[0], references.shape[0])
     query_labels, relevance = read_relevance(labels, reference_labels, queries, references, ignore, ignore_same, own)
@@ -249,26 +245,7 @@ def evaluate(
             warn_if_self_reference(embeddings, reference, queries, references, class_codes(relevance))
     evaluated = np.flatnonzero(relevance.n_relevant > 0) if ranked else np.zeros(0, dtype=np.int64)
     warn_if_k_exceeds(ranked, relevance.n_rankable[evaluated])
-    if _tied_embeddings.applies(distance, ties):
-        per_query, approximation = (
-            _tied_embeddings.score(
-                options, queries, references, relevance, ranked, evaluated, progress=progress, ties=ties
-            ),
-            None,
-        )
-    else:
-        per_query, approximation = score(
-            options,
-            queries,
-            references,
-            relevance,
-            ranked,
-            evaluated,
-            progress=progress,
-            seed=seed,
-            check_sample=check_sample,
-            ties=ties,
-        )
+    per_query, approximation = route.run(options, queries, references, relevance, ranked, evaluated)
     if ranked and not evaluated.size:
         warnings.warn(nothing_evaluated(relevance), UserWarning, stacklevel=2)
     set_values, set_config, set_conventions = step.run(queries, references, options.distance)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from .._inputs.arrays import as_embeddings, as_labels, check_directions
 from .._inputs.codes import HAMMING, Codes, read_codes
 from .._inputs.magnitude import into_safe_range
-from .._pipeline import tied_scan as _tied_embeddings
-from .._pipeline.score import TIE_RULE, Options
+from .._pipeline import route
+from .._pipeline.options import Options
 from .._relevance import ClassLabels, IgnoreRules, Relevance
 from .._relevance.ignore import read_keys, read_lists
 from .._relevance.labels import multilabel_kind, read_multilabels
@@ -149,7 +149,7 @@ def config(
         "n_references": int(reference_shape[0]),
         ("n_bits" if options.distance == HAMMING else "dim"): int(dim),
         **labels,
-        **_tied_embeddings.search_settings(options, ties, searched),
+        **route.search_settings(options, searched),
         **({} if relevance.rules is None or _only_own(relevance) else relevance.counts()),
     }
 
@@ -183,7 +183,7 @@ def conventions(
         "recall": "metric-learning Recall@K (hit rate): a same-label reference in the top k",
         "relevance": relevant,
         **extra,
-        "ties": _tied_embeddings.describe_ties(ties, distance, TIE_RULE),
+        "ties": route.describe_ties(ties, distance),
         "distance": "hamming: the number of differing bits of two binary codes" if distance == HAMMING else distance,
         "average": "summary = micro average over evaluated queries; per_class.macro = mean of class means"
         if isinstance(relevance.source, ClassLabels)

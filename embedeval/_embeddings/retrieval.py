@@ -11,13 +11,14 @@ from __future__ import annotations
 import numpy as np
 
 from .._forms.graded import check_threshold, conventions
-from .._inputs.arrays import as_embeddings, check_choice, check_directions, check_positive_int
+from .._inputs.arrays import as_embeddings, check_choice, check_directions
 from .._inputs.codes import HAMMING, read_codes
 from .._inputs.magnitude import into_safe_range, scale_config
 from .._metrics.registry import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
 from .._metrics.ties import check_ties
-from .._pipeline import tied_scan as _tied_embeddings
-from .._pipeline.score import Options, score, warn_if_k_exceeds
+from .._pipeline import route
+from .._pipeline.options import Options
+from .._pipeline.score import warn_if_k_exceeds
 from .._relevance import IgnoreRules, Relevance
 from .._relevance.ignore import read_keys, read_lists
 from .._relevance.judged import id_positions, read_judgements
@@ -129,11 +130,7 @@ def evaluate_retrieval(
     threshold = check_threshold(threshold)
     check_choice(empty, "empty", ("skip", "zero"))
     ties = check_ties(ties)
-    options = Options.check(
-        parsed, distance, block_size, n_threads, shard_size, stream_reference, client, index, index_params, device, ties
-    )
-    if options.approximate:
-        check_sample = check_positive_int(check_sample, "check_sample")
+    options = Options.from_arguments(parsed, locals())
     q, c, scale = _read_embeddings(queries, corpus, distance)
     relevance, judged = _read_relevance(
         qrels, q.shape[0], c.shape[0], query_ids, corpus_ids, threshold, ignore, ignore_same
@@ -144,22 +141,7 @@ def evaluate_retrieval(
     codes[~judged] = 2
     searched = np.flatnonzero((codes == -1) & (relevance.n_rankable > 0))
     warn_if_k_exceeds(parsed, relevance.n_rankable[searched])
-    if _tied_embeddings.applies(distance, ties):
-        per_query = _tied_embeddings.score(options, q, c, relevance, parsed, searched, progress=progress, ties=ties)
-        approximation = None
-    else:
-        per_query, approximation = score(
-            options,
-            q,
-            c,
-            relevance,
-            parsed,
-            searched,
-            progress=progress,
-            seed=seed,
-            check_sample=check_sample,
-            ties=ties,
-        )
+    per_query, approximation = route.run(options, q, c, relevance, parsed, searched)
     if empty == "zero":
         for v in per_query.values():
             v[(codes == -1) & np.isnan(v)] = 0.0  # kernels give NaN where R = 0
@@ -170,7 +152,7 @@ def evaluate_retrieval(
         "n_corpus": int(c.shape[0]),
         ("n_bits" if distance == HAMMING else "dim"): int(c.shape[1]),
         "n_judged": int(relevance.source.indices.size),
-        **_tied_embeddings.search_settings(options, ties),
+        **route.search_settings(options),
         **relevance.counts(),
         **scale_config(scale),
     }
@@ -216,7 +198,7 @@ def _read_relevance(qrels, n_queries, n_corpus, query_ids, corpus_ids, threshold
 
 def _conventions(threshold: float, empty: str, distance: str, relevance: Relevance, ties=None) -> dict[str, str]:
     own = "corpus entries at equal distance are ranked by corpus row, lower first"
-    out = conventions(threshold, empty, _tied_embeddings.describe_ties(ties, distance, own))
+    out = conventions(threshold, empty, route.describe_ties(ties, distance, own))
     if relevance.rules is not None:
         out["relevance"] += "; ignored entries are neither ranked nor counted"
         out["ignore"] = relevance.rules.describe("corpus entries")

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import kernels as K
 from .harmonic import partial_harmonic
 from .kernels import _ideal_dcg, _safe_divide
 from .ties import TiedHits
@@ -104,7 +103,7 @@ def f1_at(t: TiedHits, k: int) -> np.ndarray:
     return np.where(total > 0, 2 * p * r / np.where(total > 0, total, 1.0), 0.0)
 
 
-def r_precision(t: TiedHits) -> np.ndarray:
+def r_precision(t: TiedHits, cutoff=None) -> np.ndarray:
     r"""E[R-precision] = :math:`\frac{1}{R}\sum_g r_g m_g(R)/n_g`; NaN where R = 0."""
     return _safe_divide(expected_hits(t, t.n_relevant), t.n_relevant)
 
@@ -277,6 +276,16 @@ def ndcg(t: TiedHits, k: int | None = None, exponential: bool = False) -> np.nda
     return _safe_divide(dcg(t, k, exponential), _ideal_dcg(t.ideal, k, exponential))
 
 
+def ndcg_exp(t: TiedHits, k: int | None = None) -> np.ndarray:
+    """Expected nDCG with exponential gain 2**g - 1."""
+    return ndcg(t, k, exponential=True)
+
+
+def dcg_exp(t: TiedHits, k: int | None = None) -> np.ndarray:
+    """Expected DCG with exponential gain 2**g - 1."""
+    return dcg(t, k, exponential=True)
+
+
 def trapezoid_average_precision(t: TiedHits, cutoff=None) -> np.ndarray:
     r"""E[revisited Oxford/Paris AP] = :math:`\frac{1}{2R}\sum_g (A_g + B_g)` over the whole ranking.
 
@@ -328,29 +337,6 @@ def revisited_precision(t: TiedHits, k: int) -> np.ndarray:
     return np.where(t.n_relevant > 0, out, np.nan)
 
 
-# The expected counterpart of each ordinary kernel, with the same signature (hits, cutoff):
-# the registry declares ordinary kernels, and this table makes each of them tie-aware.
-COUNTERPARTS = {
-    K.precision: precision_at,
-    K.precision_within: precision_within,
-    K.hit_rate: hit_at,
-    K.recall: recall_at,
-    K.capped_recall: capped_recall_at,
-    K.f1: f1_at,
-    K.r_precision: lambda t, cutoff: r_precision(t),
-    K.average_precision: lambda t, cutoff: average_precision(t, cutoff=cutoff),
-    K.average_precision_over_hits: average_precision_over_hits,
-    K.reciprocal_rank: reciprocal_rank,
-    K.ndcg: ndcg,
-    K.ndcg_exp: lambda t, cutoff: ndcg(t, cutoff, exponential=True),
-    K.dcg: dcg,
-    K.dcg_exp: lambda t, cutoff: dcg(t, cutoff, exponential=True),
-    K.cg: cg,
-    K.trapezoid_average_precision: trapezoid_average_precision,
-    K.revisited_precision: revisited_precision,
-}
-
-
 def compute(metrics, t: TiedHits, within=None) -> dict[str, np.ndarray]:
     """Expected per-query values of each metric: the tie-aware counterpart of
     :func:`embedeval._metrics.registry.per_query_values`.
@@ -367,4 +353,4 @@ def compute(metrics, t: TiedHits, within=None) -> dict[str, np.ndarray]:
     -------
     dict of str to numpy.ndarray of shape (n_queries,)
     """
-    return {m.name: COUNTERPARTS[m.spec.forms[m.form].kernel](t, m.cutoff(t.n_relevant, within)) for m in metrics}
+    return {m.name: m.spec.forms[m.form].expected(t, m.cutoff(t.n_relevant, within)) for m in metrics}

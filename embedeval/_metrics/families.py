@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import expected as E
 from . import kernels as K
 
 EMBEDDINGS = "embeddings"
@@ -51,6 +52,9 @@ class Form:
 
     definition: str
     kernel: Callable  # kernel(hits, cutoff) -> array of shape (n_queries,)
+    # The tie-aware twin: expected(tied_hits, cutoff) -> the expected value over every order of
+    # the tied items (McSherry & Najork), array of shape (n_queries,).
+    expected: Callable
 
 
 @dataclass(frozen=True)
@@ -67,8 +71,8 @@ class Family:
     radius: bool = False
 
 
-def _forms(definition: str, kernel: Callable, forms=BOTH) -> dict[str, Form]:
-    return dict.fromkeys(forms, Form(definition, kernel))
+def _forms(definition: str, kernel: Callable, expected: Callable, forms=BOTH) -> dict[str, Form]:
+    return dict.fromkeys(forms, Form(definition, kernel, expected))
 
 
 _K, _OPT, _NONE = frozenset({"k"}), frozenset({"none", "k"}), frozenset({"none"})
@@ -81,7 +85,11 @@ FAMILIES: dict[str, Family] = {
     "precision": Family(
         _K,
         None,
-        _forms("P@k = (relevant items among the top k) / k; divides by k even if fewer were ranked", K.precision),
+        _forms(
+            "P@k = (relevant items among the top k) / k; divides by k even if fewer were ranked",
+            K.precision,
+            E.precision_at,
+        ),
     ),
     "recall": Family(
         _K,
@@ -91,8 +99,9 @@ FAMILIES: dict[str, Family] = {
                 "metric-learning Recall@K = 1 if any of the top k shares the query's label, else 0 "
                 "(identical to hit_rate@k)",
                 K.hit_rate,
+                E.hit_at,
             ),
-            RANKINGS: Form("trec_eval recall@k = (relevant items among the top k) / R", K.recall),
+            RANKINGS: Form("trec_eval recall@k = (relevant items among the top k) / R", K.recall, E.recall_at),
         },
     ),
     "capped_recall": Family(
@@ -101,15 +110,20 @@ FAMILIES: dict[str, Family] = {
         _forms(
             "capped recall@k = (relevant items among the top k) / min(k, R) (BEIR; OML's precision@k)",
             K.capped_recall,
+            E.capped_recall_at,
         ),
     ),
-    "hit_rate": Family(_K, None, _forms("hit_rate@k = 1 if any of the top k is relevant, else 0", K.hit_rate)),
+    "hit_rate": Family(
+        _K, None, _forms("hit_rate@k = 1 if any of the top k is relevant, else 0", K.hit_rate, E.hit_at)
+    ),
     "f1": Family(
         _K,
         None,
-        _forms("F1@k = 2 P@k recall@k / (P@k + recall@k), 0 when both are 0 (trec recall)", K.f1, (RANKINGS,)),
+        _forms("F1@k = 2 P@k recall@k / (P@k + recall@k), 0 when both are 0 (trec recall)", K.f1, E.f1_at, (RANKINGS,)),
     ),
-    "r_precision": Family(_NONE, R_ITEMS, _forms("R-precision = (relevant items among the top R) / R", K.r_precision)),
+    "r_precision": Family(
+        _NONE, R_ITEMS, _forms("R-precision = (relevant items among the top R) / R", K.r_precision, E.r_precision)
+    ),
     "map": Family(
         frozenset({"none", "k", "r"}),
         ALL_HITS,
@@ -117,6 +131,7 @@ FAMILIES: dict[str, Family] = {
             "AP = (1/R) * sum_{i<=k} P(i) * rel(i) over the whole ranking, or its top k for map@k "
             "(trec_eval's denominator: all R relevant items)",
             K.average_precision,
+            E.average_precision,
         ),
         r_definition="MAP@R = (1/R) * sum_{i<=R} P(i) * rel(i), P(i) = precision at rank i (Musgrave et al. 2020)",
     ),
@@ -127,6 +142,7 @@ FAMILIES: dict[str, Family] = {
             "AP over hits@k = sum_{i<=k} P(i) * rel(i) / (relevant items among the top k), 0 without a hit "
             "(OML's map@k, the tutorial's convention and deep hashing's mAP@k as in DPSH's code; not trec_eval's)",
             K.average_precision_over_hits,
+            E.average_precision_over_hits,
         ),
     ),
     "mrr": Family(
@@ -135,6 +151,7 @@ FAMILIES: dict[str, Family] = {
         _forms(
             "RR = 1 / rank of the first relevant item in the whole ranking, or 0 if none is in the top k for mrr@k",
             K.reciprocal_rank,
+            E.reciprocal_rank,
         ),
     ),
     "ndcg": Family(
@@ -144,6 +161,7 @@ FAMILIES: dict[str, Family] = {
             f"nDCG@k = DCG@k / ideal DCG@k, DCG@k = {_DCG}, linear gain g(rel) = rel (trec_eval); ideal from "
             "all judged items sorted by grade, cut at k",
             K.ndcg,
+            E.ndcg,
             (RANKINGS,),
         ),
         graded=True,
@@ -155,19 +173,22 @@ FAMILIES: dict[str, Family] = {
             f"nDCG@k with exponential gain g(rel) = 2^rel - 1: DCG@k = {_DCG}; ideal from all judged items "
             "sorted by grade, cut at k",
             K.ndcg_exp,
+            E.ndcg_exp,
             (RANKINGS,),
         ),
         graded=True,
     ),
-    "dcg": Family(_OPT, ALL_HITS, _forms(f"DCG@k = {_DCG}, linear gain g(rel) = rel", K.dcg, (RANKINGS,)), graded=True),
+    "dcg": Family(
+        _OPT, ALL_HITS, _forms(f"DCG@k = {_DCG}, linear gain g(rel) = rel", K.dcg, E.dcg, (RANKINGS,)), graded=True
+    ),
     "dcg_exp": Family(
         _OPT,
         ALL_HITS,
-        _forms(f"DCG@k = {_DCG}, exponential gain g(rel) = 2^rel - 1", K.dcg_exp, (RANKINGS,)),
+        _forms(f"DCG@k = {_DCG}, exponential gain g(rel) = 2^rel - 1", K.dcg_exp, E.dcg_exp, (RANKINGS,)),
         graded=True,
     ),
     "cg": Family(
-        _OPT, ALL_HITS, _forms("CG@k = sum_{i<=k} rel_i (graded, no discount)", K.cg, (RANKINGS,)), graded=True
+        _OPT, ALL_HITS, _forms("CG@k = sum_{i<=k} rel_i (graded, no discount)", K.cg, E.cg, (RANKINGS,)), graded=True
     ),
     # Protocol metrics: a community's own convention, under its own name.
     "cmc": Family(
@@ -177,6 +198,7 @@ FAMILIES: dict[str, Family] = {
             "CMC rank-k (re-identification): 1 if any of the top k (junk removed) is a correct match, else 0; "
             "identical to hit_rate@k",
             K.hit_rate,
+            E.hit_at,
         ),
     ),
     "revisited_map": Family(
@@ -187,6 +209,7 @@ FAMILIES: dict[str, Family] = {
             "j-th relevant item at rank r_j of the whole ranking, P(r) = relevant items among the top r / r, "
             "P(0) = 1 (trapezoids under the precision-recall curve)",
             K.trapezoid_average_precision,
+            E.trapezoid_average_precision,
             (RANKINGS,),
         ),
     ),
@@ -197,6 +220,7 @@ FAMILIES: dict[str, Family] = {
             "precision within Hamming radius r (deep hashing): relevant references at Hamming distance <= r / all "
             "references at distance <= r, 0 when none is that near; distance='hamming' only",
             K.precision_within,
+            E.precision_within,
             (EMBEDDINGS,),
         ),
         radius=True,
@@ -207,6 +231,7 @@ FAMILIES: dict[str, Family] = {
         _forms(
             "recall within Hamming radius r: relevant references at Hamming distance <= r / R; distance='hamming' only",
             K.recall,
+            E.recall_at,
             (EMBEDDINGS,),
         ),
         radius=True,
@@ -218,6 +243,7 @@ FAMILIES: dict[str, Family] = {
             "revisited Oxford/Paris P@k (the mean is mP@k): relevant items among the top k_q / k_q, "
             "k_q = min(k, rank of the query's last relevant item)",
             K.revisited_precision,
+            E.revisited_precision,
             (RANKINGS,),
         ),
     ),

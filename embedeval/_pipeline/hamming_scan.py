@@ -23,7 +23,7 @@ import numpy as np
 
 from .._core import budget as _budget
 from .._core.csr import offsets_within
-from .._inputs.codes import HAMMING, Codes
+from .._inputs.codes import Codes
 from .._metrics import expected as _expected
 from .._metrics.kernels import Hits, pack
 from .._metrics.registry import Metric, Needs, per_query_values
@@ -36,33 +36,6 @@ from .executors import gather
 INDEX_RULE = "references at equal Hamming distance are ranked by index, lower first"
 TIED = "equal Hamming distances (every reference at one distance is one tie group)"
 _BINARY_LEVELS = np.array([1.0])
-
-
-def check_options(metrics, distance: str, ties, index, device, client, shard_size, stream) -> None:
-    """Refuse what the exact scans (Hamming, or float embeddings under a tie-aware rule) do not
-    do, and Hamming-only metrics elsewhere."""
-    if distance != HAMMING:
-        radius = [m.name for m in metrics if m.spec.radius]
-        if radius:
-            raise ValueError(f"{radius} count references within a Hamming radius: use distance='hamming'")
-        if ties is None:
-            return
-    given = {
-        "index": index != "flat",
-        "device": device != "cpu",
-        "client": client is not None,
-        "shard_size": shard_size is not None,
-        "stream_reference": bool(stream),
-    }
-    refused = [name for name, set_ in given.items() if set_]
-    if refused:
-        what = (
-            "distance='hamming' scans every code" if distance == HAMMING else f"'ties'={ties!r} scans every reference"
-        )
-        raise ValueError(
-            f"{what} exactly in this process ({', '.join(refused)} given); drop {', '.join(refused)}"
-            + ("" if distance == HAMMING else " or leave 'ties' at None")
-        )
 
 
 def describe_ties(ties) -> str:
@@ -115,18 +88,7 @@ def jobs(queries: Codes, relevance: Relevance, evaluated, metrics, ties, block_s
         start = stop
 
 
-def score(
-    options,
-    queries: Codes,
-    references: Codes,
-    relevance: Relevance,
-    metrics,
-    evaluated,
-    *,
-    progress,
-    ties,
-    scanner=None,
-):
+def score(options, queries: Codes, references: Codes, relevance: Relevance, metrics, evaluated, scanner=None):
     """Per-query values of the ``evaluated`` queries (NaN elsewhere), as :func:`embedeval._pipeline.score`;
     ``scanner`` (a :class:`HammingScanner` over ``references``) is made here unless given."""
     per_query = {m.name: np.full(queries.shape[0], np.nan) for m in metrics}
@@ -134,8 +96,9 @@ def score(
         return per_query
     scanner = scanner or HammingScanner(references.packed, references.n_bits)
     executor = options.executor()
-    planned = jobs(queries, relevance, evaluated, metrics, ties, options.block_size, executor.n_workers)
-    gather(executor.run(evaluate_block, scanner, relevance.shared, planned), per_query, evaluated.size, progress)
+    planned = jobs(queries, relevance, evaluated, metrics, options.ties, options.block_size, executor.n_workers)
+    results = executor.run(evaluate_block, scanner, relevance.shared, planned)
+    gather(results, per_query, evaluated.size, options.progress)
     return per_query
 
 

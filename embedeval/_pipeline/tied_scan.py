@@ -20,46 +20,16 @@ import numpy as np
 
 from .._core import budget as _budget
 from .._inputs.arrays import prepare
-from .._inputs.codes import HAMMING
 from .._metrics.registry import Needs
-from .._metrics.ties import describe
 from .._search.tied_scan import TiedScanner
 from . import hamming_scan as _hamming
 from .executors import gather
-from .score import TIE_RULE
 
 TIED = (
     "exactly equal float64 distances (squared euclidean distance or minus the inner product, computed in float64 "
     "from the float32 vectors as searched; equal in float32 but not in float64 is not tied)"
 )
 SEARCH = "exact: every reference's float64 distance counted around each graded reference's exact distance, in chunks"
-
-
-def applies(distance: str, ties) -> bool:
-    """Whether an evaluation takes this path: float embeddings under a tie-aware rule."""
-    return ties is not None and distance != HAMMING
-
-
-def describe_ties(ties, distance: str, index_rule: str) -> str:
-    """The ``ties`` convention of an embedding evaluation (``index_rule``: the float index rule)."""
-    if distance == HAMMING:
-        return _hamming.describe_ties(ties)
-    return describe(ties, index_rule, TIED)
-
-
-def search_settings(options, ties, searched: bool = True) -> dict:
-    """The ``config`` entries every embedding evaluation reports on its search and tie rule:
-    ``search`` (the scan, the searcher, or none when no per-query metric was asked for),
-    ``tie_rule`` in words and ``ties`` (``"index"`` for the default)."""
-    if not searched:
-        search = "none: no per-query metric was asked for"
-    else:
-        search = SEARCH if applies(options.distance, ties) else options.search_config()
-    return {
-        "search": search,
-        "tie_rule": describe_ties(ties, options.distance, TIE_RULE),
-        "ties": ties or "index",
-    }
 
 
 def jobs(queries, relevance, evaluated, metrics, ties, distance: str, block_size):
@@ -73,7 +43,7 @@ def jobs(queries, relevance, evaluated, metrics, ties, distance: str, block_size
         yield rows, _hamming.Job(prepared, relevance.block(rows), tuple(metrics), ties, need, needs.radius)
 
 
-def score(options, queries, references, relevance, metrics, evaluated, *, progress, ties, scanner=None):
+def score(options, queries, references, relevance, metrics, evaluated, scanner=None):
     """Per-query values of the ``evaluated`` queries (NaN elsewhere) under the tie-aware rule ``ties``,
     as :func:`embedeval._pipeline.score` gives them under the index rule; ``scanner`` (a
     :class:`TiedScanner` over the prepared ``references``) is made here unless given."""
@@ -83,7 +53,7 @@ def score(options, queries, references, relevance, metrics, evaluated, *, progre
     if scanner is None:
         scanner = TiedScanner(prepare(np.asarray(references), options.distance), options.distance == "euclidean")
     executor = options.executor()
-    planned = jobs(queries, relevance, evaluated, metrics, ties, options.distance, options.block_size)
+    planned = jobs(queries, relevance, evaluated, metrics, options.ties, options.distance, options.block_size)
     results = executor.run(_hamming.evaluate_block, scanner, relevance.shared, planned)
-    gather(results, per_query, evaluated.size, progress)
+    gather(results, per_query, evaluated.size, options.progress)
     return per_query

@@ -18,7 +18,7 @@ from embedeval._metrics.expected import compute
 from embedeval._metrics.registry import EMBEDDINGS, parse_metrics
 from embedeval._metrics.ties import tied_hits_from_dense
 from embedeval._pipeline import hamming_scan as _hamming
-from embedeval._pipeline.score import Options
+from embedeval._pipeline.options import Options
 from embedeval._search.hamming import HammingScanner
 
 RULES = (None, "expected", "optimistic", "pessimistic")
@@ -190,12 +190,12 @@ def test_judged_retrieval_by_hamming_distance_against_a_full_sort(rule):
 
 def _score_with(scanner_pairs, rule, bits, labels, metrics, block_size=None):
     parsed = parse_metrics(metrics, EMBEDDINGS)
-    options = Options.check(parsed, "hamming", block_size, 1, None, False, None, "flat", None, "cpu", rule)
+    options = Options.check(parsed, distance="hamming", block_size=block_size, n_threads=1, ties=rule)
     q, r = read_codes(bits, None, ("embeddings", "reference"))
     _, relevance = _read_relevance(labels, None, q, r, None, None)
     evaluated = np.flatnonzero(relevance.n_relevant > 0)
     scanner = HammingScanner(r.packed, r.n_bits, pairs=scanner_pairs)
-    return _hamming.score(options, q, r, relevance, parsed, evaluated, progress=None, ties=rule, scanner=scanner)
+    return _hamming.score(options, q, r, relevance, parsed, evaluated, scanner=scanner)
 
 
 @pytest.mark.parametrize("rule", RULES)

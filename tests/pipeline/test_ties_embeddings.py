@@ -20,7 +20,7 @@ from embedeval._metrics.expected import compute
 from embedeval._metrics.registry import EMBEDDINGS, RANKINGS, parse_metrics
 from embedeval._metrics.ties import tied_hits_from_dense
 from embedeval._pipeline import tied_scan as _tied_embeddings
-from embedeval._pipeline.score import Options
+from embedeval._pipeline.options import Options
 from embedeval._search.tied_scan import TiedScanner
 
 RULES = (None, "expected", "optimistic", "pessimistic")
@@ -264,14 +264,12 @@ def test_distances_equal_in_float32_but_not_in_float64_are_not_tied():
 
 def _score_with(pairs, rule, x, labels, metrics, block_size=None, distance="euclidean"):
     parsed = parse_metrics(metrics, EMBEDDINGS)
-    options = Options.check(parsed, distance, block_size, 1, None, False, None, "flat", None, "cpu", rule)
+    options = Options.check(parsed, distance=distance, block_size=block_size, n_threads=1, ties=rule)
     q, r, _ = _read_embeddings(x, None, None, distance)
     _, relevance = _read_relevance(labels, None, q, r, None, None)
     evaluated = np.flatnonzero(relevance.n_relevant > 0)
     scanner = TiedScanner(prepare(r, distance), distance == "euclidean", pairs=pairs)
-    return _tied_embeddings.score(
-        options, q, r, relevance, parsed, evaluated, progress=None, ties=rule, scanner=scanner
-    )
+    return _tied_embeddings.score(options, q, r, relevance, parsed, evaluated, scanner=scanner)
 
 
 @pytest.mark.parametrize("rule", RULES[1:])

@@ -1,0 +1,78 @@
+"""The one place that decides how an embedding evaluation is scored.
+
+Three routes, chosen from the checked :class:`~embedeval._pipeline.options.Options` alone:
+
+* ``"exact search"``: float embeddings under the index rule; faiss proposes, float64 decides
+  (:func:`embedeval._pipeline.score.score`);
+* ``"hamming scan"``: binary codes (``distance="hamming"``), every distance counted, under any
+  tie rule (:mod:`embedeval._pipeline.hamming_scan`);
+* ``"tie-aware scan"``: float embeddings under ``ties="expected"``, ``"optimistic"`` or
+  ``"pessimistic"`` (:mod:`embedeval._pipeline.tied_scan`).
+
+Each route takes the same arguments and gives ``(per-query arrays, approximation or None)``, so
+the entry points call :func:`run` and never ask which route runs; the configuration they report
+(:func:`search_settings`) reads the same choice.
+"""
+
+from __future__ import annotations
+
+from .._inputs.codes import HAMMING
+from .._metrics.ties import describe
+from . import hamming_scan, tied_scan
+from .options import Options
+from .score import TIE_RULE, score
+
+EXACT_SEARCH, HAMMING_SCAN, TIED_SCAN = "exact search", "hamming scan", "tie-aware scan"
+
+
+def choose(options: Options) -> str:
+    """The route of an evaluation: one of :data:`EXACT_SEARCH`, :data:`HAMMING_SCAN`, :data:`TIED_SCAN`."""
+    if options.distance == HAMMING:
+        return HAMMING_SCAN
+    return EXACT_SEARCH if options.ties is None else TIED_SCAN
+
+
+def _scan(module):
+    def run_scan(options, queries, references, relevance, metrics, evaluated):
+        return module.score(options, queries, references, relevance, metrics, evaluated), None
+
+    return run_scan
+
+
+_ROUTES = {EXACT_SEARCH: score, HAMMING_SCAN: _scan(hamming_scan), TIED_SCAN: _scan(tied_scan)}
+
+
+def run(options: Options, queries, references, relevance, metrics, evaluated):
+    """Score the ``evaluated`` queries by the route that ``options`` choose.
+
+    Returns
+    -------
+    per_query : dict of str to ndarray of shape (n_queries,)
+        Each metric's value for the evaluated queries, NaN for the others.
+    approximation : dict or None
+        How far an approximate index is from the exact search (approximate indexes only).
+    """
+    return _ROUTES[choose(options)](options, queries, references, relevance, metrics, evaluated)
+
+
+def describe_ties(ties, distance: str, index_rule: str = TIE_RULE) -> str:
+    """The ``ties`` convention of an embedding evaluation in words (``index_rule``: the words of
+    the default rule, which ``evaluate_retrieval`` words in corpus rows)."""
+    if distance == HAMMING:
+        return hamming_scan.describe_ties(ties)
+    return describe(ties, index_rule, tied_scan.TIED)
+
+
+def search_settings(options: Options, searched: bool = True) -> dict:
+    """The ``config`` entries every embedding evaluation reports on its search and tie rule:
+    ``search`` (the scan, the searcher, or none when no per-query metric was asked for),
+    ``tie_rule`` in words and ``ties`` (``"index"`` for the default)."""
+    if not searched:
+        search = "none: no per-query metric was asked for"
+    else:
+        search = tied_scan.SEARCH if choose(options) == TIED_SCAN else options.search_config()
+    return {
+        "search": search,
+        "tie_rule": describe_ties(options.ties, options.distance),
+        "ties": options.ties or "index",
+    }
