@@ -12,7 +12,9 @@ no line in the file, or a zero sd with another value than the mean, is -1000000.
 from __future__ import annotations
 
 import math
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -54,7 +56,11 @@ def trec_eval_command(argv: list[str]) -> int:
         print(f"embedeval trec_eval {__version__} (trec_eval 10.0's command line and output)", file=sys.stderr)
         return 0
     files = dict(zip(("QRELS", "RUN"), args.files, strict=False)) if len(args.files) == 2 else {}
-    problems += [f"{what}: no such file: {p}" for what, p in files.items() if not Path(p).is_file()]
+    problems += [
+        f"{what}: no such file: {p}"
+        for what, p in files.items()
+        if not Path(p).is_file() and not (what == "RUN" and p == "-")  # '-': the run on stdin
+    ]
     if args.zscores is not None and not Path(args.zscores).is_file():
         problems.append(f"-Z: no such file: {args.zscores}")
     try:
@@ -66,7 +72,14 @@ def trec_eval_command(argv: list[str]) -> int:
     if problems:
         raise UsageError(problems)
     zscores = _read_zscores(args.zscores) if args.zscores else None
-    print(_output(args, values, files["QRELS"], files["RUN"], zscores), end="")
+    if files["RUN"] != "-":
+        print(_output(args, values, files["QRELS"], files["RUN"], zscores), end="")
+        return 0
+    with tempfile.TemporaryDirectory() as folder:  # the readers read files: stdin is copied into one
+        run = Path(folder) / "stdin"
+        with open(run, "wb") as f:
+            shutil.copyfileobj(sys.stdin.buffer, f)
+        print(_output(args, values, files["QRELS"], run, zscores), end="")
     return 0
 
 
@@ -76,6 +89,8 @@ def _available(values, own: set) -> tuple[list, list[str]]:
     kept, problems, dropped = [], [], []
     for v in values:
         name = v.metric or v.source
+        if v.kind == "string":  # relstring: a string per query, which the registry's numbers cannot hold
+            name = "relstring:string"
         if name is not None:
             try:
                 parse_metrics([name], RANKINGS)
