@@ -67,10 +67,16 @@ def trec_eval_command(argv: list[str]) -> int:
         values, own = selection(args.measures)
     except ValueError as exc:
         raise UsageError(problems + str(exc).splitlines()) from None
-    values, missing = _available(values, own)
+    values, missing, dropped = _available(values, own)
     problems += missing
     if problems:
         raise UsageError(problems)
+    if dropped:
+        print(
+            f"embedeval trec_eval: warning: left out of {'/'.join(NICKNAMES)}: {', '.join(dropped)} "
+            "(embedeval cannot compute them yet)",
+            file=sys.stderr,
+        )
     zscores = _read_zscores(args.zscores) if args.zscores else None
     if files["RUN"] != "-":
         print(_output(args, values, files["QRELS"], files["RUN"], zscores), end="")
@@ -83,9 +89,9 @@ def trec_eval_command(argv: list[str]) -> int:
     return 0
 
 
-def _available(values, own: set) -> tuple[list, list[str]]:
-    """The values the registry can compute; a measure named in ``-m`` that it cannot is a problem,
-    one that came with a set (all_trec) is left out with a warning."""
+def _available(values, own: set) -> tuple[list, list[str], list[str]]:
+    """(the values the registry can compute, problems, measures left out): a measure named in
+    ``-m`` that it cannot compute is a problem, one that came with a set (all_trec) is left out."""
     kept, problems, dropped = [], [], []
     for v in values:
         name = v.metric or v.source
@@ -101,13 +107,7 @@ def _available(values, own: set) -> tuple[list, list[str]]:
                     dropped.append(v.measure)
                 continue
         kept.append(v)
-    if dropped:
-        import warnings
-
-        warnings.warn(
-            f"left out of {'/'.join(NICKNAMES)}: {', '.join(dropped)} (embedeval cannot compute them yet)", stacklevel=2
-        )
-    return kept, problems
+    return kept, problems, dropped
 
 
 def _output(args, values, qrels, run, zscores) -> str:
