@@ -152,3 +152,25 @@ def test_the_silent_difference_is_gone(tmp_path, capsys):
     assert capsys.readouterr().out.strip() == "map                   \tall\t0.5000"
     _, out, _ = _run(capsys, "-m", "map", tmp_path / "qrels", tmp_path / "run")
     assert out == "map                   \tall\t0.5000\n"
+
+
+def test_run_on_stdin_help_and_the_alias(tmp_path, capsys, monkeypatch):
+    import io
+
+    (tmp_path / "qrels").write_text("a 0 x 1\n")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"a Q0 y 1 2 r\na Q0 x 2 1 r\n")))
+    status, out, _ = _run(capsys, "-m", "recip_rank", tmp_path / "qrels", "-")
+    assert status == 0 and out == "recip_rank            \tall\t0.5000\n"
+    assert main(["trec-eval", "-h"]) == 0
+    assert capsys.readouterr().out.startswith("usage: embedeval trec_eval")
+
+
+def test_rankings_complete_lists_queries_in_id_order(tmp_path, capsys):
+    (tmp_path / "qrels").write_text("q2 0 a 1\nq1 0 b 1\nq3 0 c 1\n")
+    (tmp_path / "run").write_text("q3 Q0 c 1 2 r\nq1 Q0 b 1 2 r\n")  # q2: judged, no run
+    args = ["rankings", str(tmp_path / "run"), str(tmp_path / "qrels"), "--metrics", "map", "--per-query"]
+    assert main([*args, "--complete", "--format", "csv"]) == 0
+    rows = [line.split(",")[0] for line in capsys.readouterr().out.splitlines()]
+    assert rows == ["query", "q1", "q2", "q3", "all"]
+    assert main([*args, "--complete", "--format", "trec"]) == 0
+    assert [line.split("\t")[1] for line in capsys.readouterr().out.splitlines()] == ["q1", "q2", "q3", "all"]
