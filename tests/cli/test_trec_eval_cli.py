@@ -49,21 +49,31 @@ MEASURES = ["num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "
 MEASURES += ["ndcg_cut_10", "map_cut_10", "success_5"]
 
 
-@pytest.mark.parametrize("level", [1, 2])
-@pytest.mark.parametrize("seed", range(6))
-def test_per_query_values_and_summary_are_pytrec_evals(tmp_path, capsys, seed, level):
+def _top(ranking: dict, m: int | None) -> dict:
+    """A query's first ``m`` documents in trec_eval's order (score descending, id descending)."""
+    ordered = sorted(ranking.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
+    return dict(ordered[:m] if m is not None else ordered)
+
+
+@pytest.mark.parametrize(
+    ("level", "cut", "judged_only"), [(1, None, False), (2, None, False), (1, 7, False), (1, None, True), (2, 5, True)]
+)
+@pytest.mark.parametrize("seed", range(5))
+def test_per_query_values_and_summary_are_pytrec_evals(tmp_path, capsys, seed, level, cut, judged_only):
     run, qrels = _files(tmp_path, seed)
     flags = ["-q", f"-l{level}", "-m", "num_ret", "-mnum_rel", "-m", "num_rel_ret", "-m", "map", "-m", "Rprec"]
     flags += ["-m", "recip_rank", "-m", "P.10,5", "-m", "recall.10", "-m", "ndcg", "-m", "ndcg_cut.10"]
     flags += ["-m", "map_cut.10", "-m", "success.5"]
+    flags += ([f"-M{cut}"] if cut else []) + (["-J"] if judged_only else [])
     status, out, _ = _run(capsys, *flags, tmp_path / "qrels", tmp_path / "run")
     assert status == 0
-    common = {q: run[q] for q in run if q in qrels}
+    common = {q: _top(run[q], cut) for q in run if q in qrels}  # -M: the first documents, then -J
     names = {"P_5", "P_10", "recall_10", "ndcg_cut_10", "map_cut_10", "success_5"}
     evaluator = pytrec_eval.RelevanceEvaluator(
         {q: qrels[q] for q in common},
         {"num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "ndcg"} | names,
         relevance_level=level,
+        judged_docs_only_flag=judged_only,
     )
     reference = evaluator.evaluate(common)
     expected = []
