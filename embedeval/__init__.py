@@ -7,7 +7,7 @@ from ._embeddings.retrieval import evaluate_retrieval
 from ._forms.rankings import evaluate_rankings
 from ._forms.scores import evaluate_scores
 from .accumulator import Accumulator
-from .result import EvaluationResult, PerClass
+from .result import EvaluationResult, PerClass, PerGroup
 
 try:
     __version__ = version("embedeval")
@@ -18,6 +18,7 @@ __all__ = [
     "Accumulator",
     "EvaluationResult",
     "PerClass",
+    "PerGroup",
     "__version__",
     "evaluate",
     "evaluate_rankings",

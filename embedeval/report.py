@@ -8,7 +8,7 @@ import platform
 from datetime import datetime
 from pathlib import Path
 
-from ._core.text import html_table, markdown_table, metric_table, percent
+from ._core.text import group_table, html_table, markdown_table, metric_table, percent
 from .result import EvaluationResult, interval_note
 
 # The figure scales down to the column (it is drawn 1200 px wide); names and numbers in the table
@@ -21,6 +21,9 @@ _STYLE = (
     "border-bottom:1px solid #ddd}td:not(:last-child),th:not(:last-child){white-space:nowrap}"
     "code,li{overflow-wrap:anywhere}.meta{color:#555}"
 )
+
+
+_GROUPS_NOTE = "Each metric's mean over the group's evaluated queries; macro: the mean of the group means."
 
 
 def _versions() -> dict[str, str]:
@@ -84,11 +87,12 @@ def write_report(
         settings["no interval"] = note.removeprefix("no interval for ")
     head, rows = metric_table(result, intervals)
     sections = [("Settings", settings), ("Conventions", result.conventions), ("Versions", _versions())]
+    groups = None if result.per_group is None else group_table(result)
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() == ".md":
-        path.write_text(_markdown(header, head, rows, figure, sections, path.parent))
+        path.write_text(_markdown(header, head, rows, figure, sections, path.parent, groups))
     else:
-        path.write_text(_html(header, head, rows, figure, sections))
+        path.write_text(_html(header, head, rows, figure, sections, groups))
     return path
 
 
@@ -99,7 +103,7 @@ def _setting(value) -> object:
     return value
 
 
-def _markdown(header: dict, head: list[str], rows: list[list[str]], figure, sections, folder: Path) -> str:
+def _markdown(header: dict, head: list[str], rows: list[list[str]], figure, sections, folder: Path, groups=None) -> str:
     """The report as Markdown; the figure is linked relative to the report's ``folder`` where it lies inside it."""
     lines = ["# embedeval report", ""]
     lines += [f"{k.capitalize()}: `{v}`  " if k == "command" else f"{k.capitalize()}: {v}  " for k, v in header.items()]
@@ -108,12 +112,14 @@ def _markdown(header: dict, head: list[str], rows: list[list[str]], figure, sect
         fig, here = Path(figure).resolve(), folder.resolve()
         rel = fig.relative_to(here) if fig.is_relative_to(here) else fig
         lines += ["", f"![evaluation]({rel.as_posix()})"]
+    if groups is not None:
+        lines += ["", "## Per group", "", _GROUPS_NOTE, "", markdown_table(*groups)]
     for title, items in sections:
         lines += ["", f"## {title}", ""] + [f"- **{k}**: {v}" for k, v in items.items()]
     return "\n".join(lines) + "\n"
 
 
-def _html(header: dict, head: list[str], rows: list[list[str]], figure, sections) -> str:
+def _html(header: dict, head: list[str], rows: list[list[str]], figure, sections, groups=None) -> str:
     """The report as one self-contained HTML page: the figure is embedded as base64."""
     esc = html.escape
     img = ""
@@ -124,6 +130,8 @@ def _html(header: dict, head: list[str], rows: list[list[str]], figure, sections
         f"<p class='meta'>{esc(k.capitalize())}: " + (f"<code>{esc(v)}</code>" if k == "command" else esc(v)) + "</p>"
         for k, v in header.items()
     )
+    if groups is not None:
+        img += f"<h2>Per group</h2><p>{esc(_GROUPS_NOTE)}</p>{html_table(*groups)}"
     body = "".join(
         f"<h2>{esc(t)}</h2><ul>"
         + "".join(f"<li><b>{esc(str(k))}</b>: {esc(str(v))}</li>" for k, v in items.items())

@@ -128,3 +128,20 @@ def csv_table(head: list[str], rows: list[list[str]]) -> str:
     out = io.StringIO()
     csv.writer(out, lineterminator="\n").writerows([head, *rows])
     return out.getvalue().removesuffix("\n")
+
+
+def group_table(result: EvaluationResult, cell=format_value) -> tuple[list[str], list[list[str]]]:
+    """The head and one row per group of a result with groups: group, queries, evaluated, then
+    each per-query metric's mean over the group's evaluated queries (``cell`` formats the
+    numbers), and a last row ``macro`` (the mean of the group means)."""
+    per_group = result.per_group
+    names = list(per_group.values)
+    head = ["group", "queries", "evaluated", *names]
+    rows = [
+        [str(g), str(n), str(e), *(cell(float(per_group.values[m][i])) for m in names)]
+        for i, (g, n, e) in enumerate(
+            zip(per_group.groups.tolist(), per_group.n_queries.tolist(), per_group.n_evaluated.tolist(), strict=True)
+        )
+    ]
+    rows.append(["macro", "", "", *(cell(per_group.macro[m]) for m in names)])
+    return head, rows

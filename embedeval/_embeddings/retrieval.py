@@ -13,6 +13,7 @@ import numpy as np
 from .._forms.graded import check_threshold, conventions
 from .._inputs.arrays import as_embeddings, check_choice, check_directions
 from .._inputs.codes import HAMMING, read_codes
+from .._inputs.groups import read_groups
 from .._inputs.magnitude import into_safe_range, scale_config
 from .._metrics.registry import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
 from .._metrics.ties import check_ties
@@ -57,6 +58,7 @@ def evaluate_retrieval(
     device: str | Device = "cpu",
     check_sample: int = 1000,
     seed: int = 0,
+    groups=None,
 ) -> EvaluationResult:
     r"""Evaluate dense retrieval against relevance judgements: every query ranks the whole corpus.
 
@@ -100,6 +102,9 @@ def evaluate_retrieval(
         Hamming distances, or exactly equal float64 distances of float embeddings).
     block_size, n_threads, progress, shard_size, stream_reference, client, index, index_params, device
         As in :func:`evaluate` (``corpus`` is the reference set), with ``check_sample`` and ``seed``.
+    groups : array-like of shape (n_queries,) or mapping, optional
+        One group per query row (language, subset, ...), or ``{query id: group}`` with
+        ``query_ids``: each metric is also averaged within each group, in ``result.per_group``.
 
     Returns
     -------
@@ -132,6 +137,7 @@ def evaluate_retrieval(
     ties = check_ties(ties)
     options = Options.from_arguments(parsed, locals())
     q, c, scale = _read_embeddings(queries, corpus, distance)
+    query_groups = read_groups(groups, q.shape[0], _id_list(query_ids))
     relevance, judged = _read_relevance(
         qrels, q.shape[0], c.shape[0], query_ids, corpus_ids, threshold, ignore, ignore_same
     )
@@ -157,7 +163,7 @@ def evaluate_retrieval(
         **scale_config(scale),
     }
     if query_ids is not None:
-        config["query_ids"] = list(np.asarray(query_ids).tolist() if hasattr(query_ids, "__array__") else query_ids)
+        config["query_ids"] = _id_list(query_ids)
     return EvaluationResult.from_per_query(
         per_query,
         {m.name: m.definition for m in parsed},
@@ -166,7 +172,15 @@ def evaluate_retrieval(
         skip_reasons=SKIP_REASONS,
         config=config,
         approximation=approximation,
+        groups=query_groups,
     )
+
+
+def _id_list(ids) -> list | None:
+    """``query_ids`` as a list of Python values (None stays None)."""
+    if ids is None:
+        return None
+    return list(np.asarray(ids).tolist() if hasattr(ids, "__array__") else ids)
 
 
 def _read_embeddings(queries, corpus, distance: str):

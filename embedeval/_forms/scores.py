@@ -6,6 +6,7 @@ import numpy as np
 
 from .._core import budget as _budget
 from .._inputs.arrays import _to_numpy, check_choice
+from .._inputs.groups import read_groups
 from .._metrics.registry import DEFAULT_RANKING_METRICS, RANKINGS, Needs, parse_metrics
 from .._metrics.ties import check_ties, describe
 from ..result import EvaluationResult
@@ -87,6 +88,7 @@ def evaluate_scores(
     threshold: float = 1,
     empty: str = "skip",
     ties: str | None = None,
+    groups=None,
 ) -> EvaluationResult:
     r"""Evaluate a queries x items score matrix against a relevance matrix (the recommender form).
 
@@ -104,6 +106,8 @@ def evaluate_scores(
         Najork 2008, in closed form), ``"optimistic"`` / ``"pessimistic"`` the order with
         relevant (higher-graded) items first / last. A tie group that reaches past the depth
         a cutoff needs is counted whole.
+    groups : array-like of shape (n_queries,), optional
+        One group per row: each metric is also averaged within each group, in ``result.per_group``.
 
     Returns
     -------
@@ -143,6 +147,7 @@ def evaluate_scores(
         )
     if not np.isfinite(g).all():
         raise ValueError("'relevance' must be finite")
+    query_groups = read_groups(groups, s.shape[0])
     needs = Needs.of(parsed)
     depth = s.shape[1] if needs.r or needs.whole_ranking else min(needs.k, s.shape[1])
     rows = max(1, _budget.RANKING_ELEMENTS // s.shape[1])
@@ -159,7 +164,7 @@ def evaluate_scores(
         groups, rule = [], None
     judged = Judged(s.shape[0], *columns[:3], jr, g[jr, jc], *groups)
     values, n_relevant = per_query(parsed, judged, threshold, rule)
-    return finish(
+    result = finish(
         parsed,
         values,
         n_relevant,
@@ -173,3 +178,4 @@ def evaluate_scores(
             "depth": int(depth),
         },
     )
+    return result if query_groups is None else result.with_groups(query_groups)

@@ -84,6 +84,10 @@ def ranked_problems(args, paths: dict[str, str]) -> list[str]:
         args.empty = "zero" if args.format == "trec" else "skip"
     if args.format == "trec" and args.ci is not None:
         problems.append("--ci has no place in --format trec (trec_eval prints no intervals); drop one of them")
+    if args.format == "trec" and args.groups is not None:
+        problems.append("--groups has no place in --format trec (trec_eval has no groups); choose another --format")
+    if args.format == "trec" and args.names == "safe":
+        problems.append("--names safe has no place in --format trec (it prints trec_eval's names); drop one of them")
     return problems
 
 
