@@ -9,6 +9,7 @@ The package: ``_parser`` (commands, arguments, help), ``_commands`` (one functio
 
 from __future__ import annotations
 
+import argparse
 import os
 import shlex
 import sys
@@ -18,6 +19,9 @@ import warnings
 from ._argparse import parse
 from ._parser import build_parser
 from ._problems import UsageError
+from ._trec_eval import trec_eval_command
+
+TREC_EVAL = ("trec_eval", "trec-eval")  # the drop-in's names (embedeval trec_eval -q QRELS RUN)
 
 __all__ = ["build_parser", "main"]
 
@@ -35,12 +39,16 @@ def main(argv=None) -> int:
     Warnings print as ``embedeval COMMAND: warning:`` lines. Ctrl-C prints one line and exits
     130 at once; a closed stdout (``| head``) ends quietly with 141.
     """
-    args, parse_problems = parse(build_parser(), argv)
-    if parse_problems:  # every one at once, one line each, no usage block
-        for prog, problem in parse_problems:
-            print(f"{prog}: error: {problem}", file=sys.stderr)
-        return 2
-    args.command_line = shlex.join(["embedeval", *map(str, sys.argv[1:] if argv is None else argv)])  # for reports
+    words = list(map(str, sys.argv[1:] if argv is None else argv))
+    if words and words[0] in TREC_EVAL:  # trec_eval's own grammar, not argparse's (see _trec_eval_args)
+        args = argparse.Namespace(command="trec_eval", run=lambda _: trec_eval_command(words[1:]))
+    else:
+        args, parse_problems = parse(build_parser(), words)
+        if parse_problems:  # every one at once, one line each, no usage block
+            for prog, problem in parse_problems:
+                print(f"{prog}: error: {problem}", file=sys.stderr)
+            return 2
+    args.command_line = shlex.join(["embedeval", *words])  # for reports
     prefix = f"embedeval {args.command}"
     problems = []
     try:

@@ -126,6 +126,12 @@ def build_parser() -> argparse.ArgumentParser:
         ("scores", "evaluate a queries x items score matrix against a relevance matrix", scores_command),
     ):
         _add_ranked(sub.add_parser(name, help=helptext, **sub_kw), name, run)
+    sub.add_parser(  # listed for --help; main() hands its words to trec_eval's own grammar (_trec_eval_args)
+        "trec_eval",
+        aliases=["trec-eval"],
+        help="trec_eval 10's command: its flags, files and output (embedeval trec_eval -h)",
+        add_help=False,
+    )
     rc = sub.add_parser("reality-check", help="regenerate the toy examples of Musgrave et al. 2020", **sub_kw)
     rc.add_argument("--out", default="plots", help="folder for the PNGs (default: plots)")
     rc.add_argument("--n", type=int, default=2000, help="points per example (default: 2000)")
@@ -289,8 +295,9 @@ def _add_ranked(ir: argparse.ArgumentParser, name: str, run) -> None:
     ir.add_argument(
         "--empty",
         choices=("skip", "zero"),
-        default="skip",
-        help="queries without relevant items: skipped (default) or scored 0 and averaged, as trec_eval does",
+        default=None,
+        help="queries without relevant items: skipped (default) or scored 0 and averaged, as trec_eval does "
+        "(the only choice with --format trec: trec_eval's format means its conventions)",
     )
     if name == "rankings":
         ir.add_argument(

@@ -78,6 +78,13 @@ def ranked_problems(args, paths: dict[str, str]) -> list[str]:
         check_threshold(args.threshold)
     except ValueError:
         problems.append(f"--threshold must be a number > 0 (grade 0 is never relevant); got {args.threshold}")
+    if args.format == "trec" and args.empty == "skip":
+        problems.append(
+            "--empty skip has no place in --format trec (trec_eval scores a query without relevant items 0 and "
+            "averages it in); drop one of them"
+        )
+    if args.empty is None:  # trec_eval's format means trec_eval's conventions
+        args.empty = "zero" if args.format == "trec" else "skip"
     if args.format == "trec" and args.ci is not None:
         problems.append("--ci has no place in --format trec (trec_eval prints no intervals); drop one of them")
     if args.format == "trec" and args.groups is not None:
