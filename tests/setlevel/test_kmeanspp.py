@@ -17,7 +17,11 @@ sklearn_metrics = pytest.importorskip("sklearn.metrics")
 
 def separated(seed, k, d, n):
     rng = np.random.default_rng(seed)
-    centres = rng.standard_normal((k, d)) * 30  # far apart against unit noise
+    # centres on a grid 15 apart (in the first two coordinates) plus a random offset: at least
+    # 15 - 2 apart against unit noise, whatever the draw
+    grid = np.zeros((k, d))
+    grid[:, 0], grid[:, 1] = 15 * (np.arange(k) % 4), 15 * (np.arange(k) // 4)
+    centres = grid + rng.uniform(-1, 1, (k, d)) + rng.standard_normal(d) * 100
     y = np.concatenate([np.arange(k), rng.integers(0, k, n - k)])  # every class present
     return (centres[y] + rng.standard_normal((n, d))).astype(np.float32), y
 
