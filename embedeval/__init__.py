@@ -8,7 +8,7 @@ from ._forms.rankings import evaluate_rankings
 from ._forms.scores import evaluate_scores
 from ._metrics.catalogue import list_metrics
 from .accumulator import Accumulator
-from .result import EvaluationResult, PerClass
+from .result import EvaluationResult, PerClass, PerGroup
 
 try:
     __version__ = version("embedeval")
@@ -47,6 +47,7 @@ __all__ = [
     "Accumulator",
     "EvaluationResult",
     "PerClass",
+    "PerGroup",
     "__version__",
     "evaluate",
     "evaluate_rankings",

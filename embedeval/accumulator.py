@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._embeddings.evaluate import evaluate
-from ._inputs.arrays import _to_numpy
+from ._inputs.arrays import _to_numpy, as_labels
 from .result import EvaluationResult
 
 
@@ -44,7 +44,6 @@ class Accumulator:
         self._labels: list[np.ndarray] = []
         self._indices: list[np.ndarray] | None = None
         self._dim: int | None = None
-        self._label_kind: str | None = None
 
     def __len__(self) -> int:
         return sum(len(e) for e in self._embeddings)
@@ -57,7 +56,10 @@ class Accumulator:
         embeddings : array-like of shape (b, d)
             A torch tensor on any device (detached and copied to host memory), a numpy array, ...
         labels : array-like of shape (b,)
-            One hashable label per row.
+            One hashable label per row, read as :func:`embedeval.evaluate` reads labels (64-bit
+            ids stay ints, ``1`` and ``"1"`` differ, tuples are labels, NaN is refused). Batches
+            may differ in label type (an int64 batch, then a uint64 one, or an empty one): labels
+            are joined without coercion.
         indices : array-like of shape (b,) of int, optional
             Each row's position in the validation set. Give them in every batch or in none;
             with them, rows seen twice (a ``DistributedSampler`` pads the last batch with
@@ -72,16 +74,7 @@ class Accumulator:
             raise ValueError(
                 f"'embeddings' must keep the dimension of earlier batches ({self._dim}); got {emb.shape[1]}"
             )
-        lab = _to_numpy(labels, "labels")
-        if lab.ndim != 1 or lab.shape[0] != emb.shape[0]:
-            raise ValueError(
-                f"'labels' must hold one label per row of the batch ({emb.shape[0]}); got shape {lab.shape}"
-            )
-        kind = "number" if lab.dtype.kind in "biu" else lab.dtype.kind
-        if self._label_kind is not None and kind != self._label_kind:
-            raise ValueError(
-                f"'labels' must be of the kind of earlier batches ({self._label_kind}); got dtype {lab.dtype}"
-            )
+        lab = as_labels(labels, emb.shape[0], "labels", "embeddings of the batch")
         if (indices is None) != (self._indices is None) and self._embeddings:
             raise ValueError("'indices' must be given with every batch or with none; got a mix")
         if indices is not None:
@@ -93,13 +86,13 @@ class Accumulator:
             self._indices = [*(self._indices or []), idx.astype(np.int64)]
         self._embeddings.append(np.array(emb, dtype=np.float32))  # a copy: the caller may reuse its buffer
         self._labels.append(lab.copy())
-        self._dim, self._label_kind = emb.shape[1], kind
+        self._dim = emb.shape[1]
 
     def _local(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         if not self._embeddings:
             raise ValueError("the accumulator is empty: call update() with at least one batch before compute()")
         indices = None if self._indices is None else np.concatenate(self._indices)
-        return np.concatenate(self._embeddings), np.concatenate(self._labels), indices
+        return np.concatenate(self._embeddings), join_labels(self._labels), indices
 
     def compute(self, **evaluate_kwargs) -> EvaluationResult:
         """Evaluate everything accumulated (on every rank alike under torch.distributed).
@@ -120,6 +113,16 @@ class Accumulator:
         return _on_rank_zero(lambda: evaluate(embeddings, labels, **evaluate_kwargs))
 
     evaluate = compute
+
+
+def join_labels(batches: list[np.ndarray]) -> np.ndarray:
+    """Label batches as one array, without coercion: one dtype stays that dtype; several (int64 and
+    uint64, ints and strings) give an object array of the Python values. Empty batches count for
+    nothing, so an empty first batch fixes no type."""
+    kept = [b for b in batches if b.size] or batches[:1]
+    if len({b.dtype for b in kept}) == 1 and kept[0].dtype != object:
+        return np.concatenate(kept)
+    return np.fromiter((v for b in kept for v in b.tolist()), dtype=object, count=sum(b.size for b in kept))
 
 
 def _distributed():
@@ -146,7 +149,7 @@ def _gather(embeddings, labels, indices):
         raise ValueError("'indices' must be given on every rank or on none")
     return (
         np.concatenate([p[0] for p in parts]),
-        np.concatenate([p[1] for p in parts]),
+        join_labels([p[1] for p in parts]),
         None if indices is None else np.concatenate([p[2] for p in parts]),
     )
 

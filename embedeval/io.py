@@ -1,4 +1,5 @@
-"""Reading TREC run and qrels files (the formats trec_eval reads).
+"""Reading TREC run and qrels files (the formats trec_eval reads), BEIR folders, qrels tables,
+id files and OML tables.
 
 A run line is ``query_id Q0 doc_id rank score tag``; trec_eval ignores the rank column and
 orders each query's documents by score, descending, ties by doc id descending, and so does
@@ -7,11 +8,21 @@ whitespace. With pyarrow installed (``pip install 'embedeval[fast]'``) the files
 CSV reader; without it, line by line (6 to 7 times slower); the results are the same.
 :func:`evaluate_files` evaluates the files without making Python objects per line, as the
 ``embedeval rankings`` command does.
+
+:func:`read_qrels` also reads qrels tables (columns ``query-id``, ``corpus-id``, ``score``: BEIR's
+TSV with its header row, CSV, JSON lines, parquet), :func:`read_ids` id files (one per line, or
+JSON lines with ``_id`` / ``id``), :func:`read_beir` a BEIR folder, and :func:`read_oml` an
+open-metric-learning table.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from ._forms import beir as _beir
+from ._forms.oml import OmlTable, read_oml_table
 from ._forms.rankings import check_options
+from ._forms.tables import is_table, read_id_file, read_qrels_table
 from ._forms.trec.evaluate import evaluate_files as _evaluate_files
 from ._forms.trec.evaluate import qrels_as_dicts, run_as_lists
 from ._metrics.registry import DEFAULT_RANKING_METRICS
@@ -30,15 +41,87 @@ def read_run(path) -> dict[str, list[str]]:
 
 
 def read_qrels(path) -> dict[str, dict[str, float]]:
-    """Read a TREC qrels file into ``{query_id: {doc_id: grade}}``.
+    """Read qrels into ``{query_id: {doc_id: grade}}``: a TREC qrels file, or a table.
+
+    A table has the columns ``query-id``, ``corpus-id`` and ``score`` (or ``query_id``,
+    ``corpus_id``): a ``.parquet`` file (needs pyarrow: ``pip install 'embedeval[parquet]'``),
+    JSON lines (``.jsonl``), ``.csv``, or tab-separated text whose first line is the header (BEIR's
+    ``qrels/test.tsv``). Any other file is read as TREC qrels. Ids are strings.
 
     Raises
     ------
     ValueError
-        For a line without 4 fields (qid iteration docid grade), a grade that is not a finite
-        number, or a document judged twice; the message names the file and line.
+        TREC qrels: a line without 4 fields (qid iteration docid grade), a grade that is not a
+        finite number, or a document judged twice. Tables: a missing column or field, a score
+        that is not a finite number, or a document judged twice with two different grades (the
+        same grade twice is counted once, with a warning). The message names the file and line.
     """
+    if is_table(Path(path)):
+        return read_qrels_table(path)
     return qrels_as_dicts(path)
+
+
+def read_ids(path) -> list[str]:
+    """Read ids, in file order: one per line (blank lines skipped), or JSON lines with ``_id``
+    (BEIR's corpus.jsonl, queries.jsonl) or ``id``, read as strings."""
+    return read_id_file(path)
+
+
+def read_beir(folder, split: str = "test") -> _beir.BeirFolder:
+    """Read a BEIR folder: ``(query_ids, corpus_ids, qrels)`` for :func:`embedeval.evaluate_retrieval`.
+
+    Parameters
+    ----------
+    folder : str or path
+        Holds ``queries.jsonl``, ``corpus.jsonl`` (one JSON object per line with ``_id``) and
+        ``qrels/<split>.tsv`` (or ``.csv``, ``.jsonl``, ``.parquet``: any qrels table).
+    split : str
+        The qrels file to read (``"test"``, ``"dev"``, ``"train"``).
+
+    Returns
+    -------
+    BeirFolder
+        A named tuple ``(query_ids, corpus_ids, qrels)``: the ids of ``queries.jsonl`` and
+        ``corpus.jsonl`` in file order (so that embeddings made in file order line up with
+        them), and ``{query_id: {corpus_id: grade}}``.
+
+    Notes
+    -----
+    Each rule below is said in one warning line:
+
+    * a query of ``queries.jsonl`` without judgements in the split keeps its row; evaluation
+      skips it and counts it (trec_eval evaluates judged queries only);
+    * a judged query missing from ``queries.jsonl`` is left out (nothing ranks for it);
+    * a judgement of a document missing from ``corpus.jsonl`` is left out, so R counts the
+      corpus's documents only (pytrec_eval given the unfiltered qrels would count it as a
+      relevant document never retrieved);
+    * a document judged twice for a query: once if the grades agree, an error if they differ.
+
+    Examples
+    --------
+    >>> query_ids, corpus_ids, qrels = read_beir("scifact", split="test")  # doctest: +SKIP
+    >>> embedeval.evaluate_retrieval(q, c, qrels, query_ids=query_ids, corpus_ids=corpus_ids)  # doctest: +SKIP
+    """
+    return _beir.read_beir(folder, split, read_qrels)
+
+
+def read_oml(path, split: str | None = None) -> OmlTable:
+    """Read an open-metric-learning table: a CSV with ``label``, ``is_query``, ``is_gallery`` and
+    optionally ``category`` and ``sequence``, one row per embedding.
+
+    ``split`` keeps only the rows whose ``split`` column equals it (OML's ``"validation"``).
+    ``evaluate(**table.inputs(embeddings), metrics=...)`` then evaluates with OML's meaning: the
+    query rows search the gallery rows; a row that is both is left out of its own ranking; with
+    ``sequence``, gallery rows of the query's sequence are left out; with ``category``, the
+    result has per-category summaries (``result.per_group``). See :mod:`embedeval._forms.oml`.
+
+    Raises
+    ------
+    ValueError
+        A missing column, an empty label, a flag that is not true/false/1/0 (naming the line),
+        or no query or no gallery row.
+    """
+    return read_oml_table(path, split)
 
 
 def common_queries(run: dict, qrels: dict) -> tuple[dict, dict]:
@@ -56,6 +139,7 @@ def evaluate_files(
     empty: str = "skip",
     complete: bool = False,
     ties: str | None = None,
+    groups=None,
 ):
     """Evaluate a TREC run file against a qrels file, as ``embedeval rankings RUN QRELS`` does.
 
@@ -77,6 +161,9 @@ def evaluate_files(
         top documents: a tie group cut off by the end of a query's list is taken to be the
         listed documents alone (what lies beyond is unknown), so ``"expected"`` averages over
         their orders only.
+    groups : mapping or array-like, optional
+        ``{query id: group}`` for every evaluated query, or one group per query in the order of
+        ``config["query_ids"]``: per-group summaries in ``result.per_group``.
 
     Returns
     -------
@@ -93,4 +180,4 @@ def evaluate_files(
     """
     parsed, threshold, ties = check_options(metrics, threshold, empty, complete, ties)
     result, _ = _evaluate_files(run, qrels, parsed, threshold, empty, complete, ties)
-    return result
+    return result if groups is None else result.with_groups(groups)

@@ -96,7 +96,7 @@ _COLORS = ("#1f3a93", "#d35400", "#16a085", "#7d3c98")
 
 def plot_error_reject(curves: dict, path, title: str = "Error vs reject") -> Path:
     """Error-vs-reject curves of several metrics on one figure, with their oracle curves
-    (thin, same colour) and the random curve (grey, dotted); areas in the legend."""
+    (thin, same colour) and their random curves (dotted, same colour); areas in the legend."""
     fig = _figure(5.5, 4.0)
     ax = fig.add_subplot()
     for i, (name, c) in enumerate(curves.items()):
@@ -111,8 +111,8 @@ def plot_error_reject(curves: dict, path, title: str = "Error vs reject") -> Pat
             alpha=0.7,
             label=f"{name} oracle ({c.oracle_area:.4f})",
         )
-        ax.plot(c.rejected, c.random, ":", color="0.5", lw=1)
-    ax.plot([], [], ":", color="0.5", label="random (mean error)")
+        # each metric's random curve (its mean error, flat), in its colour, with its own entry
+        ax.plot(c.rejected, c.random, ":", color=color, lw=1.2, label=f"{name} random (mean error {c.random[0]:.4f})")
     ax.set_xlabel("fraction of queries rejected (least confident first)")
     ax.set_ylabel("mean error of kept queries (1 - metric)")
     ax.set_xlim(0, 1)
@@ -135,14 +135,14 @@ def plot_confidence_experiment(exp: dict, path) -> Path:
         left.scatter(
             x[keep, 0],
             x[keep, 1],
-            s=6,
+            s=9,
             linewidths=0,
             alpha=None,
             c=[style["color"]] * int(keep.sum()),
             marker=style["marker"],
-            label=f"class {'AB'[label]} (opacity = confidence)",
+            label=f"class {'AB'[label]} (opacity grows with confidence)",
         )
-        left.collections[-1].set_alpha(np.clip(conf[keep], 0.08, 1.0))
+        left.collections[-1].set_alpha(np.clip(0.25 + 0.75 * conf[keep], 0.25, 1.0))
     left.scatter(
         x[err, 0], x[err, 1], s=22, marker="x", color="#c0392b", lw=1, label=f"injected label errors ({err.sum()})"
     )
@@ -150,7 +150,23 @@ def plot_confidence_experiment(exp: dict, path) -> Path:
     left.set_xlabel("x")
     left.set_ylabel("y")
     left.set_title(f"Example 2 with injected errors (their confidence = {mid:.2f})", fontsize=9)
-    left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=7, markerscale=1.5, frameon=False)
+    # legend entries at full opacity (the scatter's per-point opacity would make them faint)
+    from matplotlib.lines import Line2D
+
+    handles = [
+        Line2D(
+            [],
+            [],
+            ls="none",
+            marker=st["marker"],
+            color=st["color"],
+            ms=5,
+            label=f"class {'AB'[i]} (opacity grows with confidence)",
+        )
+        for i, st in enumerate(_CLASS_STYLE)
+    ]
+    handles.append(left.collections[-1])
+    left.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=7, frameon=False)
     lv = exp["levels"]
     right.plot(
         lv, exp["erc_area_precision@1"], "-o", ms=3, color=_COLORS[0], label="ERC area, precision@1 (lower is better)"

@@ -26,11 +26,18 @@ REVISITED = {
 
 
 def _positions(entry: Mapping, key: str, query: int) -> list[int]:
+    """The non-negative integer positions listed under ``key`` (1.7 is refused, not truncated; an
+    integral float such as 3.0, as MATLAB-converted files hold, is position 3)."""
     values = entry.get(key, ())
     try:
-        return [int(v) for v in np.asarray(values).reshape(-1).tolist()]
-    except (TypeError, ValueError):
-        raise ValueError(f"'gnd' entry {query} must list database positions under {key!r}; got {values!r}") from None
+        flat = np.asarray(values).reshape(-1).tolist()
+        if any(isinstance(v, bool) or not isinstance(v, (int, float)) or v != int(v) or v < 0 for v in flat):
+            raise ValueError
+        return [int(v) for v in flat]
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(
+            f"'gnd' entry {query} must list database positions (integers >= 0) under {key!r}; got {values!r:.80}"
+        ) from None
 
 
 def revisited(gnd: Sequence[Mapping], protocol: str) -> tuple[dict, dict]:

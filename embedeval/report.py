@@ -8,7 +8,7 @@ import platform
 from datetime import datetime
 from pathlib import Path
 
-from ._core.text import html_table, markdown_table, metric_table, percent
+from ._core.text import format_value, group_table, html_table, markdown_table, metric_table, percent
 from .result import EvaluationResult, interval_note
 
 # The figure scales down to the column (it is drawn 1200 px wide); names and numbers in the table
@@ -21,6 +21,9 @@ _STYLE = (
     "border-bottom:1px solid #ddd}td:not(:last-child),th:not(:last-child){white-space:nowrap}"
     "code,li{overflow-wrap:anywhere}.meta{color:#555}"
 )
+
+
+_GROUPS_NOTE = "Each metric's mean over the group's evaluated queries; macro: the mean of the group means."
 
 
 def _versions() -> dict[str, str]:
@@ -46,6 +49,7 @@ def write_report(
     intervals=None,
     interval_method: str | None = None,
     command: str | None = None,
+    per_query: bool = False,
 ) -> Path:
     """Write ``path`` (.md or .html): when and how it was made, metric table, figure, inputs,
     settings, conventions, versions.
@@ -63,6 +67,9 @@ def write_report(
         resamples, seed 0)"); default: their level.
     command : str, optional
         The command line that made the report, shown at the top.
+    per_query : bool
+        Add a table of every query's values (a row per query, NaN where it was skipped), as the
+        command line's ``--per-query`` prints.
     """
     path = Path(path)
     if path.suffix.lower() not in (".md", ".html", ".htm"):
@@ -74,7 +81,7 @@ def write_report(
         **inputs,
         **{k: _setting(v) for k, v in result.config.items() if k != "query_ids"},
         "queries": f"{result.n_queries} given, {result.n_evaluated} evaluated",
-        **{f"skipped: {reason}": n for reason, n in result.skipped.items() if n},
+        **{f"skipped: {_reason(result, code)}": n for code, n in result.skipped.items() if n},
     }
     if intervals:
         level = next(iter(intervals.values())).level
@@ -83,13 +90,28 @@ def write_report(
     if note:
         settings["no interval"] = note.removeprefix("no interval for ")
     head, rows = metric_table(result, intervals)
+    tables = [("Per query", *_per_query_table(result))] if per_query and result.per_query else []
     sections = [("Settings", settings), ("Conventions", result.conventions), ("Versions", _versions())]
+    groups = None if result.per_group is None else group_table(result)
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() == ".md":
-        path.write_text(_markdown(header, head, rows, figure, sections, path.parent))
+        path.write_text(_markdown(header, head, rows, figure, tables + sections, path.parent, groups))
     else:
-        path.write_text(_html(header, head, rows, figure, sections))
+        path.write_text(_html(header, head, rows, figure, tables + sections, groups))
     return path
+
+
+def _per_query_table(result: EvaluationResult) -> tuple[list[str], list[list[str]]]:
+    """query, then each per-query metric's value (``nan`` where the query was skipped)."""
+    ids = result.config.get("query_ids")
+    names = [str(q) for q in ids] if ids is not None else [str(i) for i in range(result.n_queries)]
+    metrics = list(result.per_query)
+    rows = [[q, *(format_value(float(result.per_query[m][i])) for m in metrics)] for i, q in enumerate(names)]
+    return ["query", *metrics], rows
+
+
+def _reason(result: EvaluationResult, code: str) -> str:
+    return getattr(result.skipped, "reasons", {}).get(code, code)
 
 
 def _setting(value) -> object:
@@ -99,7 +121,7 @@ def _setting(value) -> object:
     return value
 
 
-def _markdown(header: dict, head: list[str], rows: list[list[str]], figure, sections, folder: Path) -> str:
+def _markdown(header: dict, head: list[str], rows: list[list[str]], figure, sections, folder: Path, groups=None) -> str:
     """The report as Markdown; the figure is linked relative to the report's ``folder`` where it lies inside it."""
     lines = ["# embedeval report", ""]
     lines += [f"{k.capitalize()}: `{v}`  " if k == "command" else f"{k.capitalize()}: {v}  " for k, v in header.items()]
@@ -108,12 +130,17 @@ def _markdown(header: dict, head: list[str], rows: list[list[str]], figure, sect
         fig, here = Path(figure).resolve(), folder.resolve()
         rel = fig.relative_to(here) if fig.is_relative_to(here) else fig
         lines += ["", f"![evaluation]({rel.as_posix()})"]
-    for title, items in sections:
-        lines += ["", f"## {title}", ""] + [f"- **{k}**: {v}" for k, v in items.items()]
+    if groups is not None:
+        lines += ["", "## Per group", "", _GROUPS_NOTE, "", markdown_table(*groups)]
+    for title, *items in sections:
+        if len(items) == 2:  # a table: head, rows
+            lines += ["", f"## {title}", "", markdown_table(*items)]
+        else:
+            lines += ["", f"## {title}", ""] + [f"- **{k}**: {v}" for k, v in items[0].items()]
     return "\n".join(lines) + "\n"
 
 
-def _html(header: dict, head: list[str], rows: list[list[str]], figure, sections) -> str:
+def _html(header: dict, head: list[str], rows: list[list[str]], figure, sections, groups=None) -> str:
     """The report as one self-contained HTML page: the figure is embedded as base64."""
     esc = html.escape
     img = ""
@@ -124,11 +151,14 @@ def _html(header: dict, head: list[str], rows: list[list[str]], figure, sections
         f"<p class='meta'>{esc(k.capitalize())}: " + (f"<code>{esc(v)}</code>" if k == "command" else esc(v)) + "</p>"
         for k, v in header.items()
     )
+    if groups is not None:
+        img += f"<h2>Per group</h2><p>{esc(_GROUPS_NOTE)}</p>{html_table(*groups)}"
+
+    def listed(items: dict) -> str:
+        return "<ul>" + "".join(f"<li><b>{esc(str(k))}</b>: {esc(str(v))}</li>" for k, v in items.items()) + "</ul>"
+
     body = "".join(
-        f"<h2>{esc(t)}</h2><ul>"
-        + "".join(f"<li><b>{esc(str(k))}</b>: {esc(str(v))}</li>" for k, v in items.items())
-        + "</ul>"
-        for t, items in sections
+        f"<h2>{esc(t)}</h2>" + (html_table(*items) if len(items) == 2 else listed(items[0])) for t, *items in sections
     )
     return (
         f"<!doctype html><meta charset='utf-8'><meta name='viewport' content='width=device-width'>"

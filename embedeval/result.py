@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._core.text import aligned_table, metric_table
+from ._core.names import safe_keys
+from ._core.skips import Skipped, skip_code
+from ._core.text import aligned_table, group_table, metric_table, wrapped
+from ._inputs.groups import PerGroup, per_group_summaries, read_groups
 from ._metrics.set_families import no_interval_reasons as _no_interval_reasons
+
+__all__ = ["EvaluationResult", "PerClass", "PerGroup"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -100,8 +106,10 @@ class EvaluationResult:
         distance, how queries are averaged, what is skipped.
     n_queries, n_evaluated : int
         Queries given, and queries that entered the averages.
-    skipped : dict of str to int
-        Why queries were left out of the averages, and how many for each reason.
+    skipped : Skipped (a dict of str to int)
+        How many queries were left out of the averages for each reason, keyed by a stable code
+        (``"no_relevant"``, ``"relevant_ignored"``, ...); ``skipped.reasons[code]`` says it in a
+        sentence, which is accepted as a key too.
     config : dict
         The evaluation's settings and sizes.
     query_labels : numpy.ndarray of shape (n_queries,) or None
@@ -113,6 +121,11 @@ class EvaluationResult:
         None when the search was exact.
     skip_codes : numpy.ndarray of shape (n_queries,) or None
         Per query, the position in ``skipped`` of the reason it was skipped, -1 if evaluated.
+    query_groups : numpy.ndarray of shape (n_queries,) or None
+        Each query's group (the ``groups`` argument), or None.
+    per_group : PerGroup or None
+        The per-query metrics averaged within each group, beside the overall ``summary``
+        (set-level metrics are not split); None without ``groups``.
     """
 
     summary: dict[str, float]
@@ -121,12 +134,14 @@ class EvaluationResult:
     conventions: dict[str, str]
     n_queries: int
     n_evaluated: int
-    skipped: dict[str, int] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=lambda: Skipped({}, {}))
     per_class: PerClass | None = None
     config: dict = field(default_factory=dict)
     query_labels: np.ndarray | None = None
     approximation: dict | None = None
     skip_codes: np.ndarray | None = None
+    query_groups: np.ndarray | None = None
+    per_group: PerGroup | None = None
 
     @property
     def n_skipped(self) -> int:
@@ -152,6 +167,7 @@ class EvaluationResult:
         config: dict | None = None,
         approximation: dict | None = None,
         set_values: dict[str, float] | None = None,
+        groups=None,
     ) -> EvaluationResult:
         """The one way a result is built: from per-query arrays, everything else derived.
 
@@ -174,12 +190,15 @@ class EvaluationResult:
         config, approximation : dict, optional
         set_values : dict of str to float, optional
             Set-level metrics: one value each for the whole set.
+        groups : array-like of shape (n_queries,) or mapping, optional
+            One group per query (or ``{query id: group}`` with ``config["query_ids"]``): each
+            per-query metric is then also averaged within each group (:attr:`per_group`).
         """
         averages, evaluated = micro_averages(per_query, skip_codes)
         set_values = dict(set_values or {})
         summary = {name: averages[name] if name in averages else set_values[name] for name in definitions}
         n_queries = int(evaluated.size)
-        reasons = tuple(skip_reasons) or (() if evaluated.all() else ("skipped",))
+        reasons = tuple(map(skip_code, skip_reasons)) or (() if evaluated.all() else (("skipped", "skipped"),))
         if skip_codes is None:
             skip_codes = np.where(evaluated, -1, 0).astype(np.int8)
         counts = np.bincount(skip_codes[skip_codes >= 0], minlength=len(reasons))
@@ -192,6 +211,8 @@ class EvaluationResult:
             else:
                 classes, codes = label_codes
             per_class = per_class_averages(per_query, codes, classes)
+        query_groups = read_groups(groups, n_queries, (config or {}).get("query_ids"))
+        per_group = None if query_groups is None else per_group_summaries(per_query, evaluated, query_groups)
         return cls(
             summary=summary,
             per_query=per_query,
@@ -199,12 +220,14 @@ class EvaluationResult:
             conventions=conventions,
             n_queries=n_queries,
             n_evaluated=int(evaluated.sum()),
-            skipped={reason: int(c) for reason, c in zip(reasons, counts, strict=True)},
+            skipped=Skipped({code: int(c) for (code, _), c in zip(reasons, counts, strict=True)}, dict(reasons)),
             per_class=per_class,
             config=dict(config or {}),
             query_labels=query_labels,
             approximation=approximation,
             skip_codes=skip_codes,
+            query_groups=query_groups,
+            per_group=per_group,
         )
 
     def take(self, indices) -> EvaluationResult:
@@ -224,11 +247,12 @@ class EvaluationResult:
             {name: text for name, text in self.definitions.items() if name in self.per_query or name in kept},
             self.conventions,
             skip_codes=codes,
-            skip_reasons=tuple(self.skipped),
+            skip_reasons=tuple(self.skipped.reasons.items()),
             query_labels=None if self.query_labels is None else self.query_labels[idx],
             config={**self.config, "subset": f"{idx.size} of {self.n_queries} queries"},
             approximation=self.approximation,
             set_values={name: self.summary[name] for name in kept},
+            groups=None if self.query_groups is None else self.query_groups[idx],
         )
 
     def select(self, names) -> EvaluationResult:
@@ -238,39 +262,75 @@ class EvaluationResult:
             {name: self.definitions[name] for name in names},
             self.conventions,
             skip_codes=self.skip_codes,
-            skip_reasons=tuple(self.skipped),
+            skip_reasons=tuple(self.skipped.reasons.items()),
             query_labels=self.query_labels,
             config=self.config,
             approximation=self.approximation,
             set_values={name: self.summary[name] for name in names if name not in self.per_query},
+            groups=self.query_groups,
         )
 
-    def to_dict(self, prefix: str = "") -> dict[str, float]:
+    def with_groups(self, groups) -> EvaluationResult:
+        """The same result with per-group summaries (:attr:`per_group`) for ``groups``: one
+        group per query, or ``{query id: group}`` when ``config["query_ids"]`` names the queries."""
+        if groups is None:
+            return dataclasses.replace(self, query_groups=None, per_group=None)
+        query_groups = read_groups(groups, self.n_queries, self.config.get("query_ids"))
+        evaluated = self.skip_codes < 0 if self.skip_codes is not None else np.ones(self.n_queries, bool)
+        per_group = per_group_summaries(self.per_query, evaluated, query_groups)
+        return dataclasses.replace(self, query_groups=query_groups, per_group=per_group)
+
+    def to_dict(self, prefix: str = "", names: str = "plain") -> dict[str, float]:
         """A flat ``{name: float}`` with stable keys for loggers, e.g. ``prefix="val/"``.
 
         Keys are the metric names (set-level ones too), plus ``macro/<metric>`` for the per-query
-        metrics when per-class averages exist, and ``n_evaluated`` / ``n_skipped``.
+        metrics when per-class averages exist, ``n_evaluated`` / ``n_skipped``, and with groups
+        ``group/<group>/<metric>`` and ``group/<group>/n_evaluated`` per group.
+
+        Parameters
+        ----------
+        prefix : str
+            Put before every key.
+        names : {"plain", "safe"}
+            ``"plain"``: the metric names as they are (``val/map@r``). ``"safe"``: every key in
+            the characters every logger accepts (MLflow's: letters, digits, ``_ - . /`` and
+            space): ``@`` becomes ``_at_``, ``=`` becomes ``_``, any other character ``_``
+            (``map@r`` -> ``map_at_r``, ``tar@far=0.001`` -> ``tar_at_far_0.001``), and empty,
+            ``.`` and ``..`` path parts are rewritten; ValueError if two keys would become one.
         """
+        if names not in ("plain", "safe"):
+            raise ValueError(f"'names' must be 'plain' or 'safe'; got {names!r}")
         flat = {f"{prefix}{name}": value for name, value in self.summary.items()}
         if self.per_class is not None:
             flat.update({f"{prefix}macro/{n}": v for n, v in self.per_class.macro.items()})
         flat[f"{prefix}n_evaluated"] = float(self.n_evaluated)
         flat[f"{prefix}n_skipped"] = float(self.n_skipped)
-        return flat
+        if self.per_group is not None:
+            for group, values in self.per_group.as_dict().items():
+                flat[f"{prefix}group/{group}/n_evaluated"] = float(values["n_evaluated"])
+                flat.update({f"{prefix}group/{group}/{n}": v for n, v in values.items() if n in self.per_query})
+        return safe_keys(flat) if names == "safe" else flat
 
     def table(self, intervals: dict | None = None) -> str:
         """A plain-text table: metric, micro average (with its interval, if given as a dict of
-        :class:`~embedeval.stats.Interval`), macro average, definition; then the query counts and
-        the conventions."""
-        lines = [aligned_table(*metric_table(self, intervals), rule="line", free_last=True), ""]
+        :class:`~embedeval.stats.Interval`), macro average; then each metric's definition, the
+        query counts and the conventions, wrapped to fit 100 columns (a terminal's width)."""
+        head, rows = metric_table(self, intervals)
+        lines = [aligned_table(head[:-1], [r[:-1] for r in rows], rule="line"), ""]
+        lines += ["definitions:", *(wrapped(f"  {r[0]}: {r[-1]}") for r in rows), ""]
         note = interval_note(self, intervals)
-        lines += [note, ""] if note else []
+        lines += [wrapped(note), ""] if note else []
         if self.per_query:
             lines.append(f"queries: {self.n_queries} given, {self.n_evaluated} evaluated, {self.n_skipped} skipped")
-            lines += [f"  skipped {count}: {reason}" for reason, count in self.skipped.items() if count]
+            lines += [
+                f"  skipped {count}: {self.skipped.reasons[code]}" for code, count in self.skipped.items() if count
+            ]
         else:
             lines.append(f"queries: {self.n_queries} given, none searched (set-level metrics only)")
-        lines += [f"{key}: {text}" for key, text in self.conventions.items()]
+        lines += [wrapped(f"{key}: {text}") for key, text in self.conventions.items()]
+        if self.per_group is not None:
+            lines += ["", "per group (mean over each group's evaluated queries; set-level metrics are not split):"]
+            lines.append(aligned_table(*group_table(self), rule="columns"))
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import textwrap
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -77,6 +78,23 @@ def metric_table(
     return head, rows
 
 
+WIDTH = 100  # plain-text output fits a terminal of this many columns
+
+
+def wrapped(line: str, width: int = WIDTH) -> str:
+    """``line`` wrapped at ``width`` columns, continuation lines indented 4 spaces past its own
+    indent (long words, such as a formula, are not broken)."""
+    indent = " " * (len(line) - len(line.lstrip(" ")))
+    return textwrap.fill(
+        line.strip(" "),
+        width=width,
+        initial_indent=indent,
+        subsequent_indent=indent + "    ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
 def aligned_table(head: list[str], rows: list[list[str]], *, rule: str | None = None, free_last: bool = False) -> str:
     """Columns padded to their widest cell, two spaces apart, no trailing spaces.
 
@@ -128,3 +146,20 @@ def csv_table(head: list[str], rows: list[list[str]]) -> str:
     out = io.StringIO()
     csv.writer(out, lineterminator="\n").writerows([head, *rows])
     return out.getvalue().removesuffix("\n")
+
+
+def group_table(result: EvaluationResult, cell=format_value) -> tuple[list[str], list[list[str]]]:
+    """The head and one row per group of a result with groups: group, queries, evaluated, then
+    each per-query metric's mean over the group's evaluated queries (``cell`` formats the
+    numbers), and a last row ``macro`` (the mean of the group means)."""
+    per_group = result.per_group
+    names = list(per_group.values)
+    head = ["group", "queries", "evaluated", *names]
+    rows = [
+        [str(g), str(n), str(e), *(cell(float(per_group.values[m][i])) for m in names)]
+        for i, (g, n, e) in enumerate(
+            zip(per_group.groups.tolist(), per_group.n_queries.tolist(), per_group.n_evaluated.tolist(), strict=True)
+        )
+    ]
+    rows.append(["macro", "", "", *(cell(per_group.macro[m]) for m in names)])
+    return head, rows

@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from .._inputs.codes import HAMMING
+from .._inputs.groups import read_groups
 from .._inputs.magnitude import scale_config
 from .._metrics.registry import DEFAULT_EMBEDDING_METRICS, EMBEDDINGS, parse_metrics
 from .._metrics.set_families import VERIFICATION
@@ -62,6 +63,7 @@ def evaluate(
     device: str | Device = "cpu",
     check_sample: int = 1000,
     seed: int = 0,
+    groups=None,
 ) -> EvaluationResult:
     r"""Evaluate an embedding space for retrieval with class labels.
 
@@ -169,6 +171,9 @@ def evaluate(
         numbers are identical to ``"cpu"``. A ``Device(max_k, move)`` is a stand-in device
         searched the same way (e.g. in tests: ``move=lambda index: index`` keeps the CPU index
         and ``max_k`` sets the limit per search).
+    groups : array-like of shape (n_queries,), optional
+        One group per query (language, category, camera, ...): each per-query metric is also
+        averaged within each group, in ``result.per_group`` (set-level metrics are not split).
 
     Returns
     -------
@@ -233,6 +238,7 @@ def evaluate(
     options = Options.from_arguments(ranked, locals())
     queries, references, scale = read_embeddings(embeddings, reference, reference_labels, distance)
     own = read_query_rows(query_in_reference, reference, queries.shape[0], references.shape[0])
+    query_groups = read_groups(groups, queries.shape[0])
     query_labels, relevance = read_relevance(labels, reference_labels, queries, references, ignore, ignore_same, own)
     given = {"ignore": ignore, "ignore_same": ignore_same, "query_in_reference": own}
     step = SetStep.check(whole, relevance, reference is None, [k for k, v in given.items() if v is not None])
@@ -270,4 +276,5 @@ def evaluate(
             **scale_config(scale),
         },
         set_values=set_values,
+        groups=query_groups,
     )

@@ -37,7 +37,7 @@ def read_embeddings(embeddings, reference, reference_labels, distance: str):
     if distance == HAMMING:  # binary codes, packed (embedeval._inputs.codes)
         queries, references = read_codes(embeddings, reference, ("embeddings", "reference"))
     else:
-        queries = as_embeddings(embeddings, "embeddings")
+        queries = as_embeddings(embeddings, "embeddings", wide=True)
     if (reference is None) != (reference_labels is None):
         given, missing = (
             ("reference", "reference_labels") if reference is not None else ("reference_labels", "reference")
@@ -47,16 +47,17 @@ def read_embeddings(embeddings, reference, reference_labels, distance: str):
         return queries, references, 1.0
     references = queries
     if reference is not None:
-        references = as_embeddings(reference, "reference")
+        references = as_embeddings(reference, "reference", wide=True)
         if references.shape[1] != queries.shape[1]:
             raise ValueError(
                 f"'reference' must have the dimension of 'embeddings' ({queries.shape[1]}); got {references.shape[1]}"
             )
-    if distance == "cosine":
+    queries, references, scale = into_safe_range(queries, references, ["embeddings", "reference"], distance)
+    if distance == "cosine":  # after rounding to float32: a row may have become all zeros
         check_directions(queries, "embeddings")
         if reference is not None:
             check_directions(references, "reference")
-    return into_safe_range(queries, references, ["embeddings", "reference"], distance)
+    return queries, references, scale
 
 
 def _label_side(value, n: int, name: str, against: str):

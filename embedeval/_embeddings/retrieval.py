@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._forms.graded import check_threshold, conventions
+from .._forms.graded import check_threshold, conventions, warn_no_relevant
 from .._inputs.arrays import as_embeddings, check_choice, check_directions
 from .._inputs.codes import HAMMING, read_codes
+from .._inputs.groups import read_groups
 from .._inputs.magnitude import into_safe_range, scale_config
 from .._metrics.registry import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
 from .._metrics.ties import check_ties
@@ -57,6 +58,7 @@ def evaluate_retrieval(
     device: str | Device = "cpu",
     check_sample: int = 1000,
     seed: int = 0,
+    groups=None,
 ) -> EvaluationResult:
     r"""Evaluate dense retrieval against relevance judgements: every query ranks the whole corpus.
 
@@ -100,6 +102,9 @@ def evaluate_retrieval(
         Hamming distances, or exactly equal float64 distances of float embeddings).
     block_size, n_threads, progress, shard_size, stream_reference, client, index, index_params, device
         As in :func:`evaluate` (``corpus`` is the reference set), with ``check_sample`` and ``seed``.
+    groups : array-like of shape (n_queries,) or mapping, optional
+        One group per query row (language, subset, ...), or ``{query id: group}`` with
+        ``query_ids``: each metric is also averaged within each group, in ``result.per_group``.
 
     Returns
     -------
@@ -132,10 +137,13 @@ def evaluate_retrieval(
     ties = check_ties(ties)
     options = Options.from_arguments(parsed, locals())
     q, c, scale = _read_embeddings(queries, corpus, distance)
+    query_groups = read_groups(groups, q.shape[0], _id_list(query_ids))
     relevance, judged = _read_relevance(
         qrels, q.shape[0], c.shape[0], query_ids, corpus_ids, threshold, ignore, ignore_same
     )
     codes = relevance.skip_codes()
+    if not (relevance.n_relevant[judged] > 0).any():
+        warn_no_relevant(threshold, empty, "queries/corpus", 2)
     if empty == "zero":
         codes[:] = -1  # R = 0 counts as 0, as trec_eval counts it
     codes[~judged] = 2
@@ -157,7 +165,7 @@ def evaluate_retrieval(
         **scale_config(scale),
     }
     if query_ids is not None:
-        config["query_ids"] = list(np.asarray(query_ids).tolist() if hasattr(query_ids, "__array__") else query_ids)
+        config["query_ids"] = _id_list(query_ids)
     return EvaluationResult.from_per_query(
         per_query,
         {m.name: m.definition for m in parsed},
@@ -166,20 +174,29 @@ def evaluate_retrieval(
         skip_reasons=SKIP_REASONS,
         config=config,
         approximation=approximation,
+        groups=query_groups,
     )
+
+
+def _id_list(ids) -> list | None:
+    """``query_ids`` as a list of Python values (None stays None)."""
+    if ids is None:
+        return None
+    return list(np.asarray(ids).tolist() if hasattr(ids, "__array__") else ids)
 
 
 def _read_embeddings(queries, corpus, distance: str):
     if distance == HAMMING:  # integer distances: no float32 range to keep them in
         return (*read_codes(queries, corpus, ("queries", "corpus")), 1.0)
-    q = as_embeddings(queries, "queries")
-    c = as_embeddings(corpus, "corpus")
+    q = as_embeddings(queries, "queries", wide=True)
+    c = as_embeddings(corpus, "corpus", wide=True)
     if c.shape[1] != q.shape[1]:
         raise ValueError(f"'corpus' must have the dimension of 'queries' ({q.shape[1]}); got {c.shape[1]}")
-    if distance == "cosine":
+    q, c, scale = into_safe_range(q, c, ["queries", "corpus"], distance)
+    if distance == "cosine":  # after rounding to float32: a row may have become all zeros
         check_directions(q, "queries")
         check_directions(c, "corpus")
-    return into_safe_range(q, c, ["queries", "corpus"], distance)
+    return q, c, scale
 
 
 def _read_relevance(qrels, n_queries, n_corpus, query_ids, corpus_ids, threshold, ignore, ignore_same):

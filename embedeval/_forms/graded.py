@@ -154,19 +154,30 @@ def per_query(parsed, judged: Judged, threshold: float, ties: str | None) -> tup
     return per_query_values(parsed, hits), hits.n_relevant
 
 
+def warn_no_relevant(threshold, empty: str, what: str, stacklevel: int) -> None:
+    """The warning for an evaluation in which no query has a relevant item.
+
+    With ``empty="skip"`` every value is NaN. With ``empty="zero"`` the binary metrics are 0, but
+    the graded ones (dcg, ndcg, cg) still count the gains of judged items below the threshold.
+    """
+    grade = "a judged grade >= the threshold" if threshold is None else f"a judged grade >= {threshold:g}"
+    if empty == "skip":
+        outcome = "every value is NaN"
+    else:
+        outcome = "every binary metric is 0 (graded ones still count the gains of grades below the threshold)"
+    warnings.warn(
+        f"no query has a relevant item ({grade}), so {outcome}; check the relevance threshold and that the ids "
+        f"of {what} and judgements match",
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
 def finish(parsed, values, n_relevant, empty, conventions, config, query_ids=None, stacklevel=3):
     """The result of per-query ``values`` (R = ``n_relevant``); warns when no query has a relevant item."""
     no_relevant = n_relevant == 0
     if no_relevant.all():
-        level = config.get("threshold")
-        grade = "a judged grade >= the threshold" if level is None else f"a judged grade >= {level:g}"
-        warnings.warn(
-            f"no query has a relevant item ({grade}), so every value is "
-            + ("NaN" if empty == "skip" else "0")
-            + "; check the relevance threshold and that the ids of rankings and judgements match",
-            UserWarning,
-            stacklevel=stacklevel,
-        )
+        warn_no_relevant(config.get("threshold"), empty, "rankings", stacklevel)
     reasons = ()
     if empty == "skip":
         for v in values.values():

@@ -124,8 +124,10 @@ def check_scores(maps: list, name: Callable[[int], str]) -> np.ndarray:
     of a score that is not a real number or is NaN."""
     values = dict.values if set(map(type, maps)) <= {dict} else (lambda m: m.values())
     try:  # sum raises for strings and other non-numbers in C; np.fromiter would parse '10'
-        sum(map(sum, map(values, maps)))
+        real = not isinstance(sum(map(sum, map(values, maps))), complex)  # complex numbers add up
     except TypeError:
+        real = False
+    if not real:
         for i, m in enumerate(maps):
             for doc, score in m.items():
                 if not isinstance(score, numbers.Real):
@@ -133,7 +135,6 @@ def check_scores(maps: list, name: Callable[[int], str]) -> np.ndarray:
                         f"'rankings' scores must be real numbers; got {score!r} ({type(score).__name__}) for id "
                         f"{doc!r} of query {name(i)}"
                     ) from None
-        raise
     total = sum(map(len, maps))
     scores = np.fromiter(itertools.chain.from_iterable(map(values, maps)), np.float64, count=total)
     if np.isnan(scores).any():
@@ -145,16 +146,39 @@ def check_scores(maps: list, name: Callable[[int], str]) -> np.ndarray:
     return scores
 
 
+def _plain(value):
+    """A numpy scalar as its Python value (whose comparisons with floats are exact)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def exact_scores(maps: list, scores: np.ndarray) -> tuple[np.ndarray, dict | None]:
+    """``(scores, rank)``: the float64 ``scores`` (from :func:`check_scores`) when they are exact,
+    else, where an int score is beyond 2**53 (float64 would tie 2**53 and 2**53 + 1), every
+    score's rank among the distinct scores, in float64, and the ``{score: rank}`` used. Python
+    compares ints and floats exactly, so order and ties are those of the scores given."""
+    if not scores.size or float(np.abs(scores).max()) < 2.0**53:
+        return scores, None
+    every = [_plain(v) for m in maps for v in m.values()]
+    if all(isinstance(v, float) for v in every):
+        return scores, None
+    rank = {v: float(i) for i, v in enumerate(sorted(set(every)))}
+    return np.fromiter(map(rank.__getitem__, every), np.float64, len(every)), rank
+
+
 def from_scored(maps: list, judged: Judgements, name: Callable[[int], str], groups: bool = False) -> Judged:
     """``{id: score}`` runs (one mapping per query) against ``judged``; with ``groups``, the tie
     group of each judged id instead of trec_eval's ranks (for the tie-aware rules)."""
-    scores = check_scores(maps, name)
+    scores, rank = exact_scores(maps, check_scores(maps, name))
     n = len(maps)
     offsets = offsets_of(np.fromiter(map(len, maps), np.int64, n))
     rows, ids, grades = judged.positive()
     nan = float("nan")
     owners = list(map(maps.__getitem__, rows.tolist()))
-    if set(map(type, maps)) <= {dict}:  # dict.get through map: no Python frame per id
+    if rank is not None:  # scores replaced by their exact ranks
+        looked_up = np.fromiter(
+            (rank[_plain(m[d])] if d in m else nan for m, d in zip(owners, ids, strict=False)), np.float64, len(ids)
+        )
+    elif set(map(type, maps)) <= {dict}:  # dict.get through map: no Python frame per id
         looked_up = np.fromiter(map(dict.get, owners, ids, itertools.repeat(nan)), np.float64, len(ids))
     else:
         looked_up = np.fromiter((m.get(d, nan) for m, d in zip(owners, ids, strict=False)), np.float64, len(ids))

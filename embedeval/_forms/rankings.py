@@ -15,6 +15,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._inputs.arrays import _to_numpy, check_choice
+from .._inputs.groups import read_groups
 from .._metrics.registry import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
 from .._metrics.ties import check_ties, describe, refuse_without_scores
 from ..result import EvaluationResult
@@ -108,6 +109,17 @@ def _relevance_rows(relevance, grades, pad: int) -> list[dict]:
     return rows
 
 
+def _check_each_ranking(lists: list, name) -> None:
+    """TypeError naming the query whose ranking is neither a sequence of ids nor a mapping (None, a
+    number, a string)."""
+    for i, r in enumerate(lists):
+        if isinstance(r, (str, bytes)) or not (isinstance(r, Mapping) or hasattr(r, "__len__")):
+            raise TypeError(
+                f"'rankings' of query {name(i)} must be a sequence of ids or an {{id: score}} mapping; "
+                f"got {type(r).__name__} ({r!r:.40})"
+            )
+
+
 def _from_python(rankings, relevance, complete: bool, judged=None, ties=None) -> tuple[Judged, list | None, int, str]:
     """Sequences or mappings of Python ids -> (Judged, query ids or None, longest ranking, own tie rule)."""
     if isinstance(rankings, Mapping):
@@ -122,6 +134,7 @@ def _from_python(rankings, relevance, complete: bool, judged=None, ties=None) ->
             raise ValueError(
                 f"'relevance' must have one entry per query of 'rankings' ({len(lists)}); got {len(entries)}"
             )
+    _check_each_ranking(lists, name)
     scored = [isinstance(r, Mapping) for r in lists]
     if not all(scored):
         i = scored.index(False)
@@ -211,6 +224,7 @@ def evaluate_rankings(
     empty: str = "skip",
     complete: bool = False,
     ties: str | None = None,
+    groups=None,
 ) -> EvaluationResult:
     r"""Evaluate ranked result lists against relevance judgements (the IR and tutorial form).
 
@@ -256,6 +270,9 @@ def evaluate_rankings(
         mappings (a ranked id list has none, and is refused with them). A mapping holds only
         the items it lists: a tie group cut off by a truncated run is taken to be its listed
         items.
+    groups : array-like of shape (n_queries,) or mapping, optional
+        One group per query, in the result's query order, or ``{query id: group}`` for
+        mappings: each metric is also averaged within each group, in ``result.per_group``.
 
     Returns
     -------
@@ -288,4 +305,6 @@ def evaluate_rankings(
     """
     parsed, threshold, ties = check_options(metrics, threshold, empty, complete, ties)
     reduced, query_ids, longest, own = _reduce(rankings, relevance, grades, pad, complete, ties)
-    return result_of(reduced, parsed, threshold, empty, query_ids, {"max_length": longest}, ties, own)
+    query_groups = read_groups(groups, reduced.n_queries, query_ids)
+    result = result_of(reduced, parsed, threshold, empty, query_ids, {"max_length": longest}, ties, own)
+    return result if query_groups is None else result.with_groups(query_groups)

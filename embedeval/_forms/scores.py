@@ -6,6 +6,7 @@ import numpy as np
 
 from .._core import budget as _budget
 from .._inputs.arrays import _to_numpy, check_choice
+from .._inputs.groups import read_groups
 from .._metrics.registry import DEFAULT_RANKING_METRICS, RANKINGS, Needs, parse_metrics
 from .._metrics.ties import check_ties, describe
 from ..result import EvaluationResult
@@ -28,6 +29,18 @@ def _top_k(scores: np.ndarray, depth: int) -> np.ndarray:
     cols = np.nonzero(take)[1].reshape(scores.shape[0], depth)
     order = np.lexsort((cols, -np.take_along_axis(scores, cols, 1)), axis=1)
     return np.take_along_axis(cols, order, 1)
+
+
+def exact_float_scores(scores: np.ndarray) -> np.ndarray:
+    """Scores as float64 with their order and ties intact.
+
+    Integer scores beyond 2**53 would merge when cast (2**53 and 2**53 + 1 become one float), so
+    they are replaced by their rank among the distinct scores of the array (``np.unique``'s
+    inverse): same order, same ties, every value exact in float64.
+    """
+    if scores.dtype.kind in "iu" and scores.size and max(abs(int(scores.min())), abs(int(scores.max()))) > 2**53:
+        return np.unique(scores, return_inverse=True)[1].reshape(scores.shape).astype(np.float64)
+    return scores.astype(np.float64)
 
 
 def _judged_items(scores: np.ndarray, grades: np.ndarray, depth: int, groups: bool):
@@ -87,6 +100,7 @@ def evaluate_scores(
     threshold: float = 1,
     empty: str = "skip",
     ties: str | None = None,
+    groups=None,
 ) -> EvaluationResult:
     r"""Evaluate a queries x items score matrix against a relevance matrix (the recommender form).
 
@@ -104,6 +118,8 @@ def evaluate_scores(
         Najork 2008, in closed form), ``"optimistic"`` / ``"pessimistic"`` the order with
         relevant (higher-graded) items first / last. A tie group that reaches past the depth
         a cutoff needs is counted whole.
+    groups : array-like of shape (n_queries,), optional
+        One group per row: each metric is also averaged within each group, in ``result.per_group``.
 
     Returns
     -------
@@ -134,7 +150,7 @@ def evaluate_scores(
         )
     if g.shape != s.shape or g.dtype.kind not in "biuf":
         raise ValueError(f"'relevance' must be numbers of the shape of 'scores' {s.shape}; got {g.dtype} {g.shape}")
-    s = s.astype(np.float64)
+    s = exact_float_scores(s)
     g = g.astype(np.float64)
     if np.isnan(s).any():
         raise ValueError(
@@ -143,6 +159,7 @@ def evaluate_scores(
         )
     if not np.isfinite(g).all():
         raise ValueError("'relevance' must be finite")
+    query_groups = read_groups(groups, s.shape[0])
     needs = Needs.of(parsed)
     depth = s.shape[1] if needs.r or needs.whole_ranking else min(needs.k, s.shape[1])
     rows = max(1, _budget.RANKING_ELEMENTS // s.shape[1])
@@ -159,7 +176,7 @@ def evaluate_scores(
         groups, rule = [], None
     judged = Judged(s.shape[0], *columns[:3], jr, g[jr, jc], *groups)
     values, n_relevant = per_query(parsed, judged, threshold, rule)
-    return finish(
+    result = finish(
         parsed,
         values,
         n_relevant,
@@ -173,3 +190,4 @@ def evaluate_scores(
             "depth": int(depth),
         },
     )
+    return result if query_groups is None else result.with_groups(query_groups)

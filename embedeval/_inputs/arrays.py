@@ -37,8 +37,8 @@ def _to_numpy(value, name: str) -> np.ndarray:
         ) from None
 
 
-def as_embeddings(value, name: str = "embeddings") -> np.ndarray:
-    """Check an embedding matrix and return it as C-contiguous float32.
+def as_embeddings(value, name: str = "embeddings", wide: bool = False) -> np.ndarray:
+    """Check an embedding matrix and return it as C-contiguous float32 (or float64, see ``wide``).
 
     Parameters
     ----------
@@ -47,10 +47,17 @@ def as_embeddings(value, name: str = "embeddings") -> np.ndarray:
         computes in.
     name : str
         The argument's name, used in error messages.
+    wide : bool
+        True: float64 (and wider) input is returned as float64, checked for finiteness there,
+        and rounded to float32 later, after the power-of-two scale of
+        :func:`embedeval._magnitude.into_safe_range`, so that any finite magnitude keeps its
+        bits. False: it is rounded here, and refused when its largest |component| is outside
+        [2**-100, 2**100], where rounding to float32 would flush it to 0 or inf, or leave most
+        of it in float32's subnormal numbers.
 
     Returns
     -------
-    numpy.ndarray of shape (n, d), dtype float32
+    numpy.ndarray of shape (n, d), dtype float32 (float64 for wide float64 input)
     """
     _check_mapped_file(value, name)
     arr = _to_numpy(value, name)
@@ -60,9 +67,12 @@ def as_embeddings(value, name: str = "embeddings") -> np.ndarray:
         raise ValueError(f"'{name}' must be a 2-D array of shape (n_samples, n_dims); got shape {arr.shape}")
     if arr.shape[0] == 0 or arr.shape[1] == 0:
         raise ValueError(f"'{name}' must have at least one row and one column; got shape {arr.shape}")
-    rounded = arr.dtype != np.float32
+    keep = np.float64 if wide and arr.dtype.kind == "f" and arr.dtype.itemsize >= 8 else np.float32
+    rounded = arr.dtype != keep
+    if rounded and keep == np.float32 and arr.dtype.kind == "f" and arr.dtype.itemsize >= 8:
+        _check_float32_range(arr, name)
     if rounded or not arr.flags.c_contiguous:
-        arr = np.ascontiguousarray(arr, dtype=np.float32)  # a float32 memory map stays mapped
+        arr = np.ascontiguousarray(arr, dtype=keep)  # a float32 (or kept float64) memory map stays mapped
     # Checked in chunks so that a memory-mapped file is streamed, never held whole.
     bad_rows = np.concatenate(
         [
@@ -76,6 +86,23 @@ def as_embeddings(value, name: str = "embeddings") -> np.ndarray:
             f"first at row {bad_rows[0]}" + (" (after rounding to float32)" if rounded else "")
         )
     return arr
+
+
+def _check_float32_range(arr: np.ndarray, name: str) -> None:
+    """Refuse wide floats that rounding to float32 would flush to 0 or inf (see as_embeddings)."""
+    largest = max(
+        (
+            float(np.abs(arr[s : s + _budget.SCAN_ROWS]).max(initial=0.0))
+            for s in range(0, arr.shape[0], _budget.SCAN_ROWS)
+        ),
+        default=0.0,
+    )
+    if np.isfinite(largest) and largest != 0.0 and not 2.0**-100 <= largest <= 2.0**100:
+        raise ValueError(
+            f"'{name}' must have its largest |component| within [2**-100, 2**100] to be rounded to float32 "
+            f"without flushing values to 0 or inf; got {arr.dtype} values up to {largest:.3g}: multiply the "
+            "embeddings by a power of two first"
+        )
 
 
 def _check_mapped_file(value, name: str) -> None:
@@ -125,7 +152,9 @@ def as_labels(value, n: int, name: str = "labels", against: str = "embeddings") 
         arr = _to_numpy(value, name)
     elif isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
         kinds = {type(v) for v in value}
-        if len(kinds) == 1 and next(iter(kinds)) in (int, float, str, bool):
+        if kinds == {int}:
+            arr = int_array(value)
+        elif len(kinds) == 1 and next(iter(kinds)) in (float, str, bool):
             arr = np.asarray(value)
         else:
             arr = np.fromiter(value, dtype=object, count=len(value))
@@ -142,11 +171,35 @@ def as_labels(value, n: int, name: str = "labels", against: str = "embeddings") 
     return arr
 
 
+def int_array(values: Sequence[int]) -> np.ndarray:
+    """Python ints as int64, else uint64 (all >= 0), else an object array: never float64.
+
+    ``np.asarray`` turns ints on both sides of 2**63 (64-bit hashes, some negative) into float64,
+    which merges distinct ids; this keeps every value.
+    """
+    for dtype in (np.int64, np.uint64):
+        try:
+            return np.array(values, dtype=dtype)
+        except OverflowError:
+            continue
+    return np.fromiter(values, dtype=object, count=len(values))
+
+
+def holds_nan(value) -> bool:
+    """Whether ``value`` is NaN or a tuple/frozenset holding one (at any depth)."""
+    if isinstance(value, (float, complex, np.inexact)):
+        return value != value
+    if isinstance(value, (tuple, frozenset)):
+        return any(holds_nan(v) for v in value)
+    return False
+
+
 def _refuse_nan_labels(positions: np.ndarray, name: str) -> None:
     if positions.size:
         raise ValueError(
-            f"'{name}' must not contain NaN (NaN equals nothing, so it names no class; drop those rows or give "
-            f"them a label); got {positions.size} NaN label(s), first at position {positions[0]}"
+            f"'{name}' must not contain NaN (alone or inside a tuple: NaN equals nothing, so it names no class; "
+            f"drop those rows or give them a label); got {positions.size} NaN label(s), first at position "
+            f"{positions[0]}"
         )
 
 
@@ -161,7 +214,7 @@ def _check_label_objects(arr: np.ndarray, name: str) -> None:
                 f"'{name}' must hold hashable labels (ints, strings, tuples, ...); got a {type(v).__name__} "
                 f"at position {i}: {v!r:.60}"
             ) from None
-        if isinstance(v, (float, complex, np.inexact)) and v != v:
+        if holds_nan(v):  # NaN, or a tuple holding one: NaNs match by object identity, not value
             nan.append(i)
     _refuse_nan_labels(np.asarray(nan, dtype=np.int64), name)
 

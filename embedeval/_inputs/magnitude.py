@@ -32,12 +32,22 @@ _TARGET_EXPONENT = 0  # scale the largest norm into [1/2, 1)
 
 
 def _extremes(vectors: np.ndarray) -> tuple[float, float]:
-    """(largest row norm, smallest nonzero |component|), in float64, read in chunks."""
+    """(largest row norm, smallest nonzero |component|), in float64, read in chunks.
+
+    A float64 array's smallest component is reported as inf: it is rounded to float32 after
+    scaling, like any float64 input, so it constrains no scale.
+    """
     largest, smallest = 0.0, math.inf
+    wide = vectors.dtype != np.float32
     for start in range(0, vectors.shape[0], _budget.SCAN_ROWS):
         block = np.asarray(vectors[start : start + _budget.SCAN_ROWS], dtype=np.float64)
-        largest = max(largest, float(np.sqrt(np.einsum("ij,ij->i", block, block).max())))
-        magnitudes = np.abs(block[block != 0])
+        # Norms of float64 rows near 1e160 (or 1e-170) would overflow (underflow) when squared:
+        # scale the block by the power of two of its largest component first (exact).
+        top = float(np.abs(block).max(initial=0.0))
+        shift = -math.frexp(top)[1] if top else 0
+        unit = np.ldexp(block, shift)
+        largest = max(largest, math.ldexp(float(np.sqrt(np.einsum("ij,ij->i", unit, unit).max())), -shift))
+        magnitudes = np.abs(block[block != 0]) if not wide else block[:0]
         if magnitudes.size:
             smallest = min(smallest, float(magnitudes.min()))
     return largest, smallest
@@ -71,27 +81,51 @@ def power_of_two_scale(arrays: list[np.ndarray], names: list[str]) -> float:
 
 
 def scaled(vectors: np.ndarray, scale: float) -> np.ndarray:
-    """``vectors * scale`` in float32, exact for a power of two in range; a new array, in chunks."""
+    """``vectors * scale`` rounded to float32; a new array, in chunks.
+
+    The product is formed in float64 with :func:`numpy.ldexp` (a power of two far outside
+    float32's range, such as 2**130 for embeddings near 1e-40, is exact there), so it is exact
+    for float32 input, and float64 input is rounded to float32 once, at its scaled magnitude.
+    """
     out = np.empty(vectors.shape, dtype=np.float32)
-    factor = np.float32(scale)
+    exponent = math.frexp(scale)[1] - 1
     for start in range(0, vectors.shape[0], _budget.SCAN_ROWS):
-        np.multiply(vectors[start : start + _budget.SCAN_ROWS], factor, out=out[start : start + _budget.SCAN_ROWS])
+        block = np.asarray(vectors[start : start + _budget.SCAN_ROWS], dtype=np.float64)
+        out[start : start + _budget.SCAN_ROWS] = np.ldexp(block, exponent)
     return out
 
 
 def into_safe_range(queries: np.ndarray, references: np.ndarray, names: list[str], distance: str):
-    """(queries, references, scale): both multiplied by one power of two when needed (not for cosine).
+    """(queries, references, scale): float32, both multiplied by one power of two when needed.
 
+    float64 input (from ``as_embeddings(..., wide=True)``) is scaled before it is rounded to
+    float32, so that values near 1e-50 or 1e39, outside float32's range, keep their bits relative
+    to each other instead of rounding to 0 or inf. Cosine is not scaled (its rows are normalised
+    in float64 later), but float64 rows whose norms are outside float32's range are, by a power
+    of two per array, which changes no direction.
     ``references is queries`` (leave-one-out) is kept: the array is scaled once.
     """
-    if distance == "cosine":
-        return queries, references, 1.0
     same = references is queries
+    if distance == "cosine":
+        queries = _narrow(queries)
+        return queries, queries if same else _narrow(references), 1.0
     scale = power_of_two_scale([queries] if same else [queries, references], names)
     if scale == 1.0:
-        return queries, references, 1.0
+        queries = _narrow(queries)
+        return queries, queries if same else _narrow(references), 1.0
     queries = scaled(queries, scale)
     return queries, queries if same else scaled(references, scale), scale
+
+
+def _narrow(vectors: np.ndarray) -> np.ndarray:
+    """float32 as they are; float64 rounded to float32, scaled by a power of two first if their
+    largest norm is outside the safe range (for cosine, whose scale is its own per array)."""
+    if vectors.dtype == np.float32:
+        return vectors
+    largest = _extremes(vectors)[0]
+    if largest == 0.0 or SAFE_NORMS[0] <= largest <= SAFE_NORMS[1]:
+        return scaled(vectors, 1.0)
+    return scaled(vectors, 2.0 ** (_TARGET_EXPONENT - math.frexp(largest)[1]))
 
 
 def scale_config(scale: float) -> dict:

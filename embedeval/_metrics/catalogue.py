@@ -12,7 +12,7 @@ without them (``tests/docs/test_metric_reference.py``).
 from __future__ import annotations
 
 from .families import EMBEDDINGS, FAMILIES, RANKINGS
-from .pml_names import PML_NAMES
+from .pml_names import PML_CLUSTERING, PML_NAMES
 from .set_families import SET_FAMILIES
 from .trec_names import _DEFAULTS, _TREC_CUT, _TREC_PLAIN
 
@@ -74,9 +74,17 @@ ABOUT: dict[str, tuple[str, dict[str, list[str]]]] = {
     "recall_radius": (_HASHING, {"deep hashing": ["R@H<=r"]}),
     "nmi": (
         "Strehl & Ghosh, Cluster ensembles, JMLR 2002 (NMI, arithmetic mean as in scikit-learn)",
+        {"scikit-learn": ["normalized_mutual_info_score"]},
+    ),
+    "ami": (_VINH, {"scikit-learn": ["adjusted_mutual_info_score"]}),
+    "pml_nmi": (
+        "pytorch-metric-learning's AccuracyCalculator (its k-means settings); NMI as Strehl & Ghosh 2002",
         {"pytorch-metric-learning": ["NMI"]},
     ),
-    "ami": (_VINH, {"pytorch-metric-learning": ["AMI"]}),
+    "pml_ami": (
+        f"pytorch-metric-learning's AccuracyCalculator (its k-means settings); AMI as {_VINH}",
+        {"pytorch-metric-learning": ["AMI"]},
+    ),
     "fnmr": ("ISO/IEC 19795-1 (biometric performance testing)", {"OML": ["fnmr@fmr"]}),
     "tar": ("ISO/IEC 19795-1 (TAR = 1 - FNMR)", {"face verification": ["TAR@FAR"]}),
     "eer": ("ISO/IEC 19795-1 (equal error rate)", {}),
@@ -110,7 +118,7 @@ def _trec_aliases(family: str) -> list[str]:
 def _accepted(family: str) -> list[str]:
     """The other tools' names the parser takes for this family (and reports under embedeval's)."""
     pml = [name for name, canonical in PML_NAMES.items() if canonical.partition("@")[0] == family]
-    pml = [{"nmi": "NMI", "ami": "AMI"}.get(name, name) for name in pml]
+    pml += [name for name, canonical in PML_CLUSTERING.items() if canonical == family]
     return _trec_aliases(family) + pml
 
 

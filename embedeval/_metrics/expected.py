@@ -26,6 +26,12 @@ from .kernels import _ideal_dcg, _safe_divide
 from .ties import TiedHits
 
 
+def _bincount(x, weights=None, minlength=0) -> np.ndarray:
+    """``np.bincount`` as float64 always: with no entries it returns int64 zeros, which then
+    cannot hold the NaN of a skipped query."""
+    return np.bincount(x, weights=weights, minlength=minlength).astype(np.float64, copy=False)
+
+
 def _segments(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For consecutive segments of the given lengths: each element's segment and 0-based offset."""
     lengths = lengths.astype(np.intp)
@@ -54,7 +60,7 @@ def _segment_cumprod(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 
 def _per_query(t: TiedHits, values: np.ndarray) -> np.ndarray:
     """Sum per query, added left to right in rank order as the ordinary kernels do (same bits)."""
-    return np.bincount(t.query, weights=values, minlength=t.n_queries)
+    return _bincount(t.query, weights=values, minlength=t.n_queries)
 
 
 def _inside(t: TiedHits, cutoff) -> np.ndarray:
@@ -158,7 +164,7 @@ def reciprocal_rank(t: TiedHits, k: int | None = None) -> np.ndarray:
     ns, rs = n[many][seg], r[many][seg]
     factor = np.where(j0 == 0, rs / ns, (ns - rs - j0 + 1.0) / np.maximum(ns - j0, 1.0))
     terms = _segment_cumprod(factor, last[many]) / (s[many][seg] + j0 + 1.0)
-    out[many] = np.bincount(seg, weights=terms, minlength=many.size)
+    out[many] = _bincount(seg, weights=terms, minlength=many.size)
     return out
 
 
@@ -209,7 +215,7 @@ def _hypergeom_pmf(n: np.ndarray, r: np.ndarray, m: np.ndarray):
     down = x < ks  # P(x) / P(x + 1), multiplied from the mode downwards
     f = (x + 1.0) * (ns - rs - ms + x + 1.0) / np.maximum((rs - x) * (ms - x), 1.0)
     w[down] = _segment_cumprod(f[down][::-1], (mode - lo)[::-1])[::-1]
-    return w / np.bincount(seg, weights=w, minlength=n.size)[seg], x, seg
+    return w / _bincount(seg, weights=w, minlength=n.size)[seg], x, seg
 
 
 def average_precision_over_hits(t: TiedHits, k: int) -> np.ndarray:
@@ -239,7 +245,7 @@ def average_precision_over_hits(t: TiedHits, k: int) -> np.ndarray:
         pmf, x, seg = _hypergeom_pmf(n, r, mm)
         found = c[q][seg] + x
         value = (sum_full[q][seg] + alpha[seg] * x + beta[seg] * x * (x - 1.0)) / np.maximum(found, 1.0)
-        out[q] = np.bincount(seg, weights=np.where(found > 0, pmf * value, 0.0), minlength=q.size)
+        out[q] = _bincount(seg, weights=np.where(found > 0, pmf * value, 0.0), minlength=q.size)
     return out
 
 
@@ -263,7 +269,7 @@ def dcg(t: TiedHits, k: int | None = None, exponential: bool = False) -> np.ndar
     seg, p0 = _segments(m[sel])
     position = t.start[sel][seg] + p0 + 1.0
     terms = (gain[sel] / t.size[sel])[seg] / np.log2(position + 1.0)
-    return np.bincount(t.query[sel][seg], weights=terms, minlength=t.n_queries)
+    return _bincount(t.query[sel][seg], weights=terms, minlength=t.n_queries)
 
 
 def cg(t: TiedHits, k: int | None = None) -> np.ndarray:
@@ -317,7 +323,7 @@ def revisited_precision(t: TiedHits, k: int) -> np.ndarray:
     has = t.relevant > 0
     last = np.full(t.n_queries, -1)
     last[t.query[has]] = np.flatnonzero(has)  # the query's last group with a relevant item
-    ranked = np.bincount(t.query, weights=t.relevant, minlength=t.n_queries)
+    ranked = _bincount(t.query, weights=t.relevant, minlength=t.n_queries)
     every = (last >= 0) & (ranked == t.n_relevant)
     g = last[every]
     s, n, r = t.start[g], t.size[g], t.relevant[g]
@@ -329,9 +335,9 @@ def revisited_precision(t: TiedHits, k: int) -> np.ndarray:
     pmf = _segment_cumprod(ratio, span) if seg.size else ratio
     inside = j <= top[seg]
     R = t.n_relevant[every].astype(np.float64)
-    p_inside = np.bincount(seg, weights=np.where(inside, pmf, 0.0), minlength=g.size)
+    p_inside = _bincount(seg, weights=np.where(inside, pmf, 0.0), minlength=g.size)
     # R * P(M = j) / L: a group of one gives exactly the ordinary R / L
-    r_over_l = np.bincount(seg, weights=np.where(inside, R[seg] * pmf / (s[seg] + j), 0.0), minlength=g.size)
+    r_over_l = _bincount(seg, weights=np.where(inside, R[seg] * pmf / (s[seg] + j), 0.0), minlength=g.size)
     out = found / float(k)
     out[every] = (found[every] - R * p_inside) / float(k) + r_over_l
     return np.where(t.n_relevant > 0, out, np.nan)

@@ -16,12 +16,15 @@ PML                              embedeval                   PML's definition
 ``mean_reciprocal_rank``         ``mrr``                     1 / rank of the first same-label reference
                                                              among the k nearest, 0 if none (default
                                                              ``k=None``: ``mrr``; an int k: ``mrr@k``)
-``NMI``, ``AMI``                 ``nmi``, ``ami``            scikit-learn's scores (arithmetic mean) of
+``NMI``, ``AMI``                 ``pml_nmi``, ``pml_ami``    scikit-learn's scores (arithmetic mean) of
                                                              ``faiss.Kmeans(niter=20)`` of the queries
+                                                             (embedeval's ``nmi``/``ami`` cluster from
+                                                             k-means++ seeds with restarts instead)
 ===============================  ==========================  ===========================================
 
 PML's ``k="max_bin_count"`` (k = the largest class's size) has no name here: ``map``/``mrr`` cut
-at that depth are ``map@k``/``mrr@k`` with that k. Names are matched ignoring case.
+at that depth are ``map@k``/``mrr@k`` with that k. Names are matched ignoring case, except
+``NMI``/``AMI``: in capitals they are PML's (``pml_nmi``/``pml_ami``), in lower case embedeval's.
 """
 
 from __future__ import annotations
@@ -35,14 +38,15 @@ PML_NAMES = {
     "mean_average_precision_at_r": "map@r",
     "mean_average_precision": "map",
     "mean_reciprocal_rank": "mrr",
-    "nmi": "nmi",
-    "ami": "ami",
 }
+# PML's clustering scores, in PML's own capitals: lower-case ``nmi``/``ami`` are embedeval's.
+PML_CLUSTERING = {"NMI": "pml_nmi", "AMI": "pml_ami"}
 
 ALIASES = [
     (
         re.compile("|".join(PML_NAMES), re.IGNORECASE),
         lambda match: [PML_NAMES[match[0].lower()]],
         EMBEDDINGS,
-    )
+    ),
+    (re.compile("NMI|AMI"), lambda match: [PML_CLUSTERING[match[0]]], EMBEDDINGS),
 ]

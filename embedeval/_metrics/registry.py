@@ -10,6 +10,7 @@ kernels. The declarations' names are re-exported here for the modules that read 
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -185,6 +186,30 @@ def _radius(raw: str, cut: str) -> int:
     return int(cut)
 
 
+_CUT = re.compile(r"^(?P<head>.*?[@_.])(?P<cut>[-+]?[0-9]*[.eE][-+0-9.eE]*|-[0-9]+)$")
+
+
+def _unknown(raw: str, family: str | None, cut: str | None, form: str) -> str:
+    """Why ``raw`` is no metric of ``form``: a cutoff that is not an int (``P_1.5``: the rule is
+    named), or an unknown name, with the nearest known one (difflib) when one is close."""
+    match = _CUT.match(raw.strip())
+    if match:
+        try:
+            parse_metrics([match["head"] + "1"], form)
+        except ValueError:
+            pass
+        else:
+            return f"the cutoff in metric {raw!r} must be an int >= 1; got {match['cut']!r}"
+    names = [f for f, spec in FAMILIES.items() if form in spec.forms] + (
+        list(SET_FAMILIES) if form == EMBEDDINGS else []
+    )
+    near = difflib.get_close_matches(family or raw.strip().lower(), names, n=1, cutoff=0.7)
+    hint = ""
+    if near:
+        hint = f"; did you mean {near[0] + ('' if cut is None else '@' + cut)!r}?"
+    return f"unknown metric {raw!r} for {form}{hint}; valid metrics are: {', '.join(valid_names(form))}"
+
+
 def parse_metric(raw, form: str) -> Metric:
     """Parse one metric name (case and surrounding spaces ignored); ValueError if unknown."""
     if not isinstance(raw, str):
@@ -195,7 +220,7 @@ def parse_metric(raw, form: str) -> Metric:
         return Metric(family, None, form, level=parse_level(raw, family, cut))
     spec = FAMILIES.get(family)
     if spec is None or form not in spec.forms:
-        raise ValueError(f"unknown metric {raw!r} for {form}; valid metrics are: {', '.join(valid_names(form))}")
+        raise ValueError(_unknown(raw, family, cut, form))
     if cut is None:
         if "none" not in spec.cutoffs:
             if spec.radius:

@@ -93,7 +93,14 @@ _FMR = Parameter("fmr", "fmr=", "a false match rate", False, "1e-3")
 _FAR = Parameter("far", "far=", "a false accept rate", False, "1e-3")
 _SHARE = Parameter("share", "", "a share of the variance", True, "0.5")
 
-_CLUSTERS = "the k-means clusters of the query embeddings, one per query label (see conventions['clustering'])"
+_CLUSTERS = (
+    "the k-means clusters of the query embeddings, one per query label: k-means++ seeds, 5 restarts, the lowest "
+    "objective kept (see conventions['clustering'])"
+)
+_PML_CLUSTERS = (
+    "pytorch-metric-learning's k-means of the query embeddings, one cluster per query label: faiss.Kmeans, one run "
+    "from random centroids, seed 1234, niter 20 (its NMI/AMI; see conventions['pml_clustering'])"
+)
 _PAIRS = "positive pair = same label, negative = different labels (pairs and ties: conventions['verification'])"
 _NO_CLUSTER_INTERVAL = (
     "one k-means clustering of the whole set: resampling items with replacement duplicates points and changes "
@@ -115,6 +122,18 @@ SET_FAMILIES: dict[str, SetFamily] = {
         CLUSTERING,
         "AMI = (MI - E[MI]) / ((H(labels) + H(clusters)) / 2 - E[MI]), E[MI] exact (hypergeometric model, "
         f"Vinh et al. 2010) for {_CLUSTERS}",
+        None,
+        _NO_CLUSTER_INTERVAL,
+    ),
+    "pml_nmi": SetFamily(
+        CLUSTERING,
+        f"NMI as nmi, for {_PML_CLUSTERS}",
+        None,
+        _NO_CLUSTER_INTERVAL,
+    ),
+    "pml_ami": SetFamily(
+        CLUSTERING,
+        f"AMI as ami, for {_PML_CLUSTERS}",
         None,
         _NO_CLUSTER_INTERVAL,
     ),

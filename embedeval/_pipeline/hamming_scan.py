@@ -203,7 +203,10 @@ def _hits(counts: Counts, block: QueryBlock, threshold: float) -> Hits:
     row, dist, place, level = counts.items
     b = counts.total.shape[0]
     key = (row << 32) | (counts.before[row, dist] + place + 1)
-    if counts.levels.size == 1:  # binary relevance: every item is relevant, no gains needed
+    if counts.levels.size == 1 and counts.levels[0] >= threshold and block.ideal is None:
+        # One grade that reaches the threshold and no graded metric: every kept item is relevant,
+        # no gains are needed. (One grade below the threshold makes none relevant; gains are
+        # needed as soon as a graded metric is asked for.)
         key = np.sort(key)
         return Hits(ranks=pack(key >> 32, (key & 0xFFFFFFFF).astype(np.float64), b), n_relevant=block.n_relevant)
     order = np.argsort(key)

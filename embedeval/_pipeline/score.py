@@ -58,12 +58,14 @@ def score(options, queries, references, relevance: Relevance, metrics, evaluated
 def warn_if_k_exceeds(metrics, n_rankable: np.ndarray) -> None:
     """Warn when a cutoff exceeds what some evaluated query can rank (``n_rankable`` of them)."""
     fewest = int(n_rankable.min(initial=np.iinfo(np.int64).max))
-    beyond = [m.name for m in metrics if m.k is not None and not m.spec.radius and m.k > fewest]
-    if beyond:
+    over = [m for m in metrics if m.k is not None and not m.spec.radius and m.k > fewest]
+    if over:
+        beyond = [m.name for m in over]
         some = "" if (n_rankable == fewest).all() else " of some queries"
+        divides = [m.name for m in over if m.family == "precision"]
+        tail = f", and {', '.join(divides)} still divide{'s' if len(divides) == 1 else ''} by k" if divides else ""
         warnings.warn(
-            f"{beyond}: k exceeds the {fewest} rankable references{some}; the whole reference set is ranked "
-            "and precision@k still divides by k",
+            f"{beyond}: k exceeds the {fewest} rankable references{some}; the whole reference set is ranked{tail}",
             UserWarning,
             stacklevel=3,
         )

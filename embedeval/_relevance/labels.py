@@ -19,7 +19,7 @@ import numpy as np
 
 from .._core import budget as _budget
 from .._core.csr import offsets_within
-from .._inputs.arrays import encode_labels
+from .._inputs.arrays import encode_labels, holds_nan
 from .marked import Marked, csr_from_mask
 
 
@@ -232,6 +232,11 @@ def _sets_of(kind, value, name: str) -> list:
             labels = frozenset(item)
         except TypeError:
             raise TypeError(f"'{name}' item {i} holds an unhashable label: {item!r}") from None
+        if any(holds_nan(label) for label in labels):
+            raise ValueError(
+                f"'{name}' item {i} holds NaN (alone or inside a tuple): NaN equals nothing, so it names no "
+                f"label; got {item!r:.80}"
+            )
         out.append(labels)
     return out
 

@@ -1,15 +1,33 @@
-"""The in-memory flat searcher: one faiss flat index over all the references."""
+"""The in-memory flat searcher: one faiss flat index over all the references, centred."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .candidates import flat_index, from_index
+from .candidates import flat_index, from_index, underflow_bound
+from .duplicates import DuplicateRows, distinct_rows
 from .memory import InMemorySearcher
+
+# How many extra unit roundoffs the centring costs the error bound (see FlatSearcher).
+CENTRING_SLACK = 3
 
 
 class FlatSearcher(InMemorySearcher):
     """A flat (brute-force) faiss index over reference vectors in memory, searched exactly.
+
+    faiss searches the references minus their mean ``c`` (rounded to float32), and queries minus
+    the same ``c`` for euclidean distances. Translation changes no euclidean distance, and for
+    inner products it shifts every distance of a query by the same ``q . c``, so the order is
+    unchanged; what changes is the error bound, which scales with the norms faiss sees. For
+    embeddings that have collapsed around one point (noise of 1e-6 around a common vector), the
+    centred norms are a millionth of the raw ones and so is the bound, so near-ties stay as rare
+    as on spread-out data instead of joining every candidate into one run.
+
+    The centred vectors are rounded to float32: each component is off by at most u times its
+    size, which moves a squared euclidean distance by at most u (2 + u) (||q~|| + ||r~||)^2 /
+    (1 - u)^2 and an inner product by at most u ||q|| ||r~|| / (1 - u) (q~, r~ the rounded centred
+    vectors). ``CENTRING_SLACK`` = 3 more unit roundoffs in the bound's factor cover both. The
+    float64 recomputation of near-ties reads the original rows, so the ranking is unchanged.
 
     Parameters
     ----------
@@ -17,11 +35,43 @@ class FlatSearcher(InMemorySearcher):
     distance : {"euclidean", "cosine", "inner_product"}
         Cosine normalises the references (:func:`embedeval._inputs.arrays.prepare`) and ranks by
         inner product.
+    distinct_search : bool
+        Where at most half of the references are distinct rows (exact copies), search those and
+        expand them (:mod:`embedeval._search.duplicates`) instead of the references themselves.
     """
 
-    def __init__(self, reference: np.ndarray, distance: str):
+    def __init__(self, reference: np.ndarray, distance: str, *, distinct_search: bool = True):
         super().__init__(reference, distance)
-        self._index = flat_index(self._reference, self.euclidean)
+        ref = self._reference
+        mean = ref.mean(axis=0, dtype=np.float64) if ref.shape[0] else np.zeros(ref.shape[1])
+        self._centre = mean.astype(np.float32)
+        centred = ref - self._centre
+        self._centred_norm = float(np.sqrt(np.einsum("ij,ij->i", centred, centred, dtype=np.float64).max(initial=0)))
+        self._index = flat_index(centred, self.euclidean)
+        self._duplicates = None
+        distinct = distinct_rows(ref) if distinct_search else None
+        if distinct is not None:
+            first, inverse, counts = distinct
+            # The rows are prepared already: cosine's are normalised, and ranked by inner product.
+            kind = "euclidean" if self.euclidean else "inner_product"
+            searcher = FlatSearcher(ref[first], kind, distinct_search=False)
+            self._duplicates = DuplicateRows(searcher, ref, inverse, counts, self.euclidean)
+
+    def search(self, queries, k, ignore=None, classes=None):
+        if self._duplicates is not None:  # exact for every reference, so for every class too
+            return self._duplicates.search(queries, k, ignore)
+        return super().search(queries, k, ignore, classes)
+
+    def _centred(self, queries):
+        return queries - self._centre if self.euclidean else queries
 
     def _gather(self, queries, n):
-        return from_index(self._index, queries, n, self.euclidean)
+        return from_index(self._index, self._centred(queries), n, self.euclidean)
+
+    def _error_bound(self, queries, unit_roundoff):
+        q = self._centred(queries)
+        slack = 1.01 * (q.shape[1] + (4 if self.euclidean else 3) + CENTRING_SLACK) * unit_roundoff
+        q_norm = np.sqrt(np.einsum("ij,ij->i", q, q, dtype=np.float64))
+        r_norm = self._centred_norm
+        scale = (q_norm + r_norm) ** 2 if self.euclidean else q_norm * r_norm
+        return slack * scale + underflow_bound(q.shape[1], unit_roundoff)

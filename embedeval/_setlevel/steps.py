@@ -24,11 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._inputs.arrays import prepare
 from .._metrics.set_families import CLUSTERING, GEOMETRY, VERIFICATION, level_text
 from .._relevance import ClassLabels, Relevance
 from .clustering import kmeans
 from .geometry import pcf
 from .information import ami, nmi
+from .kmeanspp import best_of_restarts
 from .pairs import PairSpace
 from .verification import CONVENTIONS as PAIR_CONVENTIONS
 from .verification import Budgets, verify
@@ -158,19 +160,33 @@ class SetStep:
     def _clustering(self, queries, distance, values, config, conventions) -> None:
         codes = self.query_codes
         n_clusters = int(np.unique(codes).size)
-        clustering = kmeans(queries, n_clusters, distance=distance)
-        scores = {"nmi": nmi, "ami": ami}
+        scores = {"nmi": nmi, "ami": ami, "pml_nmi": nmi, "pml_ami": ami}
+        families = {m.family for m in self.of(CLUSTERING)}
+        normalised = ", rows L2-normalised" if distance == "cosine" else ""
+        made = {}
+        if families & {"nmi", "ami"}:
+            x = prepare(queries, "cosine") if distance == "cosine" else np.ascontiguousarray(queries, np.float32)
+            made["nmi"] = best = best_of_restarts(x, n_clusters)
+            config["clustering"] = {**best.settings, "distance": distance, "n_items": int(codes.size)}
+            conventions["clustering"] = (
+                f"k-means of the {codes.size} query embeddings into {n_clusters} clusters (one per query label; "
+                f"k-means++ seeds, {best.settings['n_init']} restarts seeded {best.settings['seed']} on, "
+                f"{best.settings['niter']} Lloyd iterations each (faiss.Kmeans), the lowest objective kept"
+                f"{normalised}); NMI and AMI against the query labels, arithmetic mean of the entropies, E[MI] exact"
+            )
+        if families & {"pml_nmi", "pml_ami"}:
+            made["pml_nmi"] = pml = kmeans(queries, n_clusters, distance=distance)
+            settings = pml.settings
+            config["pml_clustering"] = {**settings, "n_items": int(codes.size)}
+            conventions["pml_clustering"] = (
+                f"pytorch-metric-learning's k-means of the {codes.size} query embeddings into {n_clusters} clusters "
+                f"(faiss.Kmeans, seed {settings['seed']}, niter {settings['niter']}, nredo {settings['nredo']}, "
+                f"max_points_per_centroid {settings['max_points_per_centroid']}, random initial centroids"
+                f"{normalised}); pml_nmi and pml_ami against the query labels"
+            )
         for m in self.of(CLUSTERING):
+            clustering = made["pml_nmi" if m.family.startswith("pml_") else "nmi"]
             values[m.name] = scores[m.family](codes, clustering.assignment)
-        settings = clustering.settings
-        config["clustering"] = {**settings, "n_items": int(codes.size)}
-        conventions["clustering"] = (
-            f"k-means of the {codes.size} query embeddings into {n_clusters} clusters (one per query label; "
-            f"faiss.Kmeans, seed {settings['seed']}, niter {settings['niter']}, nredo {settings['nredo']}, "
-            f"max_points_per_centroid {settings['max_points_per_centroid']}: pytorch-metric-learning's settings"
-            + (", rows L2-normalised" if distance == "cosine" else "")
-            + "); NMI and AMI against the query labels, arithmetic mean of the entropies, E[MI] exact"
-        )
 
     def _verification(self, queries, references, distance, values, config, conventions) -> None:
         metrics = self.of(VERIFICATION)

@@ -9,14 +9,19 @@ The package: ``_parser`` (commands, arguments, help), ``_commands`` (one functio
 
 from __future__ import annotations
 
+import argparse
 import os
 import shlex
 import sys
 import threading
 import warnings
 
+from ._argparse import parse
 from ._parser import build_parser
 from ._problems import UsageError
+from ._trec_eval import trec_eval_command
+
+TREC_EVAL = ("trec_eval", "trec-eval")  # the drop-in's names (embedeval trec_eval -q QRELS RUN)
 
 __all__ = ["build_parser", "main"]
 
@@ -29,14 +34,21 @@ def main(argv=None) -> int:
 
     Argument problems (:class:`UsageError`, several at once) and bad input (``ValueError``,
     ``TypeError``, ``OSError`` from loading or evaluating) become ``embedeval COMMAND: error:``
-    lines on stderr and status 2; argparse's own errors exit 2 as well, with the usage of the
-    command they concern. Warnings print as ``embedeval COMMAND: warning:`` lines. Ctrl-C prints
-    one line and exits 130 at once; a closed stdout (``| head``) ends quietly with 141.
+    lines on stderr and status 2; so do argparse's own (a bad choice or number, a missing
+    argument), all of them at once and without a usage block (:mod:`embedeval.cli._argparse`).
+    Warnings print as ``embedeval COMMAND: warning:`` lines. Ctrl-C prints one line and exits
+    130 at once; a closed stdout (``| head``) ends quietly with 141.
     """
-    args, unknown = build_parser().parse_known_args(argv)
-    if unknown:  # argparse would show the top-level usage; the command's own helps more
-        args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
-    args.command_line = shlex.join(["embedeval", *map(str, sys.argv[1:] if argv is None else argv)])  # for reports
+    words = list(map(str, sys.argv[1:] if argv is None else argv))
+    if words and words[0] in TREC_EVAL:  # trec_eval's own grammar, not argparse's (see _trec_eval_args)
+        args = argparse.Namespace(command="trec_eval", run=lambda _: trec_eval_command(words[1:]))
+    else:
+        args, parse_problems = parse(build_parser(), words)
+        if parse_problems:  # every one at once, one line each, no usage block
+            for prog, problem in parse_problems:
+                print(f"{prog}: error: {problem}", file=sys.stderr)
+            return 2
+    args.command_line = shlex.join(["embedeval", *words])  # for reports
     prefix = f"embedeval {args.command}"
     problems = []
     try:

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .._metrics.registry import EMBEDDINGS, RANKINGS, parse_metrics
-from ._loaders import load_array, load_ids, load_keys, load_label_sets, load_labels, load_pairs
+from ._loaders import load_array, load_groups, load_ids, load_keys, load_label_sets, load_labels, load_pairs
 from ._output import Progress, emit, format_comparison, format_examples
 from ._problems import UsageError, argument_problems, check_rows, report_problems, set_level_problems
 
@@ -48,9 +48,11 @@ def evaluate_command(args) -> int:
         "LABELS": args.labels,
         "--reference": args.reference,
         "--reference-labels": args.reference_labels,
+        "--groups": args.groups,
+        "--oml": args.oml,
         **_ignore_paths(args, "reference"),
     }
-    problems = argument_problems(paths, args.metrics, EMBEDDINGS)
+    problems = argument_problems(paths, args.metrics, EMBEDDINGS) + _oml_problems(args)
     if (args.reference is None) != (args.reference_labels is None):
         problems.append("--reference and --reference-labels go together; give both or neither")
     problems += _ignore_problems(args, "reference", separate=args.reference is not None)
@@ -64,21 +66,7 @@ def evaluate_command(args) -> int:
     # metrics the figure needs are dropped by them.
     shown = [m.name for m in parse_metrics(args.metrics, EMBEDDINGS)]
     embeddings = load_array(Path(args.embeddings), "embeddings", args.key)
-    read_labels = load_label_sets if args.multi_label else load_labels
-    labels = read_labels(Path(args.labels), args.label_key)
-    check_rows(labels, embeddings, f"LABELS ({args.labels})", f"EMBEDDINGS ({args.embeddings})")
-    gallery = _ignore_arguments(args, "reference", positions=True)
-    if args.reference is not None:
-        gallery.update(
-            reference=load_array(Path(args.reference), "reference", args.key),
-            reference_labels=read_labels(Path(args.reference_labels), args.label_key),
-        )
-        check_rows(
-            gallery["reference_labels"],
-            gallery["reference"],
-            f"--reference-labels ({args.reference_labels})",
-            f"--reference ({args.reference})",
-        )
+    embeddings, labels, gallery = _labelled_inputs(args, embeddings)
     drawing = bool(args.plot or args.report)
     full = _searched(evaluate, args, embeddings, labels, metrics=shown + (_PLOT_METRICS if drawing else []), **gallery)
     figure = None
@@ -91,11 +79,58 @@ def evaluate_command(args) -> int:
         figure = Path(args.plot) if args.plot else Path(args.report).with_suffix(".png")
         plot_evaluation(full.select(_PLOT_METRICS), figure, title=Path(args.embeddings).name)
         print(f"wrote {figure}", file=sys.stderr)
-    inputs = {"embeddings": f"{args.embeddings} {tuple(np.shape(embeddings))}", "labels": args.labels}
+    inputs = {"embeddings": f"{args.embeddings} {tuple(np.shape(embeddings))}", "labels": args.labels or args.oml}
     if args.reference:
         inputs.update(reference=args.reference, reference_labels=args.reference_labels)
     emit(full.select(shown), args, inputs, figure)
     return 0
+
+
+def _oml_problems(args) -> list[str]:
+    """LABELS or --oml, one of them; --oml brings its own gallery, sequences and groups."""
+    problems = ["give LABELS or --oml CSV, one of them"] if (args.labels is None) == (args.oml is None) else []
+    if args.oml is None:
+        return problems
+    clashes = {
+        "--reference": args.reference,
+        "--reference-labels": args.reference_labels,
+        "--ignore-same-query": args.ignore_same_query,
+        "--ignore-same-reference": args.ignore_same_reference,
+        "--ignore": args.ignore,
+        "--groups": args.groups,
+        "--multi-label": args.multi_label or None,
+    }
+    return problems + [
+        f"{flag} has no place with --oml (the table gives the gallery, the sequences to ignore and the groups)"
+        for flag, value in clashes.items()
+        if value is not None
+    ]
+
+
+def _labelled_inputs(args, embeddings):
+    """(queries, labels, other arguments of evaluate) from LABELS and the gallery options, or from --oml."""
+    if args.oml is not None:
+        from ..io import read_oml
+
+        inputs = read_oml(args.oml).inputs(embeddings)
+        return inputs.pop("embeddings"), inputs.pop("labels"), inputs
+    read_labels = load_label_sets if args.multi_label else load_labels
+    labels = read_labels(Path(args.labels), args.label_key)
+    check_rows(labels, embeddings, f"LABELS ({args.labels})", f"EMBEDDINGS ({args.embeddings})")
+    gallery = _ignore_arguments(args, "reference", positions=True)
+    gallery.update(_groups(args, embeddings, f"EMBEDDINGS ({args.embeddings})"))
+    if args.reference is not None:
+        gallery.update(
+            reference=load_array(Path(args.reference), "reference", args.key),
+            reference_labels=read_labels(Path(args.reference_labels), args.label_key),
+        )
+        check_rows(
+            gallery["reference_labels"],
+            gallery["reference"],
+            f"--reference-labels ({args.reference_labels})",
+            f"--reference ({args.reference})",
+        )
+    return embeddings, labels, gallery
 
 
 def compare_command(args) -> int:
@@ -193,10 +228,18 @@ def _ignore_arguments(args, reference: str, positions: bool) -> dict:
     return out
 
 
+def _groups(args, rows, rows_arg: str) -> dict:
+    """``{"groups": ...}`` from --groups (one per row of ``rows``, checked), or nothing."""
+    if args.groups is None:
+        return {}
+    groups = load_groups(Path(args.groups))
+    check_rows(groups, rows, f"--groups ({args.groups})", rows_arg)
+    return {"groups": groups}
+
+
 def retrieval_command(args) -> int:
     """``embedeval retrieval``: query and corpus embeddings against a TREC qrels file."""
     from .._embeddings.retrieval import evaluate_retrieval
-    from ..io import read_qrels
 
     paths = {
         "QUERIES": args.queries,
@@ -204,10 +247,11 @@ def retrieval_command(args) -> int:
         "QRELS": args.qrels,
         "--query-ids": args.query_ids,
         "--corpus-ids": args.corpus_ids,
+        "--groups": args.groups,
         **_ignore_paths(args, "corpus"),
     }
     problems = argument_problems(paths, args.metrics, RANKINGS) + report_problems(args.report)
-    problems += _ignore_problems(args, "corpus", separate=True)
+    problems += _ignore_problems(args, "corpus", separate=True) + _beir_problems(args)
     if args.ignore_same_id and args.ignore_same_query is not None:
         problems.append("--ignore-same-id and --ignore-same-query are two ways to give keys; choose one")
     for flag, value in (("--block-size", args.block_size), ("--threads", args.threads)):
@@ -217,14 +261,9 @@ def retrieval_command(args) -> int:
         raise UsageError(problems)
     queries = load_array(Path(args.queries), "queries", args.key)
     corpus = load_array(Path(args.corpus), "corpus", args.key)
-    qrels = read_qrels(args.qrels)
-    query_ids = load_ids(Path(args.query_ids)) if args.query_ids else list(qrels)
-    if args.query_ids is None and len(query_ids) != len(queries):
-        raise UsageError(
-            [f"QUERIES has {len(queries)} rows but QRELS names {len(query_ids)} queries; give --query-ids"]
-        )
-    corpus_ids = load_ids(Path(args.corpus_ids)) if args.corpus_ids else [str(i) for i in range(len(corpus))]
+    query_ids, corpus_ids, qrels = _judgements(args, len(queries), len(corpus))
     extra = _ignore_arguments(args, "corpus", positions=False)
+    extra.update(_groups(args, queries, f"QUERIES ({args.queries})"))
     if args.ignore_same_id:
         extra["ignore_same"] = (query_ids, corpus_ids)
     result = _searched(
@@ -240,6 +279,52 @@ def retrieval_command(args) -> int:
         empty=args.empty,
         **extra,
     )
-    inputs = {"queries": f"{args.queries} {tuple(np.shape(queries))}", "corpus": args.corpus, "qrels": args.qrels}
+    qrels_input = args.qrels if args.beir is None else f"{args.beir} (BEIR, split {args.split or 'test'})"
+    inputs = {"queries": f"{args.queries} {tuple(np.shape(queries))}", "corpus": args.corpus, "qrels": qrels_input}
     emit(result, args, inputs)
     return 0
+
+
+def _beir_problems(args) -> list[str]:
+    """QRELS or --beir, one of them; --beir gives the ids; --split goes with --beir."""
+    if args.beir is None:
+        problems = [] if args.qrels is not None else ["give QRELS or --beir DIR, one of them"]
+        return problems + (["--split goes with --beir"] if args.split is not None else [])
+    problems = [] if Path(args.beir).is_dir() else [f"--beir: no such folder: {args.beir}"]
+    if args.qrels is not None:
+        problems.append("give QRELS or --beir DIR, one of them (the folder holds its qrels)")
+    return problems + [
+        f"{flag} has no place with --beir (the folder's queries.jsonl and corpus.jsonl give the ids)"
+        for flag, value in (("--query-ids", args.query_ids), ("--corpus-ids", args.corpus_ids))
+        if value is not None
+    ]
+
+
+def _judgements(args, n_queries: int, n_corpus: int):
+    """(query ids, corpus ids, qrels) from --beir, or from QRELS and the id files; the numbers of
+    ids checked against the rows of QUERIES and CORPUS."""
+    from ..io import read_beir, read_qrels
+
+    if args.beir is not None:
+        query_ids, corpus_ids, qrels = read_beir(args.beir, args.split or "test")
+        problems = [
+            f"{name} has {n} rows but {args.beir}/{file} lists {len(ids)}; embed every line, in file order"
+            for name, n, file, ids in (
+                ("QUERIES", n_queries, "queries.jsonl", query_ids),
+                ("CORPUS", n_corpus, "corpus.jsonl", corpus_ids),
+            )
+            if n != len(ids)
+        ]
+        if problems:
+            raise UsageError(problems)
+        return query_ids, corpus_ids, qrels
+    qrels = read_qrels(args.qrels)
+    query_ids = load_ids(Path(args.query_ids)) if args.query_ids else list(qrels)
+    if args.query_ids is None and len(query_ids) != n_queries:
+        raise UsageError([f"QUERIES has {n_queries} rows but QRELS names {len(query_ids)} queries; give --query-ids"])
+    corpus_ids = load_ids(Path(args.corpus_ids)) if args.corpus_ids else [str(i) for i in range(n_corpus)]
+    if args.query_ids and args.corpus_ids:  # every id known: BEIR's rules for the others, one line each
+        from .._forms.beir import restrict
+
+        qrels = restrict(qrels, query_ids, corpus_ids, args.qrels, args.query_ids, args.corpus_ids)
+    return query_ids, corpus_ids, qrels

@@ -190,8 +190,29 @@ def load_keys(path: Path):
 
 
 def load_ids(path: Path) -> list[str]:
-    """Read ids, one per line (blank lines skipped)."""
-    return [line for line in _text_lines(path) if line]
+    """Read ids: one per line (blank lines skipped), or JSON lines with ``_id`` or ``id``."""
+    from .._forms.tables import read_id_file
+
+    return read_id_file(path)
+
+
+def load_groups(path: Path, by_id: bool = False):
+    """Read ``--groups``: one group per query row, as :func:`load_labels` reads labels; or with
+    ``by_id``, ``query_id group`` per line (whitespace-separated) as ``{query_id: group}``."""
+    if not by_id:
+        return load_labels(path, what="--groups")
+    groups: dict = {}
+    for number, line in enumerate(_text_lines(path), start=1):
+        if not line:
+            continue
+        fields = line.split()
+        if len(fields) != 2:
+            raise ValueError(f"{path}:{number}: a line needs 2 fields (query_id group); got {len(fields)}")
+        if groups.setdefault(fields[0], fields[1]) != fields[1]:
+            raise ValueError(
+                f"{path}:{number}: query {fields[0]!r} is given two groups, {groups[fields[0]]!r} and {fields[1]!r}"
+            )
+    return groups
 
 
 def load_pairs(path: Path, positions: bool) -> dict:

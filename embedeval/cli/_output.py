@@ -15,6 +15,7 @@ from .._core.text import (
     csv_table,
     format_p_value,
     format_value,
+    group_table,
     markdown_table,
     metric_table,
     percent,
@@ -82,10 +83,12 @@ def format_result(result, fmt: str, intervals=None) -> str:
             "macro": result.per_class.macro if result.per_class is not None else None,
             "n_queries": result.n_queries,
             "n_evaluated": result.n_evaluated,
-            "skipped": result.skipped,
+            "skipped": dict(result.skipped),
+            "skip_reasons": getattr(result.skipped, "reasons", {}),
             "definitions": result.definitions,
             "conventions": result.conventions,
             "config": {k: v for k, v in result.config.items() if k != "query_ids"},
+            **_json_groups(result),
         }
         return json.dumps(payload, indent=2)
     if fmt == "csv":
@@ -100,10 +103,34 @@ def format_result(result, fmt: str, intervals=None) -> str:
             ]
             for name, value in result.summary.items()
         ]
-        return csv_table(head, rows)
+        return csv_table(*_csv_groups(result, head, rows))
     if fmt == "markdown":
-        return markdown_table(*metric_table(result, intervals)) + (f"\n\n{note}" if note else "")
+        groups = f"\n\nper group:\n\n{markdown_table(*group_table(result))}" if result.per_group is not None else ""
+        return markdown_table(*metric_table(result, intervals)) + (f"\n\n{note}" if note else "") + groups
     return result.table(intervals) + (f"\nintervals: {interval_method(level)}" if intervals else "")
+
+
+def _json_groups(result) -> dict:
+    """JSON's ``per_group`` (``{group: {n_queries, n_evaluated, metric: mean}}``, groups as
+    strings) and ``per_group_macro``; nothing without groups."""
+    if result.per_group is None:
+        return {}
+    per_group = {str(g): values for g, values in result.per_group.as_dict().items()}
+    return {"per_group": per_group, "per_group_macro": result.per_group.macro}
+
+
+def _csv_groups(result, head: list[str], rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+    """With groups, CSV gains a first column ``group``: empty on the overall rows, then one row
+    per group and per-query metric (its mean over the group's evaluated queries), and the
+    ``macro`` rows (the mean of the group means); the other columns of those rows are empty."""
+    if result.per_group is None:
+        return head, rows
+    per_group, pad = result.per_group, [""] * (len(head) - 2)
+    out = [["", *row] for row in rows]
+    for i, group in enumerate(per_group.groups.tolist()):
+        out += [[str(group), m, repr(float(v[i])), *pad] for m, v in per_group.values.items()]
+    out += [["macro", m, repr(v), *pad] for m, v in per_group.macro.items()]
+    return ["group", *head], out
 
 
 def _interval_cells(interval, level) -> list[str]:
@@ -129,6 +156,8 @@ def emit(result, args, inputs: dict, figure=None) -> None:
         from ..stats import bootstrap
 
         intervals = bootstrap(result, confidence=args.ci, n_resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
+    if getattr(args, "names", "plain") == "safe":
+        result, intervals = safe_names(result, intervals)
     print(_result_text(result, args, intervals))
     if getattr(args, "per_class", None) and result.per_class is not None:
         Path(args.per_class).write_text(per_class_csv(result.per_class) + "\n")
@@ -144,8 +173,31 @@ def emit(result, args, inputs: dict, figure=None) -> None:
             intervals=intervals,
             interval_method=interval_method(args.ci) if intervals else None,
             command=getattr(args, "command_line", None),
+            per_query=getattr(args, "per_query", False),
         )
         print(f"wrote {args.report}", file=sys.stderr)
+
+
+def safe_names(result, intervals=None):
+    """The result (and intervals) with every metric name in the characters every logger accepts
+    (``--names safe``: :func:`embedeval._core.names.safe_key`, ``map@r`` -> ``map_at_r``)."""
+    import dataclasses
+
+    from .._core.names import safe_key
+
+    def renamed(values: dict) -> dict:
+        return {safe_key(k): v for k, v in values.items()}
+
+    changes = {
+        name: renamed(getattr(result, name))
+        for name in ("summary", "per_query", "definitions")
+        if getattr(result, name)
+    }
+    for name in ("per_class", "per_group"):
+        part = getattr(result, name)
+        if part is not None:
+            changes[name] = dataclasses.replace(part, values=renamed(part.values), macro=renamed(part.macro))
+    return dataclasses.replace(result, **changes), None if intervals is None else renamed(intervals)
 
 
 def _result_text(result, args, intervals) -> str:
@@ -156,7 +208,7 @@ def _result_text(result, args, intervals) -> str:
     if args.format == "trec":
         return trec_lines(result, per_query)
     text = format_result(result, args.format, intervals)
-    return per_query_text(result, args.format, text) if per_query else text
+    return per_query_text(result, args.format, text, intervals) if per_query else text
 
 
 def per_class_csv(per_class) -> str:

@@ -14,6 +14,7 @@ from .._metrics.registry import (
     valid_names,
 )
 from .._metrics.ties import RULES
+from ._argparse import Parser, make_lenient
 from ._commands import compare_command, evaluate_command, reality_check_command, retrieval_command
 from ._metrics_command import add_metrics_command
 from ._output import FORMATS, RANKED_FORMATS
@@ -25,10 +26,13 @@ EXAMPLES = """examples:
   embedeval evaluate emb.npz labels.txt --key val_embeddings --plot eval.png --report eval.html
   embedeval evaluate emb.npy labels.txt --ignore-same-query sequences.txt --metrics map@r precision@1
   embedeval evaluate emb.npy tags.txt --multi-label --metrics map precision@10
+  embedeval evaluate emb.npy --oml df.csv --metrics cmc@1 precision@5 map@r --format json
+  embedeval evaluate emb.npy labels.txt --groups languages.txt --names safe --format json
   embedeval evaluate emb.npy labels.txt --metrics precision@1 map@r nmi ami eer tar@far=1e-3 pcf@0.5
   embedeval evaluate codes.npy labels.txt --distance hamming --ties expected --metrics map precision_radius@2
   embedeval compare model_a.npy model_b.npy labels.txt --metrics precision@1 map@r
   embedeval retrieval q.npy corpus.npy qrels.txt --query-ids q.txt --corpus-ids docs.txt --metrics ndcg@10 map
+  embedeval retrieval q.npy corpus.npy --beir scifact/ --split test --metrics ndcg@10 recall@100
   embedeval rankings run.txt qrels.txt --metrics ndcg@10 map recall@100
   embedeval scores scores.npy relevance.npy --metrics ndcg@10 recall@20
   embedeval reality-check --out plots/ --n 2000 --seed 0
@@ -79,12 +83,33 @@ def _output_options(p, ci_help="add percentile bootstrap intervals at this level
     p.add_argument("--ci", type=_confidence_level, metavar="LEVEL", help=ci_help)
 
 
+def _group_options(p, by_id: bool = False) -> None:
+    """--groups and --names (evaluate, retrieval, rankings, scores)."""
+    rows = (
+        "'query_id group' per line (the run's query ids)"
+        if by_id
+        else "one group per query row: .npy/.npz/.parquet, or text with one per line"
+    )
+    p.add_argument(
+        "--groups",
+        metavar="FILE",
+        help=f"a group per query (language, category, camera, ...): {rows}; adds each metric's mean per group",
+    )
+    p.add_argument(
+        "--names",
+        choices=("plain", "safe"),
+        default="plain",
+        help="metric names as they are (plain, default: map@r) or in the characters every logger accepts "
+        "(safe: map_at_r, tar_at_far_0.001)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``embedeval`` parser; each command's namespace carries its function as ``run`` and its
     own parser as ``command_parser``."""
     from .. import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="embedeval",
         description="Exact retrieval metrics for embedding spaces.",
         epilog=EXAMPLES,
@@ -103,6 +128,12 @@ def build_parser() -> argparse.ArgumentParser:
         ("scores", "evaluate a queries x items score matrix against a relevance matrix", scores_command),
     ):
         _add_ranked(sub.add_parser(name, help=helptext, **sub_kw), name, run)
+    sub.add_parser(  # listed for --help; main() hands its words to trec_eval's own grammar (_trec_eval_args)
+        "trec_eval",
+        aliases=["trec-eval"],
+        help="trec_eval 10's command: its flags, files and output (embedeval trec_eval -h)",
+        add_help=False,
+    )
     rc = sub.add_parser("reality-check", help="regenerate the toy examples of Musgrave et al. 2020", **sub_kw)
     rc.add_argument("--out", default="plots", help="folder for the PNGs (default: plots)")
     rc.add_argument("--n", type=int, default=2000, help="points per example (default: 2000)")
@@ -114,12 +145,23 @@ def build_parser() -> argparse.ArgumentParser:
     for name, command in sub.choices.items():  # each command's help shows its own examples
         command.epilog = _examples(name)
         command.set_defaults(command_parser=command)  # its usage for argument errors found later
-    return parser
+    return make_lenient(parser)  # every bad value reported, one line each (cli._argparse)
 
 
 def _add_evaluate(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("embeddings", metavar="EMBEDDINGS", help=".npy (memory-mapped), .npz, .parquet, .csv, .tsv, .txt")
-    ev.add_argument("labels", metavar="LABELS", help=".npy/.npz/.parquet, or text with one label per line")
+    ev.add_argument(
+        "labels",
+        metavar="LABELS",
+        nargs="?",
+        help=".npy/.npz/.parquet, or text with one label per line; not with --oml",
+    )
+    ev.add_argument(
+        "--oml",
+        metavar="CSV",
+        help="an open-metric-learning table (label, is_query, is_gallery, optional category and sequence), one row "
+        "per row of EMBEDDINGS, evaluated as OML does; its categories give the groups",
+    )
     ev.add_argument("--reference", help="a separate gallery to search (default: leave-one-out)")
     ev.add_argument("--reference-labels", help="labels of the gallery")
     _metrics_option(
@@ -164,6 +206,7 @@ def _add_evaluate(ev: argparse.ArgumentParser) -> None:
     _ignore_options(ev, "reference", "--ignore: 'query reference' row positions per line")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     _output_options(ev)
+    _group_options(ev)
     ev.set_defaults(run=evaluate_command)
 
 
@@ -187,11 +230,25 @@ def _ignore_options(p: argparse.ArgumentParser, reference: str, pairs_help: str)
 def _add_retrieval(rt: argparse.ArgumentParser) -> None:
     rt.add_argument("queries", metavar="QUERIES", help="query embeddings: .npy (memory-mapped), .npz, .parquet, text")
     rt.add_argument("corpus", metavar="CORPUS", help="corpus embeddings, same formats")
-    rt.add_argument("qrels", metavar="QRELS", help="TREC qrels: qid iteration docid grade")
     rt.add_argument(
-        "--query-ids", metavar="FILE", help="one id per line, per row of QUERIES (default: the qrels' order)"
+        "qrels",
+        metavar="QRELS",
+        nargs="?",
+        help="TREC qrels (qid iteration docid grade), or a table with columns query-id, corpus-id, score "
+        "(BEIR's .tsv with its header, .csv, .jsonl, .parquet); not with --beir",
     )
-    rt.add_argument("--corpus-ids", metavar="FILE", help="one id per line, per row of CORPUS (default: 0, 1, ...)")
+    rt.add_argument(
+        "--beir",
+        metavar="DIR",
+        help="a BEIR folder: queries.jsonl and corpus.jsonl (ids per row, in file order) and qrels/SPLIT.tsv",
+    )
+    rt.add_argument("--split", default=None, help="the qrels of --beir to read (default: test)")
+    rt.add_argument(
+        "--query-ids",
+        metavar="FILE",
+        help="an id per row of QUERIES: one per line, or JSON lines with _id or id (default: the qrels' order)",
+    )
+    rt.add_argument("--corpus-ids", metavar="FILE", help="an id per row of CORPUS, as --query-ids (default: 0, 1, ...)")
     _metrics_option(rt, DEFAULT_RANKING_METRICS, RANKINGS)
     rt.add_argument(
         "--distance", choices=(*DISTANCES, HAMMING), default="cosine", help="hamming: binary codes (default: cosine)"
@@ -210,6 +267,7 @@ def _add_retrieval(rt: argparse.ArgumentParser) -> None:
     rt.add_argument("--report", metavar="FILE", help="write a .md or .html report")
     rt.add_argument("--quiet", action="store_true", help="no progress bar")
     _output_options(rt)
+    _group_options(rt)
     rt.set_defaults(run=retrieval_command)
 
 
@@ -240,8 +298,9 @@ def _add_ranked(ir: argparse.ArgumentParser, name: str, run) -> None:
     ir.add_argument(
         "--empty",
         choices=("skip", "zero"),
-        default="skip",
-        help="queries without relevant items: skipped (default) or scored 0 and averaged, as trec_eval does",
+        default=None,
+        help="queries without relevant items: skipped (default) or scored 0 and averaged, as trec_eval does "
+        "(the only choice with --format trec: trec_eval's format means its conventions)",
     )
     if name == "rankings":
         ir.add_argument(
@@ -256,4 +315,5 @@ def _add_ranked(ir: argparse.ArgumentParser, name: str, run) -> None:
     ir.add_argument("--per-query", action="store_true", help="each query's values too, then 'all' (trec_eval -q)")
     ir.add_argument("--report", metavar="FILE", help="write a .md or .html report")
     _output_options(ir, formats=RANKED_FORMATS)
+    _group_options(ir, by_id=name == "rankings")
     ir.set_defaults(run=run)

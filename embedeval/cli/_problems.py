@@ -58,7 +58,10 @@ def report_problems(report: str | None) -> list[str]:
 
 def check_rows(labels, rows, labels_arg: str, rows_arg: str) -> None:
     """One label per row, said in the command's terms (the arguments and their files); an array
-    of another shape than (n, d) is left to evaluate's own message."""
+    of another shape than (n, d), or of no numbers (a 2-D array of strings), is left to
+    evaluate's own message, which names the dtype."""
+    if rows.ndim == 2 and getattr(rows, "dtype", None) is not None and rows.dtype.kind not in "biuf":
+        return
     if rows.ndim == 2 and len(labels) != len(rows):
         raise UsageError([f"{labels_arg} must hold one label per row of {rows_arg} ({len(rows)}); got {len(labels)}"])
 
@@ -75,8 +78,19 @@ def ranked_problems(args, paths: dict[str, str]) -> list[str]:
         check_threshold(args.threshold)
     except ValueError:
         problems.append(f"--threshold must be a number > 0 (grade 0 is never relevant); got {args.threshold}")
+    if args.format == "trec" and args.empty == "skip":
+        problems.append(
+            "--empty skip has no place in --format trec (trec_eval scores a query without relevant items 0 and "
+            "averages it in); drop one of them"
+        )
+    if args.empty is None:  # trec_eval's format means trec_eval's conventions
+        args.empty = "zero" if args.format == "trec" else "skip"
     if args.format == "trec" and args.ci is not None:
         problems.append("--ci has no place in --format trec (trec_eval prints no intervals); drop one of them")
+    if args.format == "trec" and args.groups is not None:
+        problems.append("--groups has no place in --format trec (trec_eval has no groups); choose another --format")
+    if args.format == "trec" and args.names == "safe":
+        problems.append("--names safe has no place in --format trec (it prints trec_eval's names); drop one of them")
     return problems
 
 

@@ -6,18 +6,19 @@ import sys
 from pathlib import Path
 
 from .._metrics.registry import RANKINGS, parse_metrics
-from ._loaders import load_array
+from ._loaders import load_array, load_groups
 from ._output import emit
-from ._problems import UsageError, ranked_problems, warnings_as_lines
+from ._problems import UsageError, check_rows, ranked_problems, warnings_as_lines
 
 
 def rankings_command(args) -> int:
     """``embedeval rankings``: a TREC run file against a TREC qrels file."""
     from .._forms.trec.evaluate import evaluate_files
 
-    problems = ranked_problems(args, {"RUN": args.run_file, "QRELS": args.qrels})
+    problems = ranked_problems(args, {"RUN": args.run_file, "QRELS": args.qrels, "--groups": args.groups})
     if problems:
         raise UsageError(problems)
+    groups = None if args.groups is None else load_groups(Path(args.groups), by_id=True)
     with warnings_as_lines("rankings"):
         result, coverage = evaluate_files(
             args.run_file,
@@ -29,6 +30,11 @@ def rankings_command(args) -> int:
             args.ties,
         )
         _coverage_notes(coverage, args.complete)  # the notes first, then the warnings
+    if groups is not None:
+        try:
+            result = result.with_groups(groups)
+        except ValueError as exc:
+            raise UsageError([f"--groups ({args.groups}): {exc}"]) from None
     emit(result, args, {"run": args.run_file, "qrels": args.qrels})
     return 0
 
@@ -48,7 +54,8 @@ def _coverage_notes(coverage, complete: bool) -> None:
         n = coverage.judged_without_run
         what = queries(n, "judged query has", "judged queries have")
         if complete:
-            print(f"embedeval rankings: note: {what} no run and count as empty rankings (--complete)", file=sys.stderr)
+            counts = "counts as an empty ranking" if n == 1 else "count as empty rankings"
+            print(f"embedeval rankings: note: {what} no run and {counts} (--complete)", file=sys.stderr)
         else:
             print(
                 f"embedeval rankings: note: {what} no run and {'is' if n == 1 else 'are'} left out; --complete counts "
@@ -61,17 +68,23 @@ def scores_command(args) -> int:
     """``embedeval scores``: a queries x items score matrix against a relevance matrix."""
     from .._forms.scores import evaluate_scores
 
-    problems = ranked_problems(args, {"SCORES": args.scores, "RELEVANCE": args.relevance})
+    problems = ranked_problems(args, {"SCORES": args.scores, "RELEVANCE": args.relevance, "--groups": args.groups})
     if problems:
         raise UsageError(problems)
+    scores = load_array(Path(args.scores), "scores")
+    groups = None
+    if args.groups is not None:
+        groups = load_groups(Path(args.groups))
+        check_rows(groups, scores, f"--groups ({args.groups})", f"SCORES ({args.scores})")
     with warnings_as_lines("scores"):
         result = evaluate_scores(
-            load_array(Path(args.scores), "scores"),
+            scores,
             load_array(Path(args.relevance), "relevance"),
             metrics=args.metrics,
             threshold=args.threshold,
             empty=args.empty,
             ties=args.ties,
+            groups=groups,
         )
     emit(result, args, {"scores": args.scores, "relevance": args.relevance})
     return 0

@@ -346,13 +346,12 @@ def test_warnings_are_one_line_without_source_lines(files, tmp_path):
 
 
 @pytest.mark.parametrize("command", ["evaluate", "compare", "rankings", "scores", "reality-check"])
-def test_an_unknown_flag_shows_the_usage_of_its_command(files, command):
+def test_an_unknown_flag_is_one_line_of_its_command_without_usage(files, command):
     d, _, _ = files
     positional = {"evaluate": 2, "compare": 3, "rankings": 2, "scores": 2, "reality-check": 0}[command]
     out = run(command, *[d / "emb.npy"] * positional, "--bogus", "1")
-    assert out.returncode == 2 and "Traceback" not in out.stderr
-    assert out.stderr.startswith(f"usage: embedeval {command} ")
-    assert out.stderr.splitlines()[-1] == f"embedeval {command}: error: unrecognized arguments: --bogus 1"
+    assert out.returncode == 2 and "Traceback" not in out.stderr and "usage:" not in out.stderr
+    assert out.stderr.splitlines() == [f"embedeval {command}: error: unrecognized arguments: --bogus 1"]
 
 
 @pytest.mark.parametrize("command", ["evaluate", "compare", "rankings", "scores", "reality-check"])
@@ -372,7 +371,8 @@ def test_every_format_shows_the_macro_average_and_the_interval_level(files):
     expected = embedeval.evaluate(x, labels, metrics=["precision@1", "map@r"])
     base = ["evaluate", d / "emb.npy", d / "labels.npy", "--metrics", "precision@1", "map@r", "--ci", "0.975"]
     table = run(*base).stdout
-    assert table.split()[:6] == ["metric", "value", "[97.5%", "interval]", "macro", "definition"]
+    assert table.split()[:5] == ["metric", "value", "[97.5%", "interval]", "macro"]
+    assert "\ndefinitions:\n" in table  # a legend below the table, not a column
     assert "intervals: 97.5% percentile bootstrap over queries (2000 resamples, seed 0)" in table
     markdown = run(*base, "--format", "markdown").stdout.splitlines()
     assert markdown[0] == "| metric | value [97.5% interval] | macro | definition |"

@@ -92,9 +92,11 @@ def test_print_result_and_reports_show_the_same_rows(tmp_path):
     result = embedeval.evaluate(x, labels, metrics=["precision@1", "map@r"])
     head, rows = metric_table(result)
     printed = str(result).splitlines()
-    assert printed[0].split() == head and printed[1] == "-" * len(printed[0])
+    assert printed[0].split() == head[:-1] and printed[1] == "-" * len(printed[0])  # definitions: a legend
+    assert printed.index("definitions:") > 3
     assert [line.split("  ")[0] for line in printed[2:4]] == ["precision@1", "map@r"]
-    assert printed[2].startswith("precision@1  " + rows[0][1] + "  " + rows[0][2] + "  P@k")
+    assert printed[2] == "precision@1  " + rows[0][1] + "  " + rows[0][2]
+    assert printed[printed.index("definitions:") + 1].startswith("  precision@1: P@k")
     md = write_report(tmp_path / "r.md", result, inputs={}).read_text()
     assert markdown_table(head, rows) in md
     page = write_report(tmp_path / "r.html", result, inputs={}).read_text()

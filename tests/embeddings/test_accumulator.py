@@ -60,8 +60,7 @@ def test_reset_starts_again_and_the_caller_may_reuse_its_buffer():
     ("second", "message"),
     [
         (dict(embeddings=np.zeros((2, 5)), labels=[1, 2]), "must keep the dimension of earlier batches \\(8\\); got 5"),
-        (dict(embeddings=np.zeros((2, 8)), labels=["a", "b"]), "must be of the kind of earlier batches"),
-        (dict(embeddings=np.zeros((2, 8)), labels=[1]), "one label per row of the batch \\(2\\)"),
+        (dict(embeddings=np.zeros((2, 8)), labels=[1]), "one label per row of 'embeddings of the batch' \\(2\\)"),
         (dict(embeddings=np.zeros((2, 8)), labels=[1, 2], indices=[0, 1]), "with every batch or with none"),
         (dict(embeddings=np.zeros(8), labels=[1]), "must be a 2-D array of numbers"),
     ],

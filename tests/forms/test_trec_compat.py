@@ -139,13 +139,15 @@ def test_per_query_in_every_format(tmp_path):
     table = command(*base).stdout
     assert re.search(r"^q1 +0\.5000 +0\.0000$", table, re.MULTILINE) and "definition" in table
     trec = command(*base, "--format", "trec").stdout.splitlines()
-    assert trec == [
+    assert trec == [  # trec_eval's format, trec_eval's conventions: q3 (judged 0 only) scores 0 and counts
         f"{'recip_rank':<22}\tq1\t0.5000",
         f"{'P_1':<22}\tq1\t0.0000",
         f"{'recip_rank':<22}\tq2\t1.0000",
         f"{'P_1':<22}\tq2\t1.0000",
-        f"{'recip_rank':<22}\tall\t0.7500",
-        f"{'P_1':<22}\tall\t0.5000",
+        f"{'recip_rank':<22}\tq3\t0.0000",
+        f"{'P_1':<22}\tq3\t0.0000",
+        f"{'recip_rank':<22}\tall\t0.5000",
+        f"{'P_1':<22}\tall\t0.3333",
     ]
 
 

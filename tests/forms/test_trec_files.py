@@ -193,7 +193,7 @@ def test_windows_line_ends_and_an_empty_run(tmp_path):
     assert result.summary["mrr"] == 0.5
     assert read_run(tmp_path / "run.txt") == {"q1": ["a", "b"]}
     (tmp_path / "run.txt").write_text("")
-    with pytest.raises(ValueError, match="no query of the run appears in the qrels"):
+    with pytest.raises(ValueError, match="the run is empty: it holds no ranked line"):
         _trec.evaluate_files(tmp_path / "run.txt", tmp_path / "qrels.txt", PARSED, 1.0, "skip", False)
 
 

@@ -121,8 +121,10 @@ GEOMETRY_X = np.vstack([np.diag([3.0, 2.0, 1.0, 1.0]), -np.diag([3.0, 2.0, 1.0, 
 GEOMETRY_Y = [0, 0, 0, 0, 1, 1, 1, 1]
 
 SET_CASES = {
-    "nmi": (CLUSTER_X, CLUSTER_Y, [("nmi", MI / H), ("NMI", MI / H)]),
+    "nmi": (CLUSTER_X, CLUSTER_Y, [("nmi", MI / H)]),
     "ami": (CLUSTER_X, CLUSTER_Y, [("ami", (MI - EMI) / (H - EMI))]),
+    "pml_nmi": (CLUSTER_X, CLUSTER_Y, [("pml_nmi", MI / H), ("NMI", MI / H)]),  # PML's capitals
+    "pml_ami": (CLUSTER_X, CLUSTER_Y, [("pml_ami", (MI - EMI) / (H - EMI)), ("AMI", (MI - EMI) / (H - EMI))]),
     "fnmr": (PAIR_X, PAIR_Y, [("fnmr@fmr=0.25", 0.5), ("fnmr@fmr=5e-1", 0.0), ("fnmr@fmr=0.2", 0.5)]),
     "tar": (PAIR_X, PAIR_Y, [("tar@far=0.25", 0.5), ("tar@far=.5", 1.0)]),
     "eer": (PAIR_X, PAIR_Y, [("eer", 1 / 3)]),

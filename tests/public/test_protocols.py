@@ -308,7 +308,7 @@ def test_revisited_helper_rejects_bad_input():
         revisited([{"easy": [0]}], "medum")
     with pytest.raises(TypeError, match="'gnd' entry 0 must be a mapping"):
         revisited([[0, 1]], "easy")
-    with pytest.raises(ValueError, match="'gnd' entry 0 must list database positions under 'junk'"):
+    with pytest.raises(ValueError, match="'gnd' entry 0 must list database positions \\(integers >= 0\\) under 'junk'"):
         revisited([{"easy": [0], "junk": ["x"]}], "easy")
 
 

@@ -19,12 +19,14 @@ def test_from_per_query_counts_every_skip_reason_and_take_keeps_them():
         query_labels=np.array(["a", "a", "b", "b", "c"]),
         approximation={"neighbour_recall": 0.9},
     )
-    assert result.skipped == {"R = 0": 1, "every relevant item ignored": 2}
+    assert result.skipped == {"no_relevant": 1, "relevant_ignored": 2}  # stable codes
+    assert result.skipped["R = 0"] == 1 and "every relevant item ignored" in result.skipped  # sentences too
     assert (result.n_queries, result.n_evaluated) == (5, 2)
     assert result.summary == {"m": 0.75}
     assert result.per_class.macro == {"m": 0.75}
     part = result.take([3, 2, 1])
-    assert part.skipped == {"R = 0": 1, "every relevant item ignored": 1}
+    assert part.skipped == {"no_relevant": 1, "relevant_ignored": 1}
+    assert part.skipped.reasons == result.skipped.reasons
     assert part.approximation == {"neighbour_recall": 0.9}
     assert part.summary == {"m": 1.0} and part.n_evaluated == 1
     assert part.config["subset"] == "3 of 5 queries"

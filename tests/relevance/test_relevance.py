@@ -402,10 +402,12 @@ def test_every_relevant_reference_ignored_is_its_own_skip_reason():
     keys = [0, 0, 1, 2]
     r = embedeval.evaluate(x, ["a", "a", "b", "b"], ignore_same=(keys, keys), metrics=["map"])
     # queries 0 and 1 share label and key: each one's only relevant reference is ignored
-    assert r.skipped == {
-        "no other embedding shares the query's label (R = 0)": 0,
-        "every relevant reference is ignored (R = 0 after ignoring)": 2,
+    assert r.skipped == {"no_relevant": 0, "relevant_ignored": 2}  # stable codes
+    assert r.skipped.reasons == {
+        "no_relevant": "no other embedding shares the query's label (R = 0)",
+        "relevant_ignored": "every relevant reference is ignored (R = 0 after ignoring)",
     }
+    assert r.skipped["every relevant reference is ignored (R = 0 after ignoring)"] == 2  # the sentence still works
     np.testing.assert_array_equal(np.isnan(r.per_query["map"]), [True, True, False, False])
     assert "ignore_same key" in r.conventions["ignore"]
 
@@ -418,11 +420,8 @@ def test_retrieval_conventions_and_counts():
         q, c, qrels, query_ids=["a", "b", "c"], corpus_ids=["x", "y"], ignore={"b": ["x"]}, metrics=["mrr"]
     )
     np.testing.assert_array_equal(r.per_query["mrr"], [1.0, np.nan, np.nan])
-    assert r.skipped == {
-        "no judged item reaches the relevance threshold (R = 0)": 0,
-        "every relevant item is ignored (R = 0 after ignoring)": 1,
-        "the query has no judgements in 'qrels'": 1,
-    }
+    assert r.skipped == {"no_relevant": 0, "relevant_ignored": 1, "not_judged": 1}
+    assert r.skipped.reasons["not_judged"] == "the query has no judgements in 'qrels'"
     assert r.config["query_ids"] == ["a", "b", "c"] and r.config["n_relevant_ignored"] == 1
     zero = embedeval.evaluate_retrieval(
         q,

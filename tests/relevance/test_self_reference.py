@@ -102,10 +102,10 @@ def test_lone_queries_are_skipped_for_their_own_reason():
     r = embedeval.evaluate(
         x, y, reference=ref, reference_labels=[*y, "b"], query_in_reference=np.arange(4), metrics=["precision@1"]
     )
-    assert r.skipped == {
-        "no reference shares the query's label (R = 0)": 0,
-        "no reference but the query's own row shares its label (R = 0 without it)": 1,
-    }
+    assert r.skipped == {"no_relevant": 0, "own_row_only": 1}
+    assert r.skipped.reasons["own_row_only"] == (
+        "no reference but the query's own row shares its label (R = 0 without it)"
+    )
     assert r.n_evaluated == 3 and np.isnan(r.per_query["precision@1"][3])
 
 

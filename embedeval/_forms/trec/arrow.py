@@ -24,9 +24,25 @@ class Unreadable(Exception):
 
 
 def _delimiter(path: Path) -> str:
+    """A tab when the first line that is not a comment holds tabs and no spaces, else a space."""
     with open(path, "rb") as f:
         first = f.readline()
+        while first.lstrip().startswith(b"#"):
+            first = f.readline()
     return "\t" if b"\t" in first and b" " not in first.strip() else " "
+
+
+def _comments(run: bool):
+    """pyarrow's ``invalid_row_handler``: trec_eval's comment lines are skipped (a run line whose
+    first field starts with ``#``, a qrels line whose first character is ``#``), any other line
+    with the wrong number of fields stops the reader (the line reader then reads the file, or
+    names the line)."""
+
+    def handle(row) -> str:
+        text = row.text.lstrip() if run else row.text
+        return "skip" if text.startswith("#") else "error"
+
+    return handle
 
 
 class _Growing:
@@ -104,7 +120,11 @@ def read_arrow(path: Path, layout, keep: np.ndarray | None) -> Columns:
             path,
             read_options=csv.ReadOptions(column_names=fields.split(), block_size=BATCH_BYTES),
             parse_options=csv.ParseOptions(
-                delimiter=_delimiter(path), quote_char=False, double_quote=False, escape_char=False
+                delimiter=_delimiter(path),
+                quote_char=False,
+                double_quote=False,
+                escape_char=False,
+                invalid_row_handler=_comments(value_field == "score"),
             ),
             convert_options=csv.ConvertOptions(
                 include_columns=["qid", "docid", value_field],
@@ -133,8 +153,8 @@ def read_arrow(path: Path, layout, keep: np.ndarray | None) -> Columns:
             lines += batch.num_rows
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         raise Unreadable from None  # a malformed line, a non-number, an empty file
-    if columns is None:
-        raise Unreadable  # no line: the line reader makes the empty columns
+    if columns is None or any(q.startswith("#") for q in queries):
+        raise Unreadable  # no line (the line reader makes the empty columns), or a comment read as data
     doc, value = (c.array() for c in columns)
     if not (np.isfinite(value).all() if value_field == "grade" else not np.isnan(value).any()):
         raise Unreadable

@@ -119,6 +119,8 @@ def _evaluate(run: Columns, qrels: Columns, parsed, threshold, empty, complete, 
     kept = np.array([i for i, q in enumerate(run.queries) if q in judged_index], dtype=np.int64)
     orphans = [q for q in qrels.queries if q not in ranked]
     query_ids = [run.queries[i] for i in kept.tolist()] + (orphans if complete else [])
+    if not query_ids and not run.queries:
+        raise ValueError("the run is empty: it holds no ranked line (an empty file, or one of blank lines)")
     if not query_ids:
         raise ValueError(
             f"no query of the run appears in the qrels ({len(run.queries)} ranked queries, "

@@ -22,7 +22,8 @@ from .columns import Columns
 
 
 def read(path, layout: tuple[str, str, str], exact: bool = False, keep: np.ndarray | None = None) -> Columns:
-    """The columns of a run (:data:`RUN`) or qrels (:data:`QRELS`) file; ValueError naming the
+    """The columns of a run (:data:`RUN`) or qrels (:data:`QRELS`) file, without trec_eval's
+    comment lines (``#``) and the fields after a run line's tag; ValueError naming the
     file and line for a line without the right number of fields, a value that is not a number,
     a NaN score or a non-finite grade. ``exact`` asks for the line reader's exact codes; ``keep``
     (:func:`keeping`) keeps as strings only the ids that may be judged, the others are hashed and
@@ -38,13 +39,20 @@ def read(path, layout: tuple[str, str, str], exact: bool = False, keep: np.ndarr
     return _read_lines(Path(path), layout)
 
 
-def _read_lines(path: Path, layout, duplicates: bool = False) -> Columns:
+def _read_lines(path: Path, layout, duplicates: bool = False, comments: bool = False) -> Columns:
     """The same columns, one line at a time, ids coded exactly; errors name the file and line.
     A document listed twice is looked for only with ``duplicates`` (it costs a set of every
-    line); otherwise numpy finds it, and :func:`locate_duplicate` reads again to name the line."""
+    line); otherwise numpy finds it, and :func:`locate_duplicate` reads again to name the line.
+
+    trec_eval's rules: blank lines are skipped; a line whose first character (a run line: whose
+    first field) starts with ``#`` is a comment; a run line may carry more fields after the run
+    tag, which are ignored; a qrels line has exactly 4 fields. The first pass takes every line
+    as data (no test per line); a query id that starts with ``#`` sends the file through a second,
+    careful pass (``comments``), so that only files with comments pay for them."""
     fields, value_field, twice = layout
     names = fields.split()
     width, at_q, at_d, at_v = len(names), names.index("qid"), names.index("docid"), names.index(value_field)
+    longer = value_field == "score"  # run lines may hold more fields after the tag
     queries: dict[str, int] = {}
     docs: dict[str, int] = {}
     query, doc, value = array.array("q"), array.array("q"), array.array("d")
@@ -54,15 +62,19 @@ def _read_lines(path: Path, layout, duplicates: bool = False) -> Columns:
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, start=1):
             parts = line.split()
-            if len(parts) != width:
-                if not parts:
+            if len(parts) != width or comments:
+                verdict = _irregular(line, parts, layout, f"{path}:{number}")
+                if verdict == "comment" and not comments:
+                    return _read_lines(path, layout, duplicates, comments=True)
+                if verdict != "data":
                     continue
-                raise ValueError(f"{path}:{number}: a line needs {width} fields ({fields}); got {len(parts)}")
             try:
                 v = float(parts[at_v])
             except ValueError:
                 v = math.nan
             if not -math.inf < v < math.inf:  # a non-number, a NaN or an infinity: look closer
+                if not comments and _comment(line, parts, longer):
+                    return _read_lines(path, layout, duplicates, comments=True)
                 v = _number(parts[at_v], value_field, f"{path}:{number}")
             q = query_code(parts[at_q], len(queries))
             d = doc_code(parts[at_d], len(docs))
@@ -74,6 +86,8 @@ def _read_lines(path: Path, layout, duplicates: bool = False) -> Columns:
             add_query(q)
             add_doc(d)
             add_value(v)
+    if not comments and any(q.startswith("#") for q in queries):
+        return _read_lines(path, layout, duplicates, comments=True)
     column = lambda a, t: np.frombuffer(a, dtype=t) if len(a) else np.zeros(0, t)  # noqa: E731
     per_line = column(query, np.int64)
     starts = np.flatnonzero(np.diff(per_line, prepend=-1))
@@ -87,6 +101,27 @@ def _read_lines(path: Path, layout, duplicates: bool = False) -> Columns:
         True,
         list(docs),
     )
+
+
+def _irregular(line: str, parts: list, layout, where: str) -> str:
+    """What a line that is not plainly data is: ``"blank"``, ``"comment"`` or ``"data"`` (a run
+    line with fields after its tag); ValueError naming the line for a wrong number of fields."""
+    fields, value_field, _ = layout
+    width, longer = len(fields.split()), value_field == "score"
+    if not parts:
+        return "blank"
+    if _comment(line, parts, longer):
+        return "comment"
+    if len(parts) == width or (longer and len(parts) > width):
+        return "data"
+    more = " or more" if longer else ""
+    raise ValueError(f"{where}: a line needs {width} fields ({fields}){more}; got {len(parts)}")
+
+
+def _comment(line: str, parts: list, run: bool) -> bool:
+    """trec_eval's comment lines: a run line whose first field starts with ``#``; a qrels line
+    whose first character is ``#`` (after a blank, ``#`` begins a query id)."""
+    return parts[0].startswith("#") if run else line.startswith("#")
 
 
 def _number(text: str, field: str, where: str) -> float:
@@ -105,3 +140,23 @@ def locate_duplicate(path, layout) -> None:
     """Raise the line reader's error if the file lists a document twice for a query; return if
     it does not (two ids merely shared a hash)."""
     _read_lines(Path(path), layout, duplicates=True)
+
+
+def run_tag(path) -> str:
+    """The run tag (6th field) of a run file's last line that is not blank or a comment, which
+    trec_eval prints as ``runid``; read from the end of the file."""
+    with open(path, "rb") as f:
+        f.seek(0, 2)
+        size, chunk = f.tell(), 1 << 16
+        while True:
+            start = max(size - chunk, 0)
+            f.seek(start)
+            lines = f.read(size - start).splitlines()
+            complete = lines if start == 0 else lines[1:]
+            for line in reversed(complete):
+                parts = line.split()
+                if len(parts) >= 6 and not parts[0].startswith(b"#"):
+                    return parts[5].decode("utf-8")
+            if start == 0:
+                return ""
+            chunk *= 4

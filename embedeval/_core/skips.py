@@ -1,0 +1,49 @@
+"""Why queries were skipped: stable codes, each with the sentence that says it."""
+
+from __future__ import annotations
+
+
+class Skipped(dict):
+    """How many queries were skipped, keyed by a stable code, with each code's sentence.
+
+    Codes: ``"no_relevant"`` (R = 0: nothing relevant in the reference set or judged at the
+    threshold), ``"relevant_ignored"`` (R = 0 once the ignore rules apply), ``"own_row_only"``
+    (the only relevant reference is the query's own row, removed by ``query_in_reference``),
+    ``"not_judged"`` (the query has no judgements), ``"skipped"`` (any other reason).
+    ``reasons[code]`` is the sentence said in tables and reports; the sentence also works as a
+    key (``skipped["no other embedding shares the query's label (R = 0)"]``), as it did before
+    the codes.
+    """
+
+    def __init__(self, counts: dict, reasons: dict):
+        super().__init__(counts)
+        self.reasons = dict(reasons)
+        self._by_text = {text: code for code, text in self.reasons.items()}
+
+    def _code(self, key):
+        return key if dict.__contains__(self, key) else self._by_text.get(key, key)
+
+    def __getitem__(self, key):
+        return dict.__getitem__(self, self._code(key))
+
+    def __contains__(self, key):
+        return dict.__contains__(self, self._code(key))
+
+    def get(self, key, default=None):
+        return dict.get(self, self._code(key), default)
+
+
+# The stable code of each skip sentence (every mode's wording of one reason shares its code).
+_CODES = (
+    ("every relevant", "relevant_ignored"),
+    ("own row", "own_row_only"),
+    ("no judgements", "not_judged"),
+    ("R = 0", "no_relevant"),
+)
+
+
+def skip_code(reason) -> tuple[str, str]:
+    """``(code, sentence)`` of a skip reason given as a sentence or as such a pair."""
+    if isinstance(reason, tuple):
+        return reason
+    return next((code for words, code in _CODES if words in reason), "skipped"), reason

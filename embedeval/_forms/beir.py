@@ -1,0 +1,99 @@
+"""A BEIR folder: ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/<split>.tsv``.
+
+The ids come in file order, so that row ``i`` of embeddings made from the file in its order is
+the id ``i``. Rules (each said in one warning line; see :func:`read_beir`):
+
+* a query of ``queries.jsonl`` without judgements in the split is kept (its row stays), and
+  :func:`embedeval.evaluate_retrieval` skips and counts it;
+* a judged query that ``queries.jsonl`` lacks is left out (nothing ranks for it; trec_eval
+  evaluates only the queries it has a ranking for);
+* a judgement of a document that ``corpus.jsonl`` lacks is left out: R counts the documents of
+  the corpus only. (pytrec_eval, given the unfiltered qrels, counts such a document as relevant
+  and never retrieved, which lowers recall, MAP and nDCG.)
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import NamedTuple
+
+from .tables import read_id_file
+
+QRELS_SUFFIXES = (".tsv", ".csv", ".jsonl", ".parquet")
+
+
+class BeirFolder(NamedTuple):
+    """What :func:`read_beir` returns: unpack it as ``query_ids, corpus_ids, qrels``."""
+
+    query_ids: list[str]
+    corpus_ids: list[str]
+    qrels: dict[str, dict[str, float]]
+
+
+def _one(folder: Path, stem: str, suffixes: tuple[str, ...], what: str) -> Path:
+    found = [folder / f"{stem}{s}" for s in suffixes if (folder / f"{stem}{s}").is_file()]
+    if not found:
+        names = ", ".join(f"{stem}{s}" for s in suffixes)
+        raise ValueError(f"BEIR folder {folder} has no {what} (looked for {names})")
+    if len(found) > 1:
+        raise ValueError(f"BEIR folder {folder} has several {what} files: {[p.name for p in found]}; keep one")
+    return found[0]
+
+
+def qrels_file(folder, split: str) -> Path:
+    """The qrels file of ``split`` in a BEIR folder: ``qrels/<split>`` as .tsv, .csv, .jsonl or .parquet."""
+    return _one(Path(folder) / "qrels", split, QRELS_SUFFIXES, f"qrels for split {split!r}")
+
+
+def read_beir(folder, split: str, read_qrels) -> BeirFolder:
+    """The ids and judgements of a BEIR folder (``read_qrels``: the qrels reader of :mod:`embedeval.io`)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ValueError(f"BEIR folder {folder} is not a folder")
+    queries_path = _one(folder, "queries", (".jsonl",), "queries")
+    corpus_path = _one(folder, "corpus", (".jsonl",), "corpus")
+    qrels_path = qrels_file(folder, split)
+    query_ids, corpus_ids = read_id_file(queries_path), read_id_file(corpus_path)
+    judged = read_qrels(qrels_path)
+    qrels = restrict(judged, query_ids, corpus_ids, str(qrels_path), queries_path.name, corpus_path.name)
+    return BeirFolder(query_ids, corpus_ids, qrels)
+
+
+def restrict(judged: dict, query_ids, corpus_ids, source: str, queries: str, corpus: str, stacklevel: int = 4) -> dict:
+    """The judgements of the known queries and documents, each rule of the module said in one
+    warning line (``source``, ``queries``, ``corpus``: the names the lines give the files)."""
+    known_queries, known_docs = set(query_ids), set(corpus_ids)
+    absent_queries = [q for q in judged if q not in known_queries]
+    if absent_queries:
+        n = len(absent_queries)
+        warnings.warn(
+            f"{n} judged quer{'y' if n == 1 else 'ies'} of {source} {'is' if n == 1 else 'are'} not in {queries} "
+            f"(first {absent_queries[0]!r}) and left out: nothing ranks for {'it' if n == 1 else 'them'}",
+            UserWarning,
+            stacklevel=stacklevel,
+        )
+    qrels, dropped, example = {}, 0, None
+    for query in (q for q in judged if q in known_queries):
+        kept = {doc: grade for doc, grade in judged[query].items() if doc in known_docs}
+        if len(kept) < len(judged[query]):
+            dropped += len(judged[query]) - len(kept)
+            example = example or (query, next(d for d in judged[query] if d not in known_docs))
+        qrels[query] = kept
+    if dropped:
+        warnings.warn(
+            f"{dropped} judgement(s) of {source} name documents not in {corpus} (first {example[1]!r} of query "
+            f"{example[0]!r}) and are left out: R counts the corpus's documents only (pytrec_eval on the "
+            "unfiltered qrels would count them as relevant and never retrieved)",
+            UserWarning,
+            stacklevel=stacklevel,
+        )
+    unjudged = sum(q not in qrels for q in query_ids)
+    if unjudged:
+        warnings.warn(
+            f"{unjudged} of {len(query_ids)} queries in {queries} have no judgements in {source}; they are "
+            "skipped and counted in 'skipped'",
+            UserWarning,
+            stacklevel=stacklevel,
+        )
+    return qrels

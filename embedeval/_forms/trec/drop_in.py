@@ -1,0 +1,135 @@
+"""TREC files evaluated with every convention of trec_eval 10, for ``embedeval trec_eval``.
+
+What differs from :func:`embedeval._forms.trec.evaluate.evaluate_files` (the ``rankings``
+command), each one trec_eval's rule:
+
+- queries: every judged query that has a run (with ``complete``, every judged query; one without
+  a run is an empty ranking), in the byte order of their ids (trec_eval sorts with ``strcmp``);
+  ranked queries without judgements are left out;
+- grades: trec_eval reads them with ``atol``, so they are truncated towards zero (``1.7`` is 1);
+  a query without a relevant document is scored 0 and averaged in;
+- ``max_retrieved`` (``-M``): each query's ranking is cut to its first documents, in trec_eval's
+  order, before anything else;
+- ``judged_only`` (``-J``): then documents that are not judged with a grade >= 0 are removed and
+  the rest ranked 1, 2, ... in the same order;
+- counts: documents retrieved, relevant (grade >= level) and relevant retrieved, per query.
+
+Every retrieved judged document, whatever its grade, is in :class:`~embedeval._forms.graded.Judged`
+(``rows``, ``ranks``, ``grades``), so measures that read judged non-relevant documents (bpref)
+find them; the registry's kernels read the positive grades only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..graded import Judged
+from ..match import find, offsets_of, padded_blocks
+from ..rankings import result_of
+from .columns import QRELS, RUN, Columns, MissingIds, keeping
+from .evaluate import _check_qrels, _Collision, _numbers_in_run, order
+from .lines import read
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Per evaluated query (arrays of shape (n_queries,)): documents retrieved (after ``-M`` and
+    ``-J``), judged relevant (grade >= level) and relevant among those retrieved."""
+
+    retrieved: np.ndarray
+    relevant: np.ndarray
+    relevant_retrieved: np.ndarray
+
+
+def evaluate_as_trec_eval(
+    run_path, qrels_path, parsed, level: float, complete=False, max_retrieved=None, judged_only=False
+):
+    """(EvaluationResult, :class:`Counts`) of a run file against a qrels file by trec_eval's rules
+    (above); ``parsed`` are registry metrics, ``level`` is ``-l``. The result's
+    ``config["query_ids"]`` are the evaluated queries in trec_eval's order."""
+    options = (parsed, level, complete, max_retrieved, judged_only)
+    qrels = read(qrels_path, QRELS)
+    run = read(run_path, RUN, keep=None if qrels.exact else keeping(qrels.doc))
+    if run.exact != qrels.exact:
+        run, qrels = run.hashed(), qrels.hashed()
+    try:
+        try:
+            return _evaluate(run, qrels, *options)
+        except MissingIds:
+            return _evaluate(read(run_path, RUN), qrels, *options)
+    except _Collision:
+        return _evaluate(read(run_path, RUN, exact=True), read(qrels_path, QRELS, exact=True), *options)
+
+
+def _queries(run: Columns, qrels: Columns, complete: bool) -> tuple[list, np.ndarray]:
+    """(query ids in byte order, each one's segment of the ordered run or -1)."""
+    segment_of = {q: i for i, q in enumerate(run.queries)}
+    ids = sorted((q for q in qrels.queries if complete or q in segment_of), key=lambda q: q.encode())
+    if not ids:
+        raise ValueError(
+            f"no query of the run appears in the qrels ({len(run.queries)} ranked queries, "
+            f"{len(qrels.queries)} judged); check that both files use the same query ids"
+        )
+    return ids, np.array([segment_of.get(q, -1) for q in ids], dtype=np.int64)
+
+
+def _ranked(ordered, segments: np.ndarray, max_retrieved) -> tuple[np.ndarray, np.ndarray]:
+    """(positions in the ordered run, per-row counts) of each evaluated query's ranking, cut at
+    ``max_retrieved``."""
+    have = segments >= 0
+    starts = np.where(have, ordered.offsets[np.maximum(segments, 0)], 0)
+    counts = np.where(have, ordered.offsets[np.maximum(segments, 0) + 1] - starts, 0)
+    if max_retrieved is not None:
+        counts = np.minimum(counts, max_retrieved)
+    within = np.arange(counts.sum()) - np.repeat(offsets_of(counts)[:-1], counts)
+    return np.repeat(starts, counts) + within, counts
+
+
+def _match(doc: np.ndarray, counts: np.ndarray, rows: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """0-based place of each (row, id) in its row's ranking, -1 if absent; ``rows`` sorted."""
+    offsets = offsets_of(counts)
+    where = np.full(rows.size, -1, dtype=np.int64)
+    for start, block in padded_blocks(doc, offsets):
+        sel = slice(*np.searchsorted(rows, [start, start + block.shape[0]]))
+        where[sel] = find(block, rows[sel] - start, ids[sel])
+    return where
+
+
+def _evaluate(run: Columns, qrels: Columns, parsed, level, complete, max_retrieved, judged_only):
+    _check_qrels(qrels)
+    ordered = order(run)
+    query_ids, segments = _queries(run, qrels, complete)
+    positions, counts = _ranked(ordered, segments, max_retrieved)
+    row_of = np.full(len(qrels.queries), -1, dtype=np.int64)
+    index = {q: i for i, q in enumerate(qrels.queries)}
+    row_of[[index[q] for q in query_ids]] = np.arange(len(query_ids))
+    rows = row_of[qrels.query]
+    lines = np.flatnonzero(rows >= 0)
+    lines = lines[np.argsort(rows[lines], kind="stable")]
+    rows, grades = rows[lines], np.trunc(qrels.value[lines])  # trec_eval's atol
+    ids = _numbers_in_run(run, qrels)[lines]
+    doc = ordered.doc[positions]
+    where = _match(doc, counts, rows, ids)
+    if judged_only:  # -J: keep the documents judged >= 0, ranked anew in the same order
+        keep = np.zeros(doc.size, dtype=bool)
+        offsets = offsets_of(counts)
+        keep[offsets[rows[where >= 0]] + where[where >= 0]] = grades[where >= 0] >= 0
+        positions, doc = positions[keep], doc[keep]
+        counts = np.bincount(np.repeat(np.arange(counts.size), counts)[keep], minlength=counts.size)
+        where = _match(doc, counts, rows, ids)
+    found = np.flatnonzero(where >= 0)
+    if not run.exact:
+        run_lines = ordered.line(positions[offsets_of(counts)[rows[found]] + where[found]])
+        if run.strings(run_lines) != qrels.strings(lines[found]):
+            raise _Collision
+    positive = grades > 0
+    judged = Judged(len(query_ids), rows[found], where[found] + 1.0, grades[found], rows[positive], grades[positive])
+    relevant = grades >= level
+    tally = lambda mask: np.bincount(rows[mask], minlength=len(query_ids))  # noqa: E731
+    found_mask = np.zeros(rows.size, dtype=bool)
+    found_mask[found] = True
+    counted = Counts(counts.astype(np.int64), tally(relevant), tally(relevant & found_mask))
+    config = {"complete": complete, "max_retrieved": max_retrieved, "judged_only": judged_only}
+    return result_of(judged, parsed, level, "zero", query_ids, config), counted

@@ -1,0 +1,83 @@
+"""argparse made to report every problem at once, one line each, without a usage block.
+
+argparse stops at the first bad value (``--ci 95``) and prints the command's usage (9 to 14
+lines) before it. Here each option's type conversion and choice check is wrapped so that a bad
+value is recorded and parsing goes on; argparse's own errors (a missing argument, an option
+without its value) are recorded too. :func:`parse` returns the namespace (None when parsing
+could not finish) and the problems, each ``(prog, message)``; the entry point prints them as
+``PROG: error: MESSAGE`` lines and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+
+
+class _Stop(Exception):
+    """argparse met an error it cannot parse past."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are recorded (in ``problems``, shared with its commands)."""
+
+    problems: list[tuple[str, str]]
+
+    def error(self, message):
+        self.problems.append((self.prog, message))
+        raise _Stop
+
+
+def _lenient(action: argparse.Action, prog: str, problems: list) -> None:
+    """Record, instead of raising, a value of ``action`` that its type or choices refuse."""
+    convert, choices = action.type, action.choices
+    if choices is not None and action.metavar is None:
+        action.metavar = "{" + ",".join(map(str, choices)) + "}"  # the help shows them as before
+    action.choices = None
+
+    def read(text):
+        name = "/".join(action.option_strings) or action.dest
+        try:
+            value = convert(text) if convert is not None else text
+        except (argparse.ArgumentTypeError, TypeError, ValueError) as exc:
+            kind = getattr(convert, "__name__", "value")
+            why = str(exc) if isinstance(exc, argparse.ArgumentTypeError) else f"invalid {kind} value: {text!r}"
+            problems.append((prog, f"argument {name}: {why}"))
+            return None
+        if choices is not None and value not in choices:
+            near = difflib.get_close_matches(str(value), list(map(str, choices)), n=1, cutoff=0.5)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            problems.append(
+                (prog, f"argument {name}: invalid choice: {text!r} (choose from {', '.join(map(str, choices))}){hint}")
+            )
+            return None
+        return value
+
+    action.type = read
+
+
+def make_lenient(parser: Parser, problems: list | None = None) -> Parser:
+    """Share one problem list over ``parser`` and its commands, and wrap every typed or choice
+    option (sub-command names themselves stay argparse's)."""
+    problems = [] if problems is None else problems
+    parser.problems = problems
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                make_lenient(command, problems)
+        elif action.type is not None or action.choices is not None:
+            _lenient(action, parser.prog, problems)
+    return parser
+
+
+def parse(parser: Parser, argv) -> tuple[argparse.Namespace | None, list[tuple[str, str]]]:
+    """``(namespace or None, problems)`` of ``argv``; unrecognised arguments are a problem too."""
+    parser.problems.clear()
+    try:
+        args, unknown = parser.parse_known_args(argv)
+    except _Stop:
+        return None, list(parser.problems)
+    if unknown:
+        prog = getattr(args, "command_parser", parser).prog
+        parser.problems.append((prog, f"unrecognized arguments: {' '.join(unknown)}"))
+    return args, list(parser.problems)

@@ -1,0 +1,200 @@
+"""``embedeval trec_eval [flags] QRELS RUN``: a drop-in for trec_eval 10's command.
+
+trec_eval's arguments (:mod:`._trec_eval_args`), measures (:mod:`._trec_measures`), conventions
+(:mod:`embedeval._forms.trec.drop_in`) and output: ``NAME<TAB>QUERY<TAB>VALUE`` with the name
+left-aligned in 22 columns, values as ``%6.4f`` (counts as integers), with ``-q`` each query's
+lines first (queries in byte order of their ids, measures in trec_eval's order), then the
+summary under the query ``all`` unless ``-n``. ``-Z FILE`` prints z-scores, ``(value - mean) /
+sd`` from the file's ``qid measure mean sd`` lines, each name prefixed by ``Z``; a value with
+no line in the file, or a zero sd with another value than the mean, is -1000000.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from .._metrics.registry import RANKINGS, parse_metrics
+from ._problems import UsageError, warnings_as_lines
+from ._trec_eval_args import parse
+from ._trec_measures import NICKNAMES, selection
+
+MISSING_Z = -1000000.0
+_GM_FLOOR = 1e-5
+HELP = """usage: embedeval trec_eval [-h] [-q] [-c] [-n] [-J] [-m MEASURE[.PARAMS]]... [-l LEVEL] [-M MAX]
+                           [-Z ZSCORE_FILE] QRELS RUN
+
+trec_eval 10's command, its arguments in its order (the judgements first), with its output.
+
+  -q             each query's values too, before the summary
+  -c             average over every judged query; one without a run counts as an empty ranking
+  -m NAME[.P]    measures (repeatable): a name (P, map, ndcg_cut, ...), parameters after a dot
+                 (P.5,10, ndcg.1=3,2=9), or a set: official (the default), all_trec, set
+  -l LEVEL       the grade at which a document is relevant (default 1)
+  -M MAX         evaluate the first MAX documents of each query's ranking
+  -J             remove the documents without a judgement (grade >= 0) before ranking
+  -n             no summary lines
+  -Z FILE        z-scores from 'qid measure mean sd' lines instead of values
+  -R qrels, -T trec_results   the only formats read; -N and -o change nothing
+"""
+
+
+def trec_eval_command(argv: list[str]) -> int:
+    """Run ``embedeval trec_eval`` on ``argv`` (the words after the command name)."""
+    args, problems = parse(argv)
+    if args.help and not problems:
+        print(HELP, end="")
+        return 0
+    if args.version and not problems:
+        from .. import __version__
+
+        print(f"embedeval trec_eval {__version__} (trec_eval 10.0's command line and output)", file=sys.stderr)
+        return 0
+    files = dict(zip(("QRELS", "RUN"), args.files, strict=False)) if len(args.files) == 2 else {}
+    problems += [
+        f"{what}: no such file: {p}"
+        for what, p in files.items()
+        if not Path(p).is_file() and not (what == "RUN" and p == "-")  # '-': the run on stdin
+    ]
+    if args.zscores is not None and not Path(args.zscores).is_file():
+        problems.append(f"-Z: no such file: {args.zscores}")
+    try:
+        values, own = selection(args.measures)
+    except ValueError as exc:
+        raise UsageError(problems + str(exc).splitlines()) from None
+    values, missing, dropped = _available(values, own)
+    problems += missing
+    if problems:
+        raise UsageError(problems)
+    if dropped:
+        print(
+            f"embedeval trec_eval: warning: left out of {'/'.join(NICKNAMES)}: {', '.join(dropped)} "
+            "(embedeval cannot compute them yet)",
+            file=sys.stderr,
+        )
+    zscores = _read_zscores(args.zscores) if args.zscores else None
+    if files["RUN"] != "-":
+        print(_output(args, values, files["QRELS"], files["RUN"], zscores), end="")
+        return 0
+    with tempfile.TemporaryDirectory() as folder:  # the readers read files: stdin is copied into one
+        run = Path(folder) / "stdin"
+        with open(run, "wb") as f:
+            shutil.copyfileobj(sys.stdin.buffer, f)
+        print(_output(args, values, files["QRELS"], run, zscores), end="")
+    return 0
+
+
+def _available(values, own: set) -> tuple[list, list[str], list[str]]:
+    """(the values the registry can compute, problems, measures left out): a measure named in
+    ``-m`` that it cannot compute is a problem, one that came with a set (all_trec) is left out."""
+    kept, problems, dropped = [], [], []
+    for v in values:
+        name = v.metric or v.source
+        if v.kind == "string":  # relstring: a string per query, which the registry's numbers cannot hold
+            name = "relstring:string"
+        if name is not None:
+            try:
+                parse_metrics([name], RANKINGS)
+            except ValueError:
+                if v.measure in own:
+                    problems.append(f"-m {v.measure}: embedeval cannot compute trec_eval's {v.name!r} yet")
+                elif v.measure not in dropped:
+                    dropped.append(v.measure)
+                continue
+        kept.append(v)
+    return kept, problems, dropped
+
+
+def _output(args, values, qrels, run, zscores) -> str:
+    from .._forms.trec.drop_in import evaluate_as_trec_eval
+    from .._forms.trec.lines import run_tag
+
+    metrics = sorted({v.metric or v.source for v in values if (v.metric or v.source)})
+    parsed = parse_metrics(metrics or ["map"], RANKINGS)
+    with warnings_as_lines("trec_eval"):
+        result, counts = evaluate_as_trec_eval(
+            run, qrels, parsed, float(args.level), args.complete, args.max_retrieved, args.judged_only
+        )
+    queries = [str(q) for q in result.config["query_ids"]]
+    per_query = {p.name: np.asarray(result.per_query[p.name], dtype=np.float64) for p in parsed}
+    registry = {name: per_query[parse_metrics([name], RANKINGS)[0].name] for name in metrics}
+    columns = {
+        "num_ret": counts.retrieved.astype(np.float64),
+        "num_rel": counts.relevant.astype(np.float64),
+        "num_rel_ret": counts.relevant_retrieved.astype(np.float64),
+    }
+    table = {}
+    for v in values:
+        if v.kind == "gm":
+            table[v.name] = np.log(np.maximum(registry[v.source], _GM_FLOOR))
+        elif v.kind in ("count", "long", "double"):
+            table[v.name] = columns[v.name] if v.kind == "count" else registry[v.metric]
+    if zscores is not None:
+        table = {name: _z(zscores, queries, name, x) for name, x in table.items()}
+    lines = []
+    if args.per_query:
+        for i, q in enumerate(queries):
+            lines += [_line(v, q, table[v.name][i], zscores) for v in values if v.kind not in ("runid", "num_q", "gm")]
+    if args.summary:
+        tag = run_tag(run)
+        for v in values:
+            lines.append(_summary(v, table.get(v.name), len(queries), tag, zscores))
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _line(v, query: str, value: float, zscores) -> str:
+    if zscores is not None:
+        return f"Z{v.name:<22}\t{query}\t{value:6.4f}"
+    if v.kind in ("count", "long", "num_q"):
+        return f"{v.name:<22}\t{query}\t{int(value)}"
+    return f"{v.name:<22}\t{query}\t{value:6.4f}"
+
+
+def _summary(v, values, n: int, tag: str, zscores) -> str:
+    if v.kind == "runid":
+        return f"{'runid':<22}\tall\t{tag}"
+    if v.kind == "num_q":
+        return _line(v, "all", float(n), zscores) if zscores is None else f"Z{v.name:<22}\tall\t{n:6.4f}"
+    if v.kind == "gm":
+        return _line(v, "all", math.exp(float(np.sum(values)) / n), None if zscores is None else zscores)
+    if v.kind in ("count", "long"):
+        return _line(v, "all", float(np.sum(values)), zscores)
+    return _line(v, "all", float(np.sum(values)) / n, zscores)
+
+
+def _read_zscores(path) -> dict:
+    """{(query, measure): (mean, sd)} of a z-score file (``qid measure mean sd`` per line)."""
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for number, line in enumerate(f, start=1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 4:
+                raise ValueError(
+                    f"{path}:{number}: a z-score line needs 4 fields (qid measure mean sd); got {len(parts)}"
+                )
+            try:
+                out[parts[0], parts[1]] = (float(parts[2]), float(parts[3]))
+            except ValueError:
+                bad = f"{parts[2]!r} {parts[3]!r}"
+                raise ValueError(f"{path}:{number}: mean and sd must be numbers; got {bad}") from None
+    return out
+
+
+def _z(zscores: dict, queries: list, name: str, values: np.ndarray) -> np.ndarray:
+    out = np.empty_like(values)
+    for i, (q, x) in enumerate(zip(queries, values.tolist(), strict=True)):
+        mean, sd = zscores.get((q, name), (None, None))
+        if mean is None:
+            out[i] = MISSING_Z
+        elif sd:
+            out[i] = (x - mean) / sd
+        else:
+            out[i] = 0.0 if x == mean else MISSING_Z
+    return out

@@ -1,0 +1,76 @@
+"""Collapsed embeddings: exact, and without the quadratic float64 work they used to cost.
+
+A model that has collapsed maps its inputs to one point (exact copies) or to a tiny cloud
+around one point (noise of 1e-6 on a common vector). Both used to join every candidate into
+one run of near-ties, searched again with twice as many candidates until it held every
+reference, each time recomputed in float64 pair by pair.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from reference import full_ranking
+
+import embedeval
+import embedeval._search.float64 as float64
+from embedeval._inputs.arrays import prepare
+from embedeval._search import FlatSearcher
+
+
+def collapsed(rng, n, d, n_points, noise, offset):
+    """n rows drawn from ``n_points`` points near ``offset``, plus relative ``noise``."""
+    points = offset + rng.integers(-2, 3, size=(n_points, d)).astype(np.float64)
+    x = points[rng.integers(0, n_points, n)]
+    if noise:
+        x = x * (1 + noise * rng.standard_normal(x.shape))
+    return x.astype(np.float32)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(2, 90),
+    d=st.integers(1, 6),
+    n_points=st.integers(1, 4),
+    noise=st.sampled_from([0.0, 1e-6, 1e-3]),
+    offset=st.sampled_from([0.0, 1.0, 1000.0]),
+    distance=st.sampled_from(["euclidean", "inner_product", "cosine"]),
+    leave_one_out=st.booleans(),
+)
+def test_collapsed_references_are_searched_exactly(seed, n, d, n_points, noise, offset, distance, leave_one_out):
+    rng = np.random.default_rng(seed)
+    x = collapsed(rng, n, d, n_points, noise, offset)
+    if distance == "cosine" and not (np.abs(x).sum(axis=1) > 0).all():
+        x[np.abs(x).sum(axis=1) == 0] = 1.0
+    prepared = prepare(x, distance)
+    # The prepared (normalised) rows are what cosine ranks: their inner products.
+    ref_distance = "inner_product" if distance == "cosine" else distance
+    k = int(rng.integers(1, n)) if leave_one_out else int(rng.integers(1, n + 1))
+    searcher = FlatSearcher(x, distance)
+    got = searcher.search(prepared, k, np.arange(n) if leave_one_out else None)
+    for i in range(n):
+        expected = full_ranking(prepared[i], prepared, ref_distance, exclude=i if leave_one_out else None)[:k]
+        np.testing.assert_array_equal(got[i], expected)
+
+
+@pytest.mark.parametrize("noise", [0.0, 1e-6])
+def test_collapsed_embeddings_cost_no_quadratic_float64_work(noise, monkeypatch):
+    """float64 recomputation is per (query, reference) pair; a collapsed set of n rows used to
+    recompute all n * n pairs, and now recomputes about as many as spread-out data."""
+    rng = np.random.default_rng(0)
+    n, d = 1500, 32
+    x = (np.ones((n, d)) + noise * rng.standard_normal((n, d))).astype(np.float32)
+    labels = rng.integers(0, 30, n)
+    pairs = []
+    plain = float64.exact_distance
+    monkeypatch.setattr(float64, "exact_distance", lambda q, r, e: pairs.append(len(q)) or plain(q, r, e))
+    result = embedeval.evaluate(x, labels, metrics=["precision@1", "r_precision", "map@r"], n_threads=1)
+    assert sum(pairs) < 20 * n * 60, sum(pairs)  # R is about 50 here: n * n would be 2,250,000
+    # and the values are exact: the reference computed from a full stable float64 sort
+    ranked = np.array([full_ranking(q, x, "euclidean", exclude=i) for i, q in enumerate(x)])
+    hits = labels[ranked] == labels[:, None]
+    p1 = hits[:, 0].mean()
+    assert result.summary["precision@1"] == pytest.approx(p1, abs=1e-12)
