@@ -157,6 +157,17 @@ def _default(action: argparse.Action) -> str:
     return str(action.default)
 
 
+def _listed_choices(action: argparse.Action) -> list:
+    """The choices of an option: argparse's, or those a lenient parser spells
+    in the metavar (``{a,b}``) and checks itself."""
+    if action.choices:
+        return list(action.choices)
+    metavar = action.metavar
+    if isinstance(metavar, str) and metavar.startswith("{"):
+        return metavar.strip("{}").split(",")
+    return []
+
+
 def _argument_name(action: argparse.Action) -> str:
     """``--metrics NAME ...``, ``--distance CHOICE`` (the choices go to the meaning column)."""
     name = ", ".join(action.option_strings) or action.metavar or action.dest
@@ -164,6 +175,8 @@ def _argument_name(action: argparse.Action) -> str:
         metavar = action.metavar or (
             "CHOICE" if action.choices else action.dest.upper()
         )
+        if _listed_choices(action):  # choices spelled as the metavar
+            metavar = "CHOICE"
         name += f" {metavar}" + (" ..." if action.nargs in ("+", "*") else "")
     elif not action.option_strings and action.nargs in ("+", "*"):
         name += " ..."
@@ -190,9 +203,10 @@ def _argument_rows(parser: argparse.ArgumentParser) -> list[str]:
         help_text = (action.help or "").replace(
             "%(default)s", str(action.default)
         )
+        listed = _listed_choices(action)
         choices = (
-            f"one of {', '.join(_literal(str(c)) for c in action.choices)}. "
-            if action.choices
+            f"one of {', '.join(_literal(str(c)) for c in listed)}. "
+            if listed
             else ""
         )
         default = _literal(_default(action))
