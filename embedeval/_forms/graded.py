@@ -203,6 +203,7 @@ def conventions(threshold: float, empty: str, ties: str) -> dict[str, str]:
         "ties": ties,
         "queries without relevant items": "skipped: NaN, counted in 'skipped', not averaged"
         if empty == "skip"
-        else "scored 0 and averaged in (trec_eval's convention)",
+        else "evaluated and averaged in (trec_eval's convention): binary metrics are 0, graded metrics still "
+        "count judged items below the threshold",
         "average": "summary = mean over evaluated queries",
     }

@@ -254,8 +254,9 @@ def evaluate_rankings(
     pad : int
         The filler value of array inputs.
     empty : {"skip", "zero"}
-        Queries with no relevant item: skipped (NaN, counted, not averaged) or scored 0 and
-        averaged, as trec_eval does.
+        Queries with no relevant item: skipped (NaN, counted, not averaged) or evaluated and
+        averaged in, as trec_eval does: binary metrics are 0 there, while graded ones (dcg, ndcg)
+        still count judged items whose grade is below ``threshold``.
     complete : bool
         For mappings: evaluate every judged query, a judged query without a ranking counting as
         an empty ranking (trec_eval ``-c``); ranked queries without judgements are left out with a
