@@ -1,0 +1,27 @@
+"""Thin adapters between embedeval and the training frameworks people already use.
+
+Each adapter is a module of its own, imported on demand, and needs its framework installed
+(``pip install 'embedeval[integrations]'``); without it, importing the module raises an
+ImportError that gives that command.
+
+* :mod:`embedeval.integrations.lightning`: :class:`~embedeval.integrations.lightning.RetrievalMetrics`,
+  a Lightning callback that evaluates the validation embeddings at the end of each epoch.
+* :mod:`embedeval.integrations.transformers`:
+  :func:`~embedeval.integrations.transformers.compute_metrics`, a ``compute_metrics`` function
+  for the Hugging Face ``Trainer``, batch by batch with ``batch_eval_metrics=True`` too.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+INSTALL = "pip install 'embedeval[integrations]'"
+
+
+def require(module: str, what: str):
+    """Import ``module`` (a framework), or raise an ImportError naming ``what`` needs it and the
+    exact command that installs it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ImportError(f"{what} needs {module}: {INSTALL}") from None
