@@ -97,7 +97,7 @@ _COLORS = ("#1f3a93", "#d35400", "#16a085", "#7d3c98")
 def plot_error_reject(curves: dict, path, title: str = "Error vs reject") -> Path:
     """Error-vs-reject curves of several metrics on one figure, with their oracle curves
     (thin, same colour) and their random curves (dotted, same colour); areas in the legend."""
-    fig = _figure(5.5, 4.0)
+    fig = _figure(6.0, 5.0)
     ax = fig.add_subplot()
     for i, (name, c) in enumerate(curves.items()):
         color = _COLORS[i % len(_COLORS)]
@@ -118,7 +118,8 @@ def plot_error_reject(curves: dict, path, title: str = "Error vs reject") -> Pat
     ax.set_xlim(0, 1)
     ax.set_ylim(bottom=0)
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7)
+    # below the axes: inside, it covers the random curves, which sit at the top left
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize=7, frameon=False)
     return _save(fig, path)
 
 
