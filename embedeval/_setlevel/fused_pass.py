@@ -20,6 +20,7 @@ def main_pass(space: PairSpace, grid: Grid, held: HeldPositives, want_histogram:
     index = np.int32 if max(len(space.q), len(space.r)) < 2**31 else np.int64
     no_guess = np.zeros(0, dtype=bool)
     table = (held.f, *held.clip, held.offset, held.before, held.count)
+    out = None  # positions found in a tile: (left to compare, in guessed bins)
     for tile in space.tiles():
         dist, error = space.approx(tile)
         margin = grid.margin(error)
@@ -28,7 +29,8 @@ def main_pass(space: PairSpace, grid: Grid, held: HeldPositives, want_histogram:
             at = np.flatnonzero(bins < 0)
             bins.reshape(-1)[at] = grid.bins(space.exact(*pair_indices(tile, at)))
         collect = guessed is not None and kept is not None
-        fast, slow, near = kernels.tile_select(
+        out = np.empty((2, bins.size), dtype=np.int32) if out is None or out.shape[1] < bins.size else out
+        fast, n_slow, n_near = kernels.tile_select(
             bins,
             dist,
             space.q_codes[tile.rows],
@@ -39,7 +41,9 @@ def main_pass(space: PairSpace, grid: Grid, held: HeldPositives, want_histogram:
             guessed if collect else no_guess,
             *table,
             margin * held.f,
+            out,
         )
+        slow, near = out[0, :n_slow].astype(np.int64), out[1, :n_near].astype(np.int64)
         local2 += int(fast)
         coords, flat_bins = dist.reshape(-1), bins.reshape(-1)
         for s in range(0, slow.size, _budget.AUROC_BATCH):

@@ -14,19 +14,17 @@ so that every bin, count and kept pair equals the numpy path's (:mod:`.verificat
 
 from __future__ import annotations
 
-
 import numba
 import numpy as np
-from numba import prange
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
+@numba.njit(cache=True, nogil=True)
 def tile_bins(dist, lo, scale, n_bins, margin, bins):  # pragma: no cover - compiled
     """Coordinates ``(dist - lo) * scale`` into ``dist`` and bins into ``bins`` (-1: uncertain);
     returns the number of uncertain pairs."""
     h = dist.shape[0]
     unsure = np.zeros(h, dtype=np.int64)
-    for i in prange(h):
+    for i in range(h):
         unsure[i] = _row_bins(dist[i], lo, scale, float(n_bins), margin, bins[i])
     return unsure.sum()
 
@@ -49,19 +47,18 @@ def _row_bins(row, lo, scale, n_bins, margin, out):  # pragma: no cover - compil
 
 @numba.njit(cache=True, nogil=True)
 def tile_select(
-    bins, coords, q_codes, r_codes, upper, hist, held_bins, guessed, f, clip_lo, clip_hi, offset, before, count, e
+    bins, coords, q_codes, r_codes, upper, hist, held_bins, guessed, f, clip_lo, clip_hi, offset, before, count, e, out
 ):  # pragma: no cover - compiled
     """One pass over a tile's bins (see the module docstring).
 
-    Returns ``(fast, slow, near)``: the AUROC sum 2 * before of the negatives settled by the table,
-    the flat positions of the held-bin negatives left to compare, and of the pairs in ``guessed``
-    bins (an empty ``guessed``: none collected); ``hist`` (empty: not wanted) is added to.
+    ``out`` (2, bins.size), int32, receives the flat positions of the held-bin negatives left to
+    compare (row 0) and of the pairs in ``guessed`` bins (row 1; an empty ``guessed``: none
+    collected); ``hist`` (empty: not wanted) is added to. Returns ``(fast, n_slow, n_near)``:
+    the AUROC sum 2 * before of the negatives settled by the table, and the two counts.
     """
     h, w = bins.shape
     want_hist = hist.size > 0
     want_near = guessed.size > 0
-    slow = np.empty(h * w if h * w < 1 << 16 else 1 << 16, dtype=np.int64)
-    near = np.empty(slow.size if want_near else 0, dtype=np.int64)
     n_slow = n_near = 0
     fast = 0
     for i in range(h):
@@ -70,11 +67,8 @@ def tile_select(
             b = bins[i, j]
             if want_hist:
                 hist[b] += 1
-            p = i * w + j
             if want_near and guessed[b]:
-                if n_near == near.size:
-                    near = _grown(near)
-                near[n_near] = p
+                out[1, n_near] = i * w + j
                 n_near += 1
             if not held_bins[b] or qc == r_codes[j]:
                 continue
@@ -90,15 +84,6 @@ def tile_select(
             if certain and count[index] == 0:
                 fast += before[index]
             else:
-                if n_slow == slow.size:
-                    slow = _grown(slow)
-                slow[n_slow] = p
+                out[0, n_slow] = i * w + j
                 n_slow += 1
-    return 2 * fast, slow[:n_slow], near[:n_near]
-
-
-@numba.njit(cache=True, nogil=True)
-def _grown(a):  # pragma: no cover - compiled
-    out = np.empty(2 * a.size + 1, dtype=a.dtype)
-    out[: a.size] = a
-    return out
+    return 2 * fast, n_slow, n_near
