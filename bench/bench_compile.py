@@ -34,7 +34,8 @@ pair_verification(x, y)
 t3 = time.perf_counter()
 pair_verification(x, y)
 t4 = time.perf_counter()
-print(f"{os.environ['EMBEDEVAL_KERNELS']:6s} import numba {t2 - t1:.2f} s, first call {t3 - t2:.2f} s, second {t4 - t3:.2f} s")
+kernels = os.environ["EMBEDEVAL_KERNELS"]
+print(f"{kernels:6s} import numba {t2 - t1:.2f} s, first call {t3 - t2:.2f} s, second {t4 - t3:.2f} s")
 """
 
 
