@@ -30,10 +30,12 @@ def main():
     parser.add_argument("--n", type=int, default=20000)
     parser.add_argument("--d", type=int, default=128)
     parser.add_argument("--top", type=int, default=20)
+    parser.add_argument("--threads", type=int, default=1, help="n_threads of evaluate (cProfile sees one thread)")
     parser.add_argument("--kernels", choices=["auto", "numpy"], default="auto", help="EMBEDEVAL_KERNELS")
     args = parser.parse_args()
     os.environ["EMBEDEVAL_KERNELS"] = args.kernels
     number, name, make, metrics, keywords, *_ = rows_of(args.n, args.d)[args.row - 1]
+    keywords = {**keywords, "n_threads": args.threads}
     x, labels = make()
     floor = triangle_product if number == 5 else product
     t_p, _ = timed(lambda: floor(x))
