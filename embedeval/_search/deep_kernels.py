@@ -31,13 +31,14 @@ def place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, b
             if not chunk[a, c] <= limit:
                 continue
             v = np.float64(chunk[a, c])
-            low, high = 0, n_nearest
-            while low < high:  # numpy's searchsorted(row[1:-1], v, side="right")
-                mid = (low + high) >> 1
-                if row[mid + 1] <= v:
-                    low = mid + 1
+            low, m = 0, n_nearest
+            while m > 0:  # numpy's searchsorted(row[1:-1], v, side="right"), the answer in [low, low + m]
+                half = m >> 1
+                if row[low + half + 1] <= v:
+                    low += half + 1
+                    m -= half + 1
                 else:
-                    high = mid
+                    m = half
             counts[i, min(low, top)] += 1
             if v <= t:
                 below[i] += 1
