@@ -92,3 +92,18 @@ def test_a_larger_set_with_the_guessed_bins_and_extreme_magnitudes(monkeypatch):
         assert a[0] == b[0]
         assert_same_passes(b[1], a[1])
         assert b[1][0][2] is not None and b[1][0][2][0].size  # pairs were kept in guessed bins
+
+
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_tiles_on_any_number_of_threads_give_the_same_passes(monkeypatch, n_threads):
+    import functools
+
+    from embedeval._setlevel import fused_pass
+
+    x, labels = make(4, "euclidean")
+    budgets = Budgets(tile_rows=3)  # many tiles, finishing in any order
+    reference = passes(monkeypatch, "numpy", x, labels, "euclidean", budgets)
+    monkeypatch.setattr(fused_pass, "main_pass", functools.partial(fused_pass.main_pass, n_threads=n_threads))
+    result = passes(monkeypatch, "auto", x, labels, "euclidean", budgets)
+    assert result[0] == reference[0]
+    assert_same_passes(result[1], reference[1])
