@@ -4,6 +4,7 @@
     python bench/bench_floor.py --quick          # the same rows at n = 5,000 (d = 64 for the half-class row)
     python bench/bench_floor.py --rows 4 5       # some rows (1-based)
     python bench/bench_floor.py --kernels auto   # without the numpy column (compiled kernels only)
+    python bench/bench_floor.py --threads 1      # everything on one thread (BLAS, faiss, blocks, tiles)
 
 Columns, all on one machine in one run, on the same data (best of --repeat):
   product    the float32 product of all query-reference pairs by numpy, in blocks of 4096 rows (for
@@ -88,9 +89,15 @@ def rows_of(n, d):
 
 
 def table(args):
+    if args.threads:
+        faiss.omp_set_num_threads(args.threads)  # also the verification's tiles at once
+        import threadpoolctl
+
+        threadpoolctl.threadpool_limits(args.threads, user_api="blas")
     n, d = (5000, 64) if args.quick else (args.n, args.d)
     print(f"# {platform.machine()}, {os.cpu_count()} cores, faiss {faiss.__version__}, numpy {np.__version__}")
-    print(f"# n = {n}, d = {d}; kernels {args.kernels}; best of {args.repeat}; load {os.getloadavg()[0]:.2f}")
+    print(f"# n = {n}, d = {d}; kernels {args.kernels}; threads {args.threads or 'all'}; best of {args.repeat}")
+    print(f"# load {os.getloadavg()[0]:.2f}")
     print("| row | regime | product s | embedeval s | numpy s | faiss s | pml s | e/p | n/p | e/f | pml/e | target |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     index_rule = None
@@ -101,6 +108,9 @@ def table(args):
         size = len(x)
         floor = triangle_product if metrics is VERIFICATION else product
         t_p, _ = best_of(args.repeat, lambda x=x, f=floor: f(x))
+
+        if args.threads and metrics is not VERIFICATION:
+            keywords = {**keywords, "n_threads": args.threads}
 
         def call(x=x, y=labels, m=metrics, k=keywords):
             return embedeval.evaluate(x, y, metrics=m, **k)
@@ -149,6 +159,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--no-faiss", action="store_true")
     parser.add_argument("--no-pml", action="store_true")
+    parser.add_argument("--threads", type=int, default=None, help="threads of everything (default: all cores)")
     parser.add_argument("--half-faiss", action="store_true", help="faiss on row 3 too (k = n/2: minutes)")
     parser.add_argument("--pml-bytes", type=float, default=1e9, help="whole rankings: no PML past n^2 floats")
     parser.add_argument("--kernels", choices=["both", "auto", "numpy"], default="both", help="EMBEDEVAL_KERNELS")
