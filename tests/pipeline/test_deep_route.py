@@ -23,7 +23,7 @@ from embedeval._pipeline.executors import Threads, deep_turn, one_blas_thread_ea
 from embedeval._search import FlatSearcher, ShardedSearcher
 
 LABEL_METRICS = ["precision@1", "recall@4", "r_precision", "map@r", "map", "map@5", "mrr", "mrr@2"]
-JUDGED_METRICS = [*LABEL_METRICS, "ndcg", "ndcg@5", "dcg@4", "cg@3", "revisited_map", "map_hits@4"]
+JUDGED_METRICS = [*LABEL_METRICS, "ndcg", "ndcg@5", "dcg@4", "cg@3", "revisited_map", "map_hits@4", "capped_map@3"]
 
 
 def lattice(rng, n, d):
