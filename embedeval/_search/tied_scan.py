@@ -32,6 +32,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._core import budget as _budget
+from .._core import compiled
 from .._core.csr import offsets_within
 from .deep_exact import error_bounds
 from .float64 import max_norm, pair_distances
@@ -154,27 +155,48 @@ class TiedScanner:
         for (start, stop), out in zip(chunks, excluded, strict=True):
             dist = self._approximate(wide, start, stop)
             dist.reshape(-1)[out] = np.inf  # graded and ignored: counted elsewhere or not at all
-            ranked = np.sort(dist, axis=1)
-            lo, hi = np.zeros((b, g), dtype=np.int64), np.zeros((b, g), dtype=np.int64)
-            for i in busy:
-                n = n_thresholds[i]
-                lo[i, :n] = np.searchsorted(ranked[i], low[i, :n], "left")
-                hi[i, :n] = np.searchsorted(ranked[i], high[i, :n], "right")
-            nearer += lo
-            r, j = np.nonzero(hi > lo)
-            if r.size:  # the references within a threshold's window: decided by the exact formula
-                # Only rows holding one are argsorted (a sort gives the counts, not the members).
-                tied_rows, slot = np.unique(r, return_inverse=True)
-                order = np.argsort(dist[tied_rows], axis=1)
-                width = hi[r, j] - lo[r, j]
-                pr, pj = np.repeat(r, width), np.repeat(j, width)
-                members = order[np.repeat(slot, width), np.repeat(lo[r, j], width) + offsets_within(width)] + start
+            below, pr, pj, members = _windows(dist, low, high, n_thresholds, busy)
+            nearer += below
+            if pr.size:  # the references within a threshold's window: decided by the exact formula
+                members = members + start
                 exact = pair_distances(queries, pr, members, self.reference.__getitem__, self.euclidean)
                 at = thresholds[pr, pj]
                 key = pr * g + pj
                 nearer += np.bincount(key, weights=exact < at, minlength=b * g).astype(np.int64).reshape(b, g)
                 equal += np.bincount(key, weights=exact == at, minlength=b * g).astype(np.int64).reshape(b, g)
         return nearer, equal
+
+
+def _windows(dist, low, high, n_thresholds, busy):
+    """Per chunk: (below, rows, thresholds, columns): the references strictly below each
+    threshold's window [low, high] (b, g), and the (row, threshold, column) of each one inside a
+    window. Compiled kernel where enabled, else a sort and binary searches (the reference)."""
+    if compiled.enabled():
+        from . import tied_kernels
+
+        capacity = 4 * dist.shape[0]
+        while True:
+            below, rows, ks, cols, n = tied_kernels.window_pass(dist, low, high, n_thresholds, capacity)
+            if n <= capacity:
+                return below, rows[:n], ks[:n], cols[:n]
+            capacity = n
+    b, g = low.shape
+    ranked = np.sort(dist, axis=1)
+    lo, hi = np.zeros((b, g), dtype=np.int64), np.zeros((b, g), dtype=np.int64)
+    for i in busy:
+        n = n_thresholds[i]
+        lo[i, :n] = np.searchsorted(ranked[i], low[i, :n], "left")
+        hi[i, :n] = np.searchsorted(ranked[i], high[i, :n], "right")
+    r, j = np.nonzero(hi > lo)
+    if not r.size:
+        empty = np.zeros(0, dtype=np.int64)
+        return lo, empty, empty, empty
+    # Only rows holding one are argsorted (a sort gives the counts, not the members).
+    tied_rows, slot = np.unique(r, return_inverse=True)
+    order = np.argsort(dist[tied_rows], axis=1)
+    width = hi[r, j] - lo[r, j]
+    members = order[np.repeat(slot, width), np.repeat(lo[r, j], width) + offsets_within(width)]
+    return lo, np.repeat(r, width), np.repeat(j, width), members
 
 
 def _thresholds(b: int, rows, exact, level, n_levels: int):
