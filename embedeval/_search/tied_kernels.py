@@ -41,26 +41,12 @@ def window_pass(dist, low, high, n_thresholds, capacity):  # pragma: no cover - 
                 hist[n] += 1
                 continue
             # p: the thresholds whose low end is <= v (v is strictly below the windows k >= p)
-            a, z = 0, n
-            while a < z:
-                mid = (a + z) >> 1
-                if lo_row[mid] <= v:
-                    a = mid + 1
-                else:
-                    z = mid
-            p = a
+            p = _count_at_most(lo_row, n, v)
             hist[p] += 1
             if p == 0:
                 continue
             # q: the thresholds whose high end is < v; v lies in the windows q <= k < p
-            a, z = 0, p
-            while a < z:
-                mid = (a + z) >> 1
-                if hi_row[mid] < v:
-                    a = mid + 1
-                else:
-                    z = mid
-            for k in range(a, p):
+            for k in range(_count_below(hi_row, p, v), p):
                 if count < capacity:
                     rows[count], ks[count], cols[count] = i, k, c
                 count += 1
@@ -69,3 +55,29 @@ def window_pass(dist, low, high, n_thresholds, capacity):  # pragma: no cover - 
             running += hist[k]
             below[i, k] = running
     return below, rows, ks, cols, count
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _count_at_most(sorted_row, n, v):  # pragma: no cover - compiled
+    """The entries of ``sorted_row[:n]`` (increasing) that are <= v."""
+    a, z = 0, n
+    while a < z:
+        mid = (a + z) >> 1
+        if sorted_row[mid] <= v:
+            a = mid + 1
+        else:
+            z = mid
+    return a
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _count_below(sorted_row, n, v):  # pragma: no cover - compiled
+    """The entries of ``sorted_row[:n]`` (increasing) that are < v."""
+    a, z = 0, n
+    while a < z:
+        mid = (a + z) >> 1
+        if sorted_row[mid] < v:
+            a = mid + 1
+        else:
+            z = mid
+    return a
