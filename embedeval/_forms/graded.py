@@ -24,6 +24,7 @@ import numpy as np
 
 from .._metrics import expected as _expected
 from .._metrics import kernels as _kernels
+from .._metrics.listing import listing_of
 from .._metrics.registry import per_query_values
 from .._metrics.ties import TIE_RULES, TiedHits, tied_hits_from_groups
 from ..result import EvaluationResult
@@ -62,6 +63,11 @@ class Judged:
     judged_grades: np.ndarray
     group_start: np.ndarray | None = None
     group_size: np.ndarray | None = None
+    # What trec_eval's measures of a whole listing read (bpref, infAP, set_P, unj, G, ...):
+    # each query's number of retrieved items, and of judged items graded exactly 0. Forms that
+    # know them give them; without them those measures refuse (their kernels name what is missing).
+    n_retrieved: np.ndarray | None = None
+    n_zero: np.ndarray | None = None
 
     def _judged_side(self, threshold: float) -> tuple[np.ndarray, np.ndarray]:
         """(R, ideal): each query's relevant judged items and its judged grades, largest first."""
@@ -110,7 +116,7 @@ class Judged:
             ranks = start + 1.0 + within
         else:
             ranks = start + size - np.bincount(label)[label] + 1.0 + within
-        return Judged(self.n_queries, rows, ranks, grade, self.judged_rows, self.judged_grades)
+        return Judged(self.n_queries, rows, ranks, grade, self.judged_rows, self.judged_grades, None, None, None)
 
     def hits(self, threshold: float) -> _kernels.Hits:
         """:class:`~embedeval._metrics.kernels.Hits` at relevance level ``threshold``."""
@@ -125,12 +131,16 @@ class Judged:
         relevant = np.sort(np.where(gain_grades >= threshold, gain_ranks, np.inf), axis=1)
         width = max(int(np.isfinite(relevant).sum(axis=1).max(initial=0)), 1)
         n_relevant, ideal = self._judged_side(threshold)
+        listing = None
+        if self.n_retrieved is not None:
+            listing = listing_of(rows, ranks, grade, self.n_retrieved, ideal, self.n_zero, threshold)
         return _kernels.Hits(
             ranks=np.ascontiguousarray(relevant[:, :width]),
             n_relevant=n_relevant,
             gain_ranks=gain_ranks,
             gain_grades=gain_grades,
             ideal=ideal,
+            listing=listing,
         )
 
 

@@ -92,7 +92,7 @@ ABOUT: dict[str, tuple[str, dict[str, list[str]]]] = {
     "pcf": (_OML, {"OML": ["pcf"]}),
 }
 
-_CUTOFF_SUFFIX = {"none": "", "k": "@k", "r": "@r", "radius": "@radius"}
+_CUTOFF_SUFFIX = {"none": "", "k": "@k", "r": "@r", "radius": "@radius", "param": "@params"}
 _ALL_RULES = ["index", "expected", "optimistic", "pessimistic"]
 
 

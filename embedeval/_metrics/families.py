@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from . import expected as E
 from . import kernels as K
+from .trec_families import TREC_FAMILIES
 
 EMBEDDINGS = "embeddings"
 RANKINGS = "rankings"
@@ -69,6 +70,12 @@ class Family:
     # "@n" is a Hamming radius (cutoffs == {"radius"}): the kernel's cutoff is, per query, the
     # number of references within that distance (distance="hamming" only)
     radius: bool = False
+    # "@text" is a parameter (cutoffs holds "param"): param(text) -> the kernel's cutoff, or
+    # ValueError naming the rule (iprec_at_recall@0.1, utility@2,-1,0,0, ndcg_gains@1=3,2=9)
+    param: Callable | None = None
+    # how per-query values are summarised: "mean", or "gm" (geometric mean of the values, each
+    # floored at GM_FLOOR: trec_eval's gm_map and gm_bpref)
+    summary: str = "mean"
 
 
 def _forms(definition: str, kernel: Callable, expected: Callable, forms=BOTH) -> dict[str, Form]:
@@ -249,3 +256,21 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
 }
+
+
+GM_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN: a value below it counts as it in a geometric mean
+_TREC_CUTOFFS = {
+    "none": _NONE,
+    "k": _K,
+    "param": frozenset({"param"}),
+    "optional": frozenset({"none", "param"}),
+}
+for _name, (_cut, _definition, _kernel, _graded, _param, _summary) in TREC_FAMILIES.items():
+    FAMILIES[_name] = Family(
+        _TREC_CUTOFFS[_cut],
+        None if _cut == "k" else ALL_HITS,
+        _forms(_definition, _kernel, None, (RANKINGS,)),
+        graded=_graded,
+        param=_param,
+        summary=_summary,
+    )

@@ -19,13 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
+from .._metrics.families import GM_FLOOR
 from .._metrics.registry import RANKINGS, parse_metrics
 from ._problems import UsageError, warnings_as_lines
 from ._trec_eval_args import parse
 from ._trec_measures import NICKNAMES, selection
 
 MISSING_Z = -1000000.0
-_GM_FLOOR = 1e-5
 HELP = """usage: embedeval trec_eval [-h] [-q] [-c] [-n] [-J] [-m MEASURE[.PARAMS]]... [-l LEVEL] [-M MAX]
                            [-Z ZSCORE_FILE] QRELS RUN
 
@@ -94,9 +94,7 @@ def _available(values, own: set) -> tuple[list, list[str], list[str]]:
     ``-m`` that it cannot compute is a problem, one that came with a set (all_trec) is left out."""
     kept, problems, dropped = [], [], []
     for v in values:
-        name = v.metric or v.source
-        if v.kind == "string":  # relstring: a string per query, which the registry's numbers cannot hold
-            name = "relstring:string"
+        name = None if v.kind == "string" else v.metric  # relstring: made from the listing, not the registry
         if name is not None:
             try:
                 parse_metrics([name], RANKINGS)
@@ -114,7 +112,7 @@ def _output(args, values, qrels, run, zscores) -> str:
     from .._forms.trec.drop_in import evaluate_as_trec_eval
     from .._forms.trec.lines import run_tag
 
-    metrics = sorted({v.metric or v.source for v in values if (v.metric or v.source)})
+    metrics = sorted({v.metric for v in values if v.metric and v.kind != "string"})
     parsed = parse_metrics(metrics or ["map"], RANKINGS)
     with warnings_as_lines("trec_eval"):
         result, counts = evaluate_as_trec_eval(
@@ -122,28 +120,38 @@ def _output(args, values, qrels, run, zscores) -> str:
         )
     queries = [str(q) for q in result.config["query_ids"]]
     per_query = {p.name: np.asarray(result.per_query[p.name], dtype=np.float64) for p in parsed}
-    registry = {name: per_query[parse_metrics([name], RANKINGS)[0].name] for name in metrics}
+    spec_of = {name: parse_metrics([name], RANKINGS)[0] for name in metrics}
+    registry = {name: per_query[spec_of[name].name] for name in metrics}
+    summary_only = {v.name for v in values if v.metric in spec_of and spec_of[v.metric].spec.summary == "gm"}
     columns = {
         "num_ret": counts.retrieved.astype(np.float64),
         "num_rel": counts.relevant.astype(np.float64),
         "num_rel_ret": counts.relevant_retrieved.astype(np.float64),
     }
-    table = {}
+    table, strings = {}, {}
     for v in values:
-        if v.kind == "gm":
-            table[v.name] = np.log(np.maximum(registry[v.source], _GM_FLOOR))
+        if v.name in summary_only:  # the registry's summary rule: a geometric mean of floored values
+            table[v.name] = np.log(np.maximum(registry[v.metric], GM_FLOOR))
         elif v.kind in ("count", "long", "double"):
             table[v.name] = columns[v.name] if v.kind == "count" else registry[v.metric]
+        elif v.kind == "string":
+            strings[v.name] = counts.relstrings(int(v.metric))
     if zscores is not None:
         table = {name: _z(zscores, queries, name, x) for name, x in table.items()}
     lines = []
     if args.per_query:
         for i, q in enumerate(queries):
-            lines += [_line(v, q, table[v.name][i], zscores) for v in values if v.kind not in ("runid", "num_q", "gm")]
+            for v in values:
+                if v.kind == "string":
+                    lines.append(f"{v.name:<22}\t{q}\t'{strings[v.name][i]}'")
+                elif v.kind not in ("runid", "num_q") and v.name not in summary_only:
+                    lines.append(_line(v, q, table[v.name][i], zscores))
     if args.summary:
         tag = run_tag(run)
         for v in values:
-            lines.append(_summary(v, table.get(v.name), len(queries), tag, zscores))
+            if v.kind != "string":
+                kind = "gm" if v.name in summary_only else v.kind
+                lines.append(_summary(v, kind, table.get(v.name), len(queries), tag, zscores))
     return "".join(f"{line}\n" for line in lines)
 
 
@@ -155,14 +163,14 @@ def _line(v, query: str, value: float, zscores) -> str:
     return f"{v.name:<22}\t{query}\t{value:6.4f}"
 
 
-def _summary(v, values, n: int, tag: str, zscores) -> str:
-    if v.kind == "runid":
+def _summary(v, kind: str, values, n: int, tag: str, zscores) -> str:
+    if kind == "runid":
         return f"{'runid':<22}\tall\t{tag}"
-    if v.kind == "num_q":
+    if kind == "num_q":
         return _line(v, "all", float(n), zscores) if zscores is None else f"Z{v.name:<22}\tall\t{n:6.4f}"
-    if v.kind == "gm":
+    if kind == "gm":
         return _line(v, "all", math.exp(float(np.sum(values)) / n), None if zscores is None else zscores)
-    if v.kind in ("count", "long"):
+    if kind in ("count", "long"):
         return _line(v, "all", float(np.sum(values)), zscores)
     return _line(v, "all", float(np.sum(values)) / n, zscores)
 

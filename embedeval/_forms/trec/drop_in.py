@@ -41,6 +41,22 @@ class Counts:
     retrieved: np.ndarray
     relevant: np.ndarray
     relevant_retrieved: np.ndarray
+    judged: Judged | None = None  # every retrieved judged document (for relstring)
+
+    def relstrings(self, length: int) -> list[str]:
+        """trec_eval's relstring of each query: one character per rank of its first ``length``
+        documents: the grade (0-9), ``>`` above 9, ``.`` a negative grade, ``-`` not in the qrels."""
+        n = self.retrieved.size
+        width = max(int(length), 0)
+        chars = np.full((n, width), ord("-"), dtype=np.uint8)
+        j = self.judged
+        at = np.asarray(j.ranks, dtype=np.int64) - 1
+        keep = at < width
+        g = j.grades[keep]
+        code = np.where(g > 9, ord(">"), np.where(g >= 0, ord("0") + np.clip(g, 0, 9), ord("."))).astype(np.uint8)
+        chars[j.rows[keep], at[keep]] = code
+        lengths = np.minimum(self.retrieved, width)
+        return [chars[i, : lengths[i]].tobytes().decode("ascii") for i in range(n)]
 
 
 def evaluate_as_trec_eval(
@@ -125,11 +141,21 @@ def _evaluate(run: Columns, qrels: Columns, parsed, level, complete, max_retriev
         if run.strings(run_lines) != qrels.strings(lines[found]):
             raise _Collision
     positive = grades > 0
-    judged = Judged(len(query_ids), rows[found], where[found] + 1.0, grades[found], rows[positive], grades[positive])
+    n_zero = np.bincount(rows[grades == 0], minlength=len(query_ids))
+    judged = Judged(
+        len(query_ids),
+        rows[found],
+        where[found] + 1.0,
+        grades[found],
+        rows[positive],
+        grades[positive],
+        n_retrieved=counts.astype(np.int64),
+        n_zero=n_zero,
+    )
     relevant = grades >= level
     tally = lambda mask: np.bincount(rows[mask], minlength=len(query_ids))  # noqa: E731
     found_mask = np.zeros(rows.size, dtype=bool)
     found_mask[found] = True
-    counted = Counts(counts.astype(np.int64), tally(relevant), tally(relevant & found_mask))
+    counted = Counts(counts.astype(np.int64), tally(relevant), tally(relevant & found_mask), judged)
     config = {"complete": complete, "max_retrieved": max_retrieved, "judged_only": judged_only}
     return result_of(judged, parsed, level, "zero", query_ids, config), counted
