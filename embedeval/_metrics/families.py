@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from . import expected as E
 from . import kernels as K
 from .trec_families import TREC_FAMILIES
@@ -274,3 +276,13 @@ for _name, (_cut, _definition, _kernel, _graded, _param, _summary) in TREC_FAMIL
         param=_param,
         summary=_summary,
     )
+
+
+def summarise(name: str, values: np.ndarray) -> float:
+    """The summary of a metric's per-query ``values`` (evaluated queries only) by its family's
+    declared rule: the mean, or for ``summary == "gm"`` the geometric mean of the values floored
+    at :data:`GM_FLOOR` (trec_eval's gm_map)."""
+    family = FAMILIES.get(name.partition("@")[0])
+    if family is not None and family.summary == "gm":
+        return float(np.exp(np.mean(np.log(np.maximum(values, GM_FLOOR)))))
+    return float(values.mean())
