@@ -143,10 +143,13 @@ def _output(args, values, qrels, run, zscores) -> str:
         for i, q in enumerate(queries):
             for v in values:
                 if v.kind == "string":
-                    lines.append(f"{v.name:<22}\t{q}\t'{strings[v.name][i]}'")
+                    text = counts.placeholder(i, v.name == v.measure)
+                    lines.append(f"{v.name:<22}\t{q}\t'{strings[v.name][i] if text is None else text}'")
                 elif v.kind not in ("runid", "num_q") and v.name not in summary_only:
                     lines.append(_line(v, q, table[v.name][i], zscores))
     if args.summary:
+        if args.complete and "num_rel" in table and zscores is None:
+            table["num_rel"] = counts.positive.astype(np.float64)  # trec_eval -c: qrels lines with a grade > 0
         tag = run_tag(run)
         for v in values:
             if v.kind != "string":
@@ -169,10 +172,10 @@ def _summary(v, kind: str, values, n: int, tag: str, zscores) -> str:
     if kind == "num_q":
         return _line(v, "all", float(n), zscores) if zscores is None else f"Z{v.name:<22}\tall\t{n:6.4f}"
     if kind == "gm":
-        return _line(v, "all", math.exp(float(np.sum(values)) / n), None if zscores is None else zscores)
+        return _line(v, "all", math.exp(_sequential_sum(values) / n), None if zscores is None else zscores)
     if kind in ("count", "long"):
-        return _line(v, "all", float(np.sum(values)), zscores)
-    return _line(v, "all", float(np.sum(values)) / n, zscores)
+        return _line(v, "all", _sequential_sum(values), zscores)
+    return _line(v, "all", _sequential_sum(values) / n, zscores)
 
 
 def _read_zscores(path) -> dict:
@@ -206,3 +209,9 @@ def _z(zscores: dict, queries: list, name: str, values: np.ndarray) -> np.ndarra
         else:
             out[i] = 0.0 if x == mean else MISSING_Z
     return out
+
+
+def _sequential_sum(values: np.ndarray) -> float:
+    """The values added one after another in query order, as trec_eval accumulates them (a
+    pairwise sum can differ in the last bit, which moves a value at a rounding boundary)."""
+    return float(np.cumsum(values)[-1]) if len(values) else 0.0

@@ -42,6 +42,10 @@ class Counts:
     relevant: np.ndarray
     relevant_retrieved: np.ndarray
     judged: Judged | None = None  # every retrieved judged document (for relstring)
+    ranked: np.ndarray | None = None  # (n_queries,) bool: the query has a run (False: -c gave it none)
+    # (n_queries,) judged documents with a grade > 0, whatever the level: what trec_eval sums as
+    # num_rel's summary under -c (its own rule for that one line)
+    positive: np.ndarray | None = None
 
     def relstrings(self, length: int) -> list[str]:
         """trec_eval's relstring of each query: one character per rank of its first ``length``
@@ -57,6 +61,14 @@ class Counts:
         chars[j.rows[keep], at[keep]] = code
         lengths = np.minimum(self.retrieved, width)
         return [chars[i, : lengths[i]].tobytes().decode("ascii") for i in range(n)]
+
+    def placeholder(self, i: int, named: bool) -> str | None:
+        """trec_eval's relstring of a query that ``-c`` adds without a run: it ranks one document
+        outside the qrels, then clears the string only under the bare name ``relstring``, so
+        ``relstring_20`` keeps ``-``; None for a query with a run."""
+        if self.ranked is None or self.ranked[i]:
+            return None
+        return "" if named else "-"
 
 
 def evaluate_as_trec_eval(
@@ -156,6 +168,6 @@ def _evaluate(run: Columns, qrels: Columns, parsed, level, complete, max_retriev
     tally = lambda mask: np.bincount(rows[mask], minlength=len(query_ids))  # noqa: E731
     found_mask = np.zeros(rows.size, dtype=bool)
     found_mask[found] = True
-    counted = Counts(counts.astype(np.int64), tally(relevant), tally(relevant & found_mask), judged)
+    counted = Counts(counts.astype(np.int64), tally(relevant), tally(relevant & found_mask), judged, segments >= 0, tally(grades > 0))
     config = {"complete": complete, "max_retrieved": max_retrieved, "judged_only": judged_only}
     return result_of(judged, parsed, level, "zero", query_ids, config), counted
