@@ -49,7 +49,9 @@ def run_one(folder: Path, args: list[str], expected: str) -> tuple[bool, str]:
     if done.stdout == want:
         return True, f"{len(want.splitlines())} lines identical"
     got, exp = done.stdout.decode().splitlines(), want.decode().splitlines()
-    diff = [d for d in difflib.unified_diff(exp, got, lineterm="", n=0) if d[:1] in "+-" and d[:3] not in ("+++", "---")]
+    diff = [
+        d for d in difflib.unified_diff(exp, got, lineterm="", n=0) if d[:1] in "+-" and d[:3] not in ("+++", "---")
+    ]
     return False, f"{len(diff)} differing lines; first: {diff[:2]}"
 
 

@@ -109,6 +109,8 @@ class Judged:
         group's other positions and are dropped (they count in no metric)."""
         if rule not in TIE_RULES:
             raise ValueError(f"'ties' for a reordering must be one of {', '.join(TIE_RULES)}; got {rule!r}")
+        if self.n_retrieved is not None:
+            return self._reordered_listing(rule)
         grades = np.asarray(self.grades, dtype=np.float64)
         rows, start, size, grade, label, first = self._grouped(-grades if rule == "optimistic" else grades)
         within = np.arange(rows.size) - first[label]  # 0-based place among the group's graded items
@@ -117,6 +119,34 @@ class Judged:
         else:
             ranks = start + size - np.bincount(label)[label] + 1.0 + within
         return Judged(self.n_queries, rows, ranks, grade, self.judged_rows, self.judged_grades, None, None, None)
+
+    def _reordered_listing(self, rule: str) -> Judged:
+        """:meth:`ordered` keeping every judged item, for trec_eval's measures of the whole listing:
+        within a tie group, ``"optimistic"`` ranks the items with a grade >= 0 first (highest grade
+        first) and those with a negative grade last; ``"pessimistic"`` the reverse; documents
+        outside the qrels take the positions between."""
+        grades = np.asarray(self.grades, dtype=np.float64)
+        start, size = np.asarray(self.group_start, np.float64), np.asarray(self.group_size, np.float64)
+        graded = grades >= 0
+        first_class = graded if rule == "optimistic" else ~graded  # the class that goes to the top
+        order = np.lexsort((-grades if rule == "optimistic" else grades, ~first_class, start, self.rows))
+        rows, start, size, grades, top = self.rows[order], start[order], size[order], grades[order], first_class[order]
+        new = np.ones(rows.size, dtype=bool)
+        new[1:] = (rows[1:] != rows[:-1]) | (start[1:] != start[:-1]) | (top[1:] != top[:-1])
+        label = np.cumsum(new) - 1
+        within = np.arange(rows.size) - np.flatnonzero(new)[label]
+        count = np.bincount(label)[label]
+        ranks = np.where(top, start + 1.0 + within, start + size - count + 1.0 + within)
+        return Judged(
+            self.n_queries,
+            rows,
+            ranks,
+            grades,
+            self.judged_rows,
+            self.judged_grades,
+            n_retrieved=self.n_retrieved,
+            n_zero=self.n_zero,
+        )
 
     def hits(self, threshold: float) -> _kernels.Hits:
         """:class:`~embedeval._metrics.kernels.Hits` at relevance level ``threshold``."""
@@ -157,7 +187,17 @@ def per_query(parsed, judged: Judged, threshold: float, ties: str | None) -> tup
     ranks as given; the other rules need the tie groups)."""
     if ties == "expected":
         tied = judged.tied_hits(threshold)
-        return _expected.compute(parsed, tied), tied.n_relevant
+        values = _expected.compute([m for m in parsed if m.spec.forms[m.form].expected is not None], tied)
+        rest = [m for m in parsed if m.name not in values]
+        undefined = [m.name for m in rest if not m.spec.order_free]
+        if undefined:
+            raise ValueError(
+                f"ties='expected' has no value for {', '.join(undefined)} (no tie-aware expected value is "
+                "derived for them: see docs/guides/trec_eval.md); use 'optimistic' or 'pessimistic'"
+            )
+        if rest:  # the same value in every order of the tied items
+            values |= per_query_values(rest, judged.ordered("optimistic").hits(threshold))
+        return {m.name: values[m.name] for m in parsed}, tied.n_relevant
     if ties is not None:
         judged = judged.ordered(ties)
     hits = judged.hits(threshold)

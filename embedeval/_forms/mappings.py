@@ -261,7 +261,9 @@ def _judged(n, rows, ranks, grades, judged: Judgements, rankings: list) -> Judge
     keep = judged.grades > 0
     n_retrieved = np.fromiter(map(len, rankings), np.int64, n)
     n_zero = np.bincount(judged.rows[judged.grades == 0], minlength=n)
-    return Judged(n, rows, ranks, grades, judged.rows[keep], judged.grades[keep], n_retrieved=n_retrieved, n_zero=n_zero)
+    return Judged(
+        n, rows, ranks, grades, judged.rows[keep], judged.grades[keep], n_retrieved=n_retrieved, n_zero=n_zero
+    )
 
 
 def _kind(x) -> str:

@@ -99,7 +99,10 @@ _TREC_OWN = {
     "bpref": (_BUCKLEY, "bpref"),
     "gm_bpref": (_BUCKLEY + "; summary as trec_eval's gm_bpref", "gm_bpref"),
     "gm_map": ("Robertson, On GMAP, CIKM 2006; trec_eval's gm_map", "gm_map"),
-    "infap": ("Yilmaz & Aslam, Estimating average precision with incomplete and imperfect judgments, CIKM 2006", "infAP"),
+    "infap": (
+        "Yilmaz & Aslam, Estimating average precision with incomplete and imperfect judgments, CIKM 2006",
+        "infAP",
+    ),
     "iprec_at_recall": (_TREC10, "iprec_at_recall_p"),
     "11pt_avg": (_TREC10, "11pt_avg"),
     "rprec_mult": (_TREC10, "Rprec_mult_m"),
@@ -170,7 +173,9 @@ def _per_query_row(family: str) -> dict:
         "forms": forms,
         "graded": spec.graded,
         "needs_uncut": spec.uncut,
-        "ties": _ALL_RULES if all(form.expected is not None for form in spec.forms.values()) else ["index"],
+        "ties": _ALL_RULES
+        if spec.order_free or all(form.expected is not None for form in spec.forms.values())
+        else ["index", "optimistic", "pessimistic"],
         "aliases": aliases,
         "accepted_aliases": _accepted(family),
         "reference": reference,

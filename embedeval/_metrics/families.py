@@ -33,7 +33,7 @@ import numpy as np
 
 from . import expected as E
 from . import kernels as K
-from .trec_families import TREC_FAMILIES
+from .trec_families import ORDER_FREE, TREC_FAMILIES
 
 EMBEDDINGS = "embeddings"
 RANKINGS = "rankings"
@@ -78,6 +78,9 @@ class Family:
     # how per-query values are summarised: "mean", or "gm" (geometric mean of the values, each
     # floored at GM_FLOOR: trec_eval's gm_map and gm_bpref)
     summary: str = "mean"
+    # the value does not depend on the order of the retrieved items (set_P): every tie rule gives
+    # the ordinary value, so ties="expected" needs no twin
+    order_free: bool = False
 
 
 def _forms(definition: str, kernel: Callable, expected: Callable, forms=BOTH) -> dict[str, Form]:
@@ -271,10 +274,11 @@ for _name, (_cut, _definition, _kernel, _graded, _param, _summary) in TREC_FAMIL
     FAMILIES[_name] = Family(
         _TREC_CUTOFFS[_cut],
         None if _cut == "k" else ALL_HITS,
-        _forms(_definition, _kernel, None, (RANKINGS,)),
+        _forms(_definition, _kernel, {"gm_map": E.average_precision}.get(_name), (RANKINGS,)),
         graded=_graded,
         param=_param,
         summary=_summary,
+        order_free=_name in ORDER_FREE,
     )
 
 

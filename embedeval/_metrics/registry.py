@@ -215,6 +215,26 @@ def _unknown(raw: str, family: str | None, cut: str | None, form: str) -> str:
     return f"unknown metric {raw!r} for {form}{hint}; valid metrics are: {', '.join(valid_names(form))}"
 
 
+def _uncut(raw: str, family: str, spec: Family, form: str) -> Metric:
+    """A family named without a cutoff or parameter: valid where it takes none."""
+    if "none" not in spec.cutoffs:
+        if spec.radius:
+            raise ValueError(f"metric {raw!r} needs a Hamming radius, as in '{family}@2'")
+        if spec.param is not None:
+            raise ValueError(f"metric {raw!r} needs a parameter, as in '{family}@0.5'")
+        raise ValueError(f"metric {raw!r} needs a cutoff, as in '{family}@10'")
+    return Metric(family, None, form)
+
+
+def _with_param(raw: str, family: str, spec: Family, cut: str, form: str) -> Metric:
+    """A parameterised family's metric; the parameter is checked by the family's parser."""
+    try:
+        spec.param(cut)
+    except ValueError as exc:
+        raise ValueError(f"metric {raw!r}: {exc}") from None
+    return Metric(family, None, form, param=cut.strip())
+
+
 def parse_metric(raw, form: str) -> Metric:
     """Parse one metric name (case and surrounding spaces ignored); ValueError if unknown."""
     if not isinstance(raw, str):
@@ -227,21 +247,11 @@ def parse_metric(raw, form: str) -> Metric:
     if spec is None or form not in spec.forms:
         raise ValueError(_unknown(raw, family, cut, form))
     if cut is None:
-        if "none" not in spec.cutoffs:
-            if spec.radius:
-                raise ValueError(f"metric {raw!r} needs a Hamming radius, as in '{family}@2'")
-            if spec.param is not None:
-                raise ValueError(f"metric {raw!r} needs a parameter, as in '{family}@0.5'")
-            raise ValueError(f"metric {raw!r} needs a cutoff, as in '{family}@10'")
-        return Metric(family, None, form)
+        return _uncut(raw, family, spec, form)
     if spec.cutoffs == frozenset({"none"}):
         raise ValueError(f"metric {raw!r} takes no cutoff; write '{family}'")
     if spec.param is not None:
-        try:
-            spec.param(cut)
-        except ValueError as exc:
-            raise ValueError(f"metric {raw!r}: {exc}") from None
-        return Metric(family, None, form, param=cut.strip())
+        return _with_param(raw, family, spec, cut, form)
     if spec.radius:
         return Metric(family, _radius(raw, cut), form)
     if cut == "r" and "r" in spec.cutoffs:

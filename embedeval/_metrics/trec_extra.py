@@ -78,11 +78,8 @@ def infap(h, cutoff=None) -> np.ndarray:
     u_above = np.cumsum(lst.rel == -2.0, axis=1).astype(np.float64)
     j = np.broadcast_to(np.arange(lst.rel.shape[1], dtype=np.float64), lst.rel.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
-        term = (
-            1.0 / (j + 1.0)
-            + (j / (j + 1.0))
-            * ((r_above + n_above + u_above) / j)
-            * ((r_above + INFAP_EPSILON) / (r_above + n_above + 2 * INFAP_EPSILON))
+        term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((r_above + n_above + u_above) / j) * (
+            (r_above + INFAP_EPSILON) / (r_above + n_above + 2 * INFAP_EPSILON)
         )
     term = np.where(j == 0, 1.0, term)
     return _ratio(_row_sum(np.where(relevant, term, 0.0)), h.n_relevant)

@@ -31,6 +31,11 @@ def _points(text: str) -> tuple[float, ...]:
     return X.floats(text, "11pt_avg")
 
 
+# the measures of the retrieved set, whatever its order: every tie rule gives their ordinary value
+ORDER_FREE = frozenset(
+    {"set_p", "set_recall", "set_relative_p", "set_map", "set_f", "utility", "num_nonrel_judged_ret"}
+)
+
 # name -> (cutoffs, definition, kernel, graded, parameter parser, summary)
 TREC_FAMILIES = {
     "bpref": (
@@ -42,7 +47,14 @@ TREC_FAMILIES = {
         None,
         "mean",
     ),
-    "gm_bpref": ("none", "bpref per query; summary = geometric mean, each value at least 1e-5", X.bpref, False, None, "gm"),
+    "gm_bpref": (
+        "none",
+        "bpref per query; summary = geometric mean, each value at least 1e-5",
+        X.bpref,
+        False,
+        None,
+        "gm",
+    ),
     "gm_map": (
         "none",
         "AP per query (trec_eval's map); summary = geometric mean, each value at least 1e-5 (trec_eval's gm_map)",

@@ -121,7 +121,7 @@ def rndcg(h, cutoff=None) -> np.ndarray:
     changes (before the first document of each new gain, and where it falls to 0), plus the end
     of a run longer than the ideal; 0 for a query without a relevant document."""
     lst = listing(h)
-    g, ideal, positive = _parts(h, cutoff)
+    g, _, positive = _parts(h, cutoff)
     n_pos = np.count_nonzero(positive > 0, axis=1)
     width = int(n_pos.max(initial=0)) + 1
     full = _fit(_ideal(lst, cutoff), width)

@@ -41,6 +41,8 @@ trec_eval 10's command, its arguments in its order (the judgements first), with 
   -n             no summary lines
   -Z FILE        z-scores from 'qid measure mean sd' lines instead of values
   -R qrels, -T trec_results   the only formats read; -N and -o change nothing
+  --ties RULE    embedeval's own: expected, optimistic or pessimistic values over documents of
+                 equal score (trec_eval orders them by document id); see the trec_eval guide
 """
 
 
@@ -67,14 +69,18 @@ def trec_eval_command(argv: list[str]) -> int:
         values, own = selection(args.measures)
     except ValueError as exc:
         raise UsageError(problems + str(exc).splitlines()) from None
-    values, missing, dropped = _available(values, own)
+    values, missing, dropped = _available(values, own, args.ties)
     problems += missing
     if problems:
         raise UsageError(problems)
     if dropped:
         print(
             f"embedeval trec_eval: warning: left out of {'/'.join(NICKNAMES)}: {', '.join(dropped)} "
-            "(embedeval cannot compute them yet)",
+            + (
+                "(no tie-aware expected value is derived for them)"
+                if args.ties == "expected"
+                else "(embedeval cannot compute them yet)"
+            ),
             file=sys.stderr,
         )
     zscores = _read_zscores(args.zscores) if args.zscores else None
@@ -89,18 +95,27 @@ def trec_eval_command(argv: list[str]) -> int:
     return 0
 
 
-def _available(values, own: set) -> tuple[list, list[str], list[str]]:
+def _tie_aware(name: str, ties: str | None) -> None:
+    """ValueError where ``ties="expected"`` has no value for the metric ``name``."""
+    metric = parse_metrics([name], RANKINGS)[0]
+    if ties == "expected" and metric.spec.forms[RANKINGS].expected is None and not metric.spec.order_free:
+        raise ValueError(name)
+
+
+def _available(values, own: set, ties: str | None = None) -> tuple[list, list[str], list[str]]:
     """(the values the registry can compute, problems, measures left out): a measure named in
-    ``-m`` that it cannot compute is a problem, one that came with a set (all_trec) is left out."""
+    ``-m`` that it cannot compute (or has no expected value under ``--ties expected``) is a
+    problem, one that came with a set (all_trec) is left out."""
     kept, problems, dropped = [], [], []
     for v in values:
         name = None if v.kind == "string" else v.metric  # relstring: made from the listing, not the registry
         if name is not None:
             try:
-                parse_metrics([name], RANKINGS)
+                _tie_aware(name, ties)
             except ValueError:
                 if v.measure in own:
-                    problems.append(f"-m {v.measure}: embedeval cannot compute trec_eval's {v.name!r} yet")
+                    why = "with --ties expected (no tie-aware value is derived)" if ties == "expected" else "yet"
+                    problems.append(f"-m {v.measure}: embedeval cannot compute trec_eval's {v.name!r} {why}")
                 elif v.measure not in dropped:
                     dropped.append(v.measure)
                 continue
@@ -116,26 +131,10 @@ def _output(args, values, qrels, run, zscores) -> str:
     parsed = parse_metrics(metrics or ["map"], RANKINGS)
     with warnings_as_lines("trec_eval"):
         result, counts = evaluate_as_trec_eval(
-            run, qrels, parsed, float(args.level), args.complete, args.max_retrieved, args.judged_only
+            run, qrels, parsed, float(args.level), args.complete, args.max_retrieved, args.judged_only, args.ties
         )
     queries = [str(q) for q in result.config["query_ids"]]
-    per_query = {p.name: np.asarray(result.per_query[p.name], dtype=np.float64) for p in parsed}
-    spec_of = {name: parse_metrics([name], RANKINGS)[0] for name in metrics}
-    registry = {name: per_query[spec_of[name].name] for name in metrics}
-    summary_only = {v.name for v in values if v.metric in spec_of and spec_of[v.metric].spec.summary == "gm"}
-    columns = {
-        "num_ret": counts.retrieved.astype(np.float64),
-        "num_rel": counts.relevant.astype(np.float64),
-        "num_rel_ret": counts.relevant_retrieved.astype(np.float64),
-    }
-    table, strings = {}, {}
-    for v in values:
-        if v.name in summary_only:  # the registry's summary rule: a geometric mean of floored values
-            table[v.name] = np.log(np.maximum(registry[v.metric], GM_FLOOR))
-        elif v.kind in ("count", "long", "double"):
-            table[v.name] = columns[v.name] if v.kind == "count" else registry[v.metric]
-        elif v.kind == "string":
-            strings[v.name] = counts.relstrings(int(v.metric))
+    table, strings, summary_only = _table(values, metrics, result, counts)
     if zscores is not None:
         table = {name: _z(zscores, queries, name, x) for name, x in table.items()}
     lines = []
@@ -156,6 +155,29 @@ def _output(args, values, qrels, run, zscores) -> str:
                 kind = "gm" if v.name in summary_only else v.kind
                 lines.append(_summary(v, kind, table.get(v.name), len(queries), tag, zscores))
     return "".join(f"{line}\n" for line in lines)
+
+
+def _table(values, metrics, result, counts) -> tuple[dict, dict, set]:
+    """({printed name: per-query values}, {relstring name: strings}, the names printed as a
+    summary only): the registry's values under trec_eval's names, a measure whose declared
+    summary is the geometric mean (gm_map) as the logs of its floored values."""
+    spec_of = {name: parse_metrics([name], RANKINGS)[0] for name in metrics}
+    registry = {name: np.asarray(result.per_query[spec_of[name].name], dtype=np.float64) for name in metrics}
+    summary_only = {v.name for v in values if v.metric in spec_of and spec_of[v.metric].spec.summary == "gm"}
+    columns = {
+        "num_ret": counts.retrieved.astype(np.float64),
+        "num_rel": counts.relevant.astype(np.float64),
+        "num_rel_ret": counts.relevant_retrieved.astype(np.float64),
+    }
+    table, strings = {}, {}
+    for v in values:
+        if v.name in summary_only:
+            table[v.name] = np.log(np.maximum(registry[v.metric], GM_FLOOR))
+        elif v.kind in ("count", "long", "double"):
+            table[v.name] = columns[v.name] if v.kind == "count" else registry[v.metric]
+        elif v.kind == "string":
+            strings[v.name] = counts.relstrings(int(v.metric))
+    return table, strings, summary_only
 
 
 def _line(v, query: str, value: float, zscores) -> str:

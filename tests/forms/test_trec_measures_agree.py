@@ -128,14 +128,19 @@ def _write(folder: Path, run: dict, qrels: dict) -> tuple[Path, Path]:
     return run_path, qrels_path
 
 
-@pytest.mark.parametrize(("seed", "level", "depth", "judged_only"), [(0, 1, None, False), (1, 2, None, False), (2, 1, 7, False), (3, 1, None, True), (5, 2, 12, True)])
+@pytest.mark.parametrize(
+    ("seed", "level", "depth", "judged_only"),
+    [(0, 1, None, False), (1, 2, None, False), (2, 1, 7, False), (3, 1, None, True), (5, 2, 12, True)],
+)
 def test_the_drop_in_reader_agrees_with_pytrec_eval_under_its_flags(tmp_path, seed, level, depth, judged_only):
     """-l, -M (the run cut to its first documents in trec_eval's order) and -J (judged only)."""
     run, qrels = random_run(seed)
     run_path, qrels_path = _write(tmp_path, run, qrels)
     parsed = parse_metrics(PYTREC, RANKINGS)
     result, _ = evaluate_as_trec_eval(run_path, qrels_path, parsed, float(level), False, depth, judged_only)
-    cut = {q: {d: s for d, s in scores.items() if d in trec_order(scores)[: depth or None]} for q, scores in run.items()}
+    cut = {
+        q: {d: s for d, s in scores.items() if d in trec_order(scores)[: depth or None]} for q, scores in run.items()
+    }
     trec = pytrec_eval.RelevanceEvaluator(
         qrels, set(PYTREC), relevance_level=level, judged_docs_only_flag=judged_only
     ).evaluate(cut)

@@ -6,7 +6,6 @@ lacks the measure or trec_eval 10 changed it."""
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pytest
@@ -37,7 +36,6 @@ def _hits() -> Hits:
 
 D = 2 / L3 + 1 / L4 + 3 / L6  # the run's DCG
 IDEAL = 3 + 2 / L3 + 1 / L4 + 1 / L5
-INFAP = 1 + 0.5 + 0.5 * EPS / (1 + 2 * EPS)  # noqa: F841 (rank 1 is not relevant: see below)
 CASES = {
     # non-relevant above each relevant document: 1, 1, 1 of N = 2
     "bpref": [("bpref", 3 * (1 - 1 / 2) / 4)],
@@ -74,7 +72,10 @@ CASES = {
     "num_nonrel_judged_ret": [("num_nonrel_judged_ret", 1.0)],
     "unj": [("unj@5", 1 / 5), ("unj@10", 2 / 10), ("unj@3", 0.0)],
     # gains 0..3 scaled by 3: 0, 2/3, 1/3, 0, 1, 0
-    "rbp": [("rbp", 0.1 * (2 / 3 * 0.9 + 1 / 3 * 0.81 + 0.9**4)), ("rbp@p=0.5", 0.5 * (2 / 3 * 0.5 + 1 / 3 * 0.25 + 0.5**4))],
+    "rbp": [
+        ("rbp", 0.1 * (2 / 3 * 0.9 + 1 / 3 * 0.81 + 0.9**4)),
+        ("rbp@p=0.5", 0.5 * (2 / 3 * 0.5 + 1 / 3 * 0.25 + 0.5**4)),
+    ],
     "rbp_resid": [("rbp_resid", 0.9**6 + 0.1 * (0.9**3 + 0.9**5))],
     "ndcg_gains": [
         ("ndcg_gains", D / IDEAL),

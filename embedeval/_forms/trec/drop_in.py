@@ -21,6 +21,7 @@ find them; the registry's kernels read the positive grades only.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +29,7 @@ import numpy as np
 from ..graded import Judged
 from ..match import find, offsets_of, padded_blocks
 from ..rankings import result_of
+from ..score_order import tie_groups
 from .columns import QRELS, RUN, Columns, MissingIds, keeping
 from .evaluate import _check_qrels, _Collision, _numbers_in_run, order
 from .lines import read
@@ -72,12 +74,14 @@ class Counts:
 
 
 def evaluate_as_trec_eval(
-    run_path, qrels_path, parsed, level: float, complete=False, max_retrieved=None, judged_only=False
+    run_path, qrels_path, parsed, level: float, complete=False, max_retrieved=None, judged_only=False, ties=None
 ):
     """(EvaluationResult, :class:`Counts`) of a run file against a qrels file by trec_eval's rules
     (above); ``parsed`` are registry metrics, ``level`` is ``-l``. The result's
-    ``config["query_ids"]`` are the evaluated queries in trec_eval's order."""
-    options = (parsed, level, complete, max_retrieved, judged_only)
+    ``config["query_ids"]`` are the evaluated queries in trec_eval's order. ``ties``: None
+    (trec_eval's order) or a tie-aware rule over the documents of equal score within each
+    query's evaluated ranking (after ``-M`` and ``-J``)."""
+    options = (parsed, level, complete, max_retrieved, judged_only, ties)
     qrels = read(qrels_path, QRELS)
     run = read(run_path, RUN, keep=None if qrels.exact else keeping(qrels.doc))
     if run.exact != qrels.exact:
@@ -125,7 +129,7 @@ def _match(doc: np.ndarray, counts: np.ndarray, rows: np.ndarray, ids: np.ndarra
     return where
 
 
-def _evaluate(run: Columns, qrels: Columns, parsed, level, complete, max_retrieved, judged_only):
+def _evaluate(run: Columns, qrels: Columns, parsed, level, complete, max_retrieved, judged_only, ties=None):
     _check_qrels(qrels)
     ordered = order(run)
     query_ids, segments = _queries(run, qrels, complete)
@@ -164,10 +168,17 @@ def _evaluate(run: Columns, qrels: Columns, parsed, level, complete, max_retriev
         n_retrieved=counts.astype(np.int64),
         n_zero=n_zero,
     )
+    if ties is not None:  # each found document's tie group within its query's evaluated ranking
+        score, offsets = run.value[ordered.line(positions)], offsets_of(counts)
+        at = offsets[rows[found]] + where[found]
+        start, size = tie_groups(score, offsets, rows[found], score[at])
+        judged = dataclasses.replace(judged, group_start=start, group_size=size)
     relevant = grades >= level
     tally = lambda mask: np.bincount(rows[mask], minlength=len(query_ids))  # noqa: E731
     found_mask = np.zeros(rows.size, dtype=bool)
     found_mask[found] = True
-    counted = Counts(counts.astype(np.int64), tally(relevant), tally(relevant & found_mask), judged, segments >= 0, tally(grades > 0))
+    counted = Counts(
+        counts.astype(np.int64), tally(relevant), tally(relevant & found_mask), judged, segments >= 0, tally(grades > 0)
+    )
     config = {"complete": complete, "max_retrieved": max_retrieved, "judged_only": judged_only}
-    return result_of(judged, parsed, level, "zero", query_ids, config), counted
+    return result_of(judged, parsed, level, "zero", query_ids, config, ties), counted
