@@ -148,8 +148,9 @@ class Judged:
             n_zero=self.n_zero,
         )
 
-    def hits(self, threshold: float) -> _kernels.Hits:
-        """:class:`~embedeval._metrics.kernels.Hits` at relevance level ``threshold``."""
+    def hits(self, threshold: float, with_listing: bool = True) -> _kernels.Hits:
+        """:class:`~embedeval._metrics.kernels.Hits` at relevance level ``threshold``; with
+        ``with_listing``, also the whole listing where the form gave what it needs."""
         n = self.n_queries
         rows, ranks, grade = _by_row(self.rows, np.asarray(self.ranks, dtype=np.float64), self.grades)
         positive = grade > 0
@@ -162,7 +163,7 @@ class Judged:
         width = max(int(np.isfinite(relevant).sum(axis=1).max(initial=0)), 1)
         n_relevant, ideal = self._judged_side(threshold)
         listing = None
-        if self.n_retrieved is not None:
+        if with_listing and self.n_retrieved is not None:
             listing = listing_of(rows, ranks, grade, self.n_retrieved, ideal, self.n_zero, threshold)
         return _kernels.Hits(
             ranks=np.ascontiguousarray(relevant[:, :width]),
@@ -182,6 +183,11 @@ def _by_row(rows: np.ndarray, *columns: np.ndarray) -> tuple[np.ndarray, ...]:
     return (rows, *columns)
 
 
+def _needs_listing(parsed) -> bool:
+    """Whether a metric reads the whole listing (trec_eval's bpref, set_P, G, ...): built only then."""
+    return any(m.spec.listing for m in parsed)
+
+
 def per_query(parsed, judged: Judged, threshold: float, ties: str | None) -> tuple[dict, np.ndarray]:
     """(per-query values of each metric, R) of ``judged`` under the tie rule ``ties`` (None: the
     ranks as given; the other rules need the tie groups)."""
@@ -196,11 +202,11 @@ def per_query(parsed, judged: Judged, threshold: float, ties: str | None) -> tup
                 "derived for them: see docs/guides/trec_eval.md); use 'optimistic' or 'pessimistic'"
             )
         if rest:  # the same value in every order of the tied items
-            values |= per_query_values(rest, judged.ordered("optimistic").hits(threshold))
+            values |= per_query_values(rest, judged.ordered("optimistic").hits(threshold, _needs_listing(rest)))
         return {m.name: values[m.name] for m in parsed}, tied.n_relevant
     if ties is not None:
         judged = judged.ordered(ties)
-    hits = judged.hits(threshold)
+    hits = judged.hits(threshold, _needs_listing(parsed))
     return per_query_values(parsed, hits), hits.n_relevant
 
 

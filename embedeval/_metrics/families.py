@@ -33,7 +33,7 @@ import numpy as np
 
 from . import expected as E
 from . import kernels as K
-from .trec_families import ORDER_FREE, TREC_FAMILIES
+from .trec_families import LISTING, ORDER_FREE, TREC_FAMILIES
 
 EMBEDDINGS = "embeddings"
 RANKINGS = "rankings"
@@ -81,6 +81,8 @@ class Family:
     # the value does not depend on the order of the retrieved items (set_P): every tie rule gives
     # the ordinary value, so ties="expected" needs no twin
     order_free: bool = False
+    # the kernel reads the whole listing (Hits.listing): the input form must build it
+    listing: bool = False
 
 
 def _forms(definition: str, kernel: Callable, expected: Callable, forms=BOTH) -> dict[str, Form]:
@@ -289,6 +291,7 @@ for _name, (_cut, _definition, _kernel, _graded, _param, _summary) in TREC_FAMIL
         param=_param,
         summary=_summary,
         order_free=_name in ORDER_FREE,
+        listing=_name in LISTING,
     )
 
 

@@ -36,6 +36,13 @@ ORDER_FREE = frozenset(
     {"set_p", "set_recall", "set_relative_p", "set_map", "set_f", "utility", "num_nonrel_judged_ret"}
 )
 
+# the measures whose kernels read the whole listing (embedeval._metrics.listing): only for them is
+# it built
+LISTING = frozenset(
+    {"bpref", "gm_bpref", "infap", "set_p", "set_recall", "set_relative_p", "set_map", "set_f", "utility"}
+    | {"num_nonrel_judged_ret", "unj", "rbp", "rbp_resid", "ndcg_gains", "g", "ndcg_rel", "rndcg"}
+)
+
 # name -> (cutoffs, definition, kernel, graded, parameter parser, summary)
 TREC_FAMILIES = {
     "bpref": (
