@@ -64,8 +64,30 @@ _PLAIN = {"recip_rank": "mrr", "rprec": "r_precision"}
 _CUT = "|".join(_CUT_FAMILIES)
 
 # embedeval family -> trec_eval's name of it with a cutoff, and without one
-_TREC_CUT = {"precision": "P", "recall": "recall", "ndcg": "ndcg_cut", "map": "map_cut", "hit_rate": "success"}
-_TREC_PLAIN = {"map": "map", "ndcg": "ndcg", "mrr": "recip_rank", "r_precision": "Rprec"}
+_TREC_CUT = {
+    "precision": "P",
+    "recall": "recall",
+    "ndcg": "ndcg_cut",
+    "map": "map_cut",
+    "hit_rate": "success",
+    "capped_recall": "relative_P",
+    "unj": "unj",
+}
+_TREC_PLAIN = {
+    "map": "map",
+    "ndcg": "ndcg",
+    "mrr": "recip_rank",
+    "r_precision": "Rprec",
+    "infap": "infAP",
+    "set_p": "set_P",
+    "set_relative_p": "set_relative_P",
+    "set_f": "set_F",
+    "g": "G",
+    "bing": "binG",
+    "rndcg": "Rndcg",
+}
+# registry family with a parameter -> trec_eval's name before it (printed NAME_PARAMS)
+_TREC_PARAM = {"ndcg_gains": "ndcg", "set_f": "set_F", "g": "G", "rndcg": "Rndcg", "rprec_mult": "Rprec_mult"}
 
 
 def _cut(match: re.Match, k: str) -> str:
@@ -125,4 +147,11 @@ def trec_name(name: str) -> str:
         return _TREC_PLAIN.get(family, name)
     if cut.isdigit() and family in _TREC_CUT:
         return f"{_TREC_CUT[family]}_{cut}"
+    if family in _REAL:  # iprec_at_recall_0.10: trec_eval prints the parameter as %3.2f
+        try:
+            return f"{_TREC_PARAM.get(family, family)}_{float(cut):3.2f}"
+        except ValueError:
+            return name
+    if family in _PARAMS.values() and family not in ("ndcg",):
+        return f"{_TREC_PARAM.get(family, family)}_{cut}"
     return name

@@ -218,3 +218,15 @@ def test_the_drop_in_prints_what_trec_eval_10_prints(tmp_path, seed, flags):
     got = run_cli("trec_eval", *words, qrels_path, run_path)
     assert got.returncode == 0, got.stderr
     assert got.stdout == want.stdout
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_rankings_reader_gives_the_same_numbers(tmp_path, seed):
+    """``io.evaluate_files`` (the ``rankings`` command) reads every judged grade too."""
+    run, qrels = random_run(seed)
+    run_path, qrels_path = _write(tmp_path, run, qrels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = embedeval.io.evaluate_files(run_path, qrels_path, metrics=PYTREC, empty="zero")
+    trec = pytrec_eval.RelevanceEvaluator(qrels, set(PYTREC)).evaluate(run)
+    assert _compare(ours.per_query, ours.config["query_ids"], trec, qrels, 1) > 30 * len(trec)
