@@ -12,9 +12,11 @@ from .resampling import bootstrap_means, range_exceedances, sign_flip_exceedance
 from .systems import Systems, read_systems
 
 TESTS = {
-    "randomization": "paired randomization test (random sign flips of the per-query differences, p = (1 + count) / (1 + resamples))",
+    "randomization": "paired randomization test (random sign flips of the per-query differences, "
+    "p = (1 + count) / (1 + resamples))",
     "t": "paired t-test (Student's t on the per-query differences, n - 1 degrees of freedom)",
-    "bootstrap": "hierarchical bootstrap (p = twice the smaller share of replicate differences on either side of 0, with +1)",
+    "bootstrap": "hierarchical bootstrap (p = twice the smaller share of replicate differences on either side "
+    "of 0, with +1)",
 }
 PAIRS = ("baseline", "all")
 

@@ -86,7 +86,11 @@ class SystemComparison:
             }
             for j, m in enumerate(metrics)
         }
-        pairs = [cls._pair(o, settings["alpha"], data, p, a, b, j) for p, (a, b) in enumerate(o["index"]) for j in range(len(metrics))]
+        pairs = [
+            cls._pair(o, settings["alpha"], data, p, a, b, j)
+            for p, (a, b) in enumerate(o["index"])
+            for j in range(len(metrics))
+        ]
         return cls(
             systems=list(names),
             metrics=list(metrics),
@@ -131,7 +135,9 @@ class SystemComparison:
             if (row["a"], row["b"], row["metric"]) == (a, b, metric):
                 return row
         compared = sorted({(r["a"], r["b"]) for r in self.pairs})
-        raise KeyError(f"no pair (a={a!r}, b={b!r}, metric={metric!r}); compared pairs: {compared}, metrics: {self.metrics}")
+        raise KeyError(
+            f"no pair (a={a!r}, b={b!r}, metric={metric!r}); compared pairs: {compared}, metrics: {self.metrics}"
+        )
 
     def to_dict(self) -> dict:
         """Everything but the replicates, in JSON's types (tuples as lists)."""
@@ -172,7 +178,8 @@ def _notes(data, settings: dict) -> list[str]:
     notes = []
     if data.n_queries < data.n_given:
         notes.append(
-            f"{data.n_given - data.n_queries} of {data.n_given} queries left out: not evaluated (NaN) by every system and run"
+            f"{data.n_given - data.n_queries} of {data.n_given} queries left out: "
+            "not evaluated (NaN) by every system and run"
         )
     if settings["hierarchical"] and settings["test"] != "bootstrap":
         notes.append(

@@ -52,9 +52,13 @@ def bootstrap_means(runs: list[np.ndarray], n_resamples: int, rng: np.random.Gen
     Each replicate draws the queries once with replacement (shared by every system: a paired
     bootstrap) and, per system, its runs with replacement (independently across systems); the
     replicate mean is the mean over the drawn runs of each drawn run's mean over the drawn
-    queries. A system with one run has only the query level.
+    queries. A system with one run has only the query level. The runs are drawn from their
+    deviations from the run mean scaled by sqrt(k / (k - 1)) for k runs, so that the variance
+    between drawn runs is the unbiased one (drawing k of k runs otherwise shrinks it by
+    (k - 1) / k, which matters with 3 to 10 seeds).
     """
     n_queries, n_metrics = runs[0].shape[1], runs[0].shape[2]
+    runs = [_widened(r) for r in runs]
     columns = np.concatenate([r.transpose(1, 0, 2).reshape(n_queries, -1) for r in runs], axis=1)
     out = np.empty((n_resamples, len(runs), n_metrics))
     start = 0
@@ -73,6 +77,15 @@ def bootstrap_means(runs: list[np.ndarray], n_resamples: int, rng: np.random.Gen
             out[start : start + size, s] = np.einsum("br,brm->bm", drawn, block)
         start += size
     return out
+
+
+def _widened(runs: np.ndarray) -> np.ndarray:
+    """Runs (k, n_queries, n_metrics) as their mean plus their deviations times sqrt(k / (k - 1))."""
+    k = runs.shape[0]
+    if k == 1:
+        return runs
+    mean = runs.mean(axis=0)
+    return mean + np.sqrt(k / (k - 1)) * (runs - mean)
 
 
 def sign_flip_exceedances(d: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:

@@ -123,7 +123,10 @@ def read_systems(systems, metrics=None) -> Systems:
         for m in names:
             v = np.asarray(values[m], dtype=np.float64)
             if v.ndim != 1:
-                raise ValueError(f"'systems' entry {name!r} (run {r}), metric {m!r}: per-query values must be 1-D; got shape {v.shape}")
+                raise ValueError(
+                    f"'systems' entry {name!r} (run {r}), metric {m!r}: "
+                    f"per-query values must be 1-D; got shape {v.shape}"
+                )
             cols.append(v if pick is None else v[pick])
         block = np.column_stack(cols)
         if n_given is None:
@@ -134,7 +137,10 @@ def read_systems(systems, metrics=None) -> Systems:
                 f"{block.shape[0]} per-query values, the first system {n_given}"
             )
         if np.isinf(block).any():
-            raise ValueError(f"'systems' entry {name!r} (run {r}) holds an infinite per-query value; values must be finite or NaN (skipped)")
+            raise ValueError(
+                f"'systems' entry {name!r} (run {r}) holds an infinite "
+                "per-query value; values must be finite or NaN (skipped)"
+            )
         arrays.setdefault(name, []).append(block)
     runs = [np.stack(v) for v in arrays.values()]
     keep = ~np.any([np.isnan(r).any(axis=(0, 2)) for r in runs], axis=0)

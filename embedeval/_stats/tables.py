@@ -94,7 +94,10 @@ def legend(c) -> list[str]:
     count = f"{s['n_resamples']} resamples" if s["test"] == "randomization" else None
     count = f"{s['n_bootstrap']} resamples" if s["test"] == "bootstrap" else count
     lines.append(f"p: {s['test_method']}" + (f", {count}" if count else ""))
-    lines.append(f"p ({_CORRECTION_NAMES[s['correction']]}): {s['correction_method']} over {n_tests} comparisons (pairs x metrics)")
+    lines.append(
+        f"p ({_CORRECTION_NAMES[s['correction']]}): {s['correction_method']} over {n_tests} "
+        "comparisons (pairs x metrics)"
+    )
     if s["pairs"] == "all":
         lines.append(
             f"p (Tukey HSD): randomised Tukey HSD (Sakai), {s['n_resamples']} permutations of the systems within "
@@ -102,7 +105,9 @@ def legend(c) -> list[str]:
         )
     decided = "p (Tukey HSD)" if s["pairs"] == "all" else f"p ({_CORRECTION_NAMES[s['correction']]})"
     lines.append(f"*: {decided} < {s['alpha']}")
-    lines.append("d_z: mean / standard deviation of the per-query differences; W/T/L: queries where B is above/equal/below A")
+    lines.append(
+        "d_z: mean / standard deviation of the per-query differences; W/T/L: queries where B is above/equal/below A"
+    )
     return lines + [f"note: {n}" for n in c.notes]
 
 
@@ -136,7 +141,9 @@ def render(c, fmt: str) -> str:
             [markdown_table(*_system_rows(c)), markdown_table(*_pair_rows(c)), "\n".join(f"- {x}" for x in legend(c))]
         ),
         "latex": lambda: _latex(c),
-        "table": lambda: "\n\n".join([aligned_table(*_system_rows(c)), aligned_table(*_pair_rows(c)), "\n".join(legend(c))]),
+        "table": lambda: "\n\n".join(
+            [aligned_table(*_system_rows(c)), aligned_table(*_pair_rows(c)), "\n".join(legend(c))]
+        ),
     }
     if fmt not in renderers:
         raise ValueError(f"'fmt' must be one of {sorted(renderers)}; got {fmt!r}")
@@ -179,10 +186,14 @@ def _latex(c) -> str:
             cells.append(v + (f"$^{{{mark}}}$" if mark else ""))
         lines.append(f"{name} & " + " & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
-    corrected = "randomised Tukey HSD" if letters else f"{_CORRECTION_NAMES[s['correction']]}-corrected {s['test']} test"
+    corrected = (
+        "randomised Tukey HSD" if letters else f"{_CORRECTION_NAMES[s['correction']]}-corrected {s['test']} test"
+    )
     if letters:
         what = "superscript letters: significantly above the systems with those letters"
     else:
         what = r"$^{\dagger}$/$^{\ddagger}$: significantly above/below the baseline"
-    lines.append(f"% {what} ({corrected}, p < {s['alpha']}, {c.n_queries} queries, seed {s['seed']}); bold: best per metric")
+    lines.append(
+        f"% {what} ({corrected}, p < {s['alpha']}, {c.n_queries} queries, seed {s['seed']}); bold: best per metric"
+    )
     return "\n".join(lines)

@@ -95,7 +95,9 @@ def _exact_tukey_p(values):
         permuted = np.array([values[list(p), q] for q, p in enumerate(choice)]).T.mean(axis=1)
         ranges.append(permuted.max() - permuted.min())
     ranges = np.array(ranges)
-    return {(i, j): np.mean(ranges >= abs(means[j] - means[i]) * (1 - 1e-12)) for i in range(s) for j in range(i + 1, s)}
+    return {
+        (i, j): np.mean(ranges >= abs(means[j] - means[i]) * (1 - 1e-12)) for i in range(s) for j in range(i + 1, s)
+    }
 
 
 @pytest.mark.parametrize("seed", range(3))
