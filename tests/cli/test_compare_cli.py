@@ -112,12 +112,12 @@ def test_embeddings_with_labels_take_the_n_system_form(tmp_path):
     [
         (
             ["bm25.txt", "qrels.txt", "dense.txt"],
-            ["the last file (dense.txt) is a TREC run", "qrels.txt is a TREC qrels"],,
+            ["the last file (dense.txt) is a TREC run", "qrels.txt is a TREC qrels"],
         ),
         (["bm25.txt", "vectors.npy", "qrels.txt"], ["vectors.npy is not a TREC run"]),
         (
             ["bm25.txt", "vectors.npy", "labels.txt"],
-            ["bm25.txt is a TREC run (qid Q0 docid rank score tag), but the"],,
+            ["bm25.txt is a TREC run (qid Q0 docid rank score tag), but the"],
         ),
         (["bm25.txt", "qrels.txt", "--system", "x"], ["--system must be NAME=FILE[,FILE...]"]),
         (["bm25.txt", "nope.txt", "qrels.txt", "--resamples", "0"], ["nope: no such file", "--resamples must be >= 1"]),
