@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, ".")
-from embedeval.stats import compare_systems  # noqa: E402
+from embedeval.stats import compare_systems
 
 METRICS = [f"m{i}" for i in range(10)]
 

@@ -30,7 +30,7 @@ def _value(c, system: str, metric: str) -> str:
     return f"{v} [{format_value(lo)}, {format_value(hi)}]"
 
 
-def _system_rows(c) -> tuple[list[str], list[list[str]]]:
+def system_rows(c) -> tuple[list[str], list[list[str]]]:
     level = c.settings["confidence"]
     suffix = f" [{percent(level)} interval]" if level is not None else ""
     head = ["system", *(["runs"] if any(n > 1 for n in c.n_runs.values()) else [])]
@@ -46,7 +46,7 @@ def _system_rows(c) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
-def _pair_rows(c) -> tuple[list[str], list[list[str]]]:
+def pair_rows(c) -> tuple[list[str], list[list[str]]]:
     level = c.settings["confidence"]
     name = _CORRECTION_NAMES[c.settings["correction"]]
     tukey = c.settings["pairs"] == "all"
@@ -80,35 +80,39 @@ def _pair_rows(c) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
-def legend(c) -> list[str]:
-    """How every number was made, one sentence a line."""
+def legend(c) -> dict[str, str]:
+    """How every number was made: ``{what: how}``, one sentence each (the text formats print
+    ``what: how`` a line; the reports list them)."""
     s = c.settings
+    name = _CORRECTION_NAMES[s["correction"]]
     n_tests = len(c.pairs)
     runs = ", runs then queries (two levels)" if s["hierarchical"] else ""
-    lines = [f"{c.n_queries} queries compared (paired by query); seed {s['seed']}"]
+    out = {"queries": f"{c.n_queries} compared, paired by query; seed {s['seed']}"}
     if s["confidence"] is not None:
-        lines.append(
-            f"intervals: {percent(s['confidence'])} percentile bootstrap, {s['n_bootstrap']} resamples of the "
-            f"queries{runs}; rank (low-high of n): the rank and its interval over the same resamples"
+        out["intervals"] = (
+            f"{percent(s['confidence'])} percentile bootstrap, {s['n_bootstrap']} resamples of the queries{runs}"
         )
-    count = f"{s['n_resamples']} resamples" if s["test"] == "randomization" else None
-    count = f"{s['n_bootstrap']} resamples" if s["test"] == "bootstrap" else count
-    lines.append(f"p: {s['test_method']}" + (f", {count}" if count else ""))
-    lines.append(
-        f"p ({_CORRECTION_NAMES[s['correction']]}): {s['correction_method']} over {n_tests} "
-        "comparisons (pairs x metrics)"
+        out["rank"] = "1 = highest value; (low-high of n): its interval over the same resamples"
+    count = {"randomization": f", {s['n_resamples']} resamples", "bootstrap": f", {s['n_bootstrap']} resamples"}
+    out["p"] = s["test_method"] + count.get(s["test"], "")
+    out[f"p ({name})"] = (
+        f"{s['correction_method']} over {n_tests} comparison{'s' if n_tests != 1 else ''} (pairs x metrics)"
     )
     if s["pairs"] == "all":
-        lines.append(
-            f"p (Tukey HSD): randomised Tukey HSD (Sakai), {s['n_resamples']} permutations of the systems within "
-            "each query; controls the family-wise error over the pairs of each metric"
+        out["p (Tukey HSD)"] = (
+            f"randomised Tukey HSD (Sakai), {s['n_resamples']} permutations of the systems within each query; "
+            "controls the family-wise error over the pairs of each metric"
         )
-    decided = "p (Tukey HSD)" if s["pairs"] == "all" else f"p ({_CORRECTION_NAMES[s['correction']]})"
-    lines.append(f"*: {decided} < {s['alpha']}")
-    lines.append(
-        "d_z: mean / standard deviation of the per-query differences; W/T/L: queries where B is above/equal/below A"
-    )
-    return lines + [f"note: {n}" for n in c.notes]
+    out["significant (marked *)"] = f"{'p (Tukey HSD)' if s['pairs'] == 'all' else f'p ({name})'} < {s['alpha']}"
+    out["d_z"] = "mean / standard deviation of the per-query differences (Cohen's d_z)"
+    out["W/T/L"] = "queries where B is above / equal to / below A"
+    for i, note in enumerate(c.notes):
+        out[f"note {i + 1}" if len(c.notes) > 1 else "note"] = note
+    return out
+
+
+def _legend_lines(c) -> list[str]:
+    return [f"{k}: {v}" for k, v in legend(c).items()]
 
 
 def _csv(c) -> str:
@@ -138,11 +142,15 @@ def render(c, fmt: str) -> str:
         "json": lambda: json.dumps(c.to_dict(), indent=2),
         "csv": lambda: _csv(c),
         "markdown": lambda: "\n\n".join(
-            [markdown_table(*_system_rows(c)), markdown_table(*_pair_rows(c)), "\n".join(f"- {x}" for x in legend(c))]
+            [
+                markdown_table(*system_rows(c)),
+                markdown_table(*pair_rows(c)),
+                "\n".join(f"- {x}" for x in _legend_lines(c)),
+            ]
         ),
         "latex": lambda: _latex(c),
         "table": lambda: "\n\n".join(
-            [aligned_table(*_system_rows(c)), aligned_table(*_pair_rows(c)), "\n".join(legend(c))]
+            [aligned_table(*system_rows(c)), aligned_table(*pair_rows(c)), "\n".join(_legend_lines(c))]
         ),
     }
     if fmt not in renderers:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from .._metrics.registry import DEFAULT_EMBEDDING_METRICS, DEFAULT_RANKING_METRICS, EMBEDDINGS, RANKINGS
-from ._problems import UsageError, argument_problems, set_level_problems
+from ._problems import UsageError, argument_problems, report_problems, set_level_problems
 
 _RUN = "run"
 _QRELS = "qrels"
@@ -129,6 +129,7 @@ def compare_command(args) -> int:
         f"{name} ({Path(f).name})" if len(files) > 1 else name: f for name, files in systems.items() for f in files
     }
     missing = argument_problems({**paths, "judgements": args.inputs[-1] if args.inputs else None}, [], EMBEDDINGS)
+    problems += report_problems(args.report)
     if args.resamples < 1:
         problems.append(f"--resamples must be >= 1; got {args.resamples}")
     if args.bootstrap < 1:
@@ -168,6 +169,13 @@ def compare_command(args) -> int:
     except ValueError as exc:
         raise UsageError([str(exc)]) from None
     print(comparison.table(args.format))
+    if args.report:
+        from ..report import write_comparison_report
+
+        inputs = {name: ", ".join(files) for name, files in systems.items()}
+        inputs["judgements"] = args.inputs[-1]
+        write_comparison_report(args.report, comparison, inputs=inputs, command=getattr(args, "command_line", None))
+        print(f"wrote {args.report}", file=sys.stderr)
     return 0
 
 

@@ -325,6 +325,7 @@ def _add_compare(cp: argparse.ArgumentParser) -> None:
     cp.add_argument("--resamples", type=int, default=10000, help="sign flips and Tukey permutations (default 10000)")
     cp.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples of the intervals (default 2000)")
     cp.add_argument("--seed", type=int, default=0)
+    cp.add_argument("--report", metavar="FILE", help="also write a .md or .html report of the comparison")
     _output_options(cp, ci_help="level of the intervals (default 0.95)", formats=(*FORMATS, "latex"))
     cp.set_defaults(run=compare_command)
 

@@ -135,3 +135,14 @@ def test_wrong_kinds_and_bad_options_are_one_line_each(trec, files, messages):
     assert len(lines) == len(messages)
     for line, message in zip(lines, messages, strict=True):
         assert line.startswith("embedeval compare: error: ") and message in line
+
+
+@pytest.mark.parametrize("suffix", [".md", ".html"])
+def test_report_holds_both_tables_the_method_and_the_inputs(trec, tmp_path, suffix):
+    d = trec
+    report = tmp_path / f"r{suffix}"
+    out = run("compare", d / "bm25.txt", d / "hybrid.txt", d / "qrels.txt", "--metrics", "map", "--report", report)
+    assert out.returncode == 0, out.stderr
+    text = report.read_text()
+    for part in ("map [95% interval]", "pair (B - A)", "hybrid - bm25", "Method", "randomization test", "bm25.txt"):
+        assert part in text
