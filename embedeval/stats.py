@@ -318,7 +318,7 @@ def compare_systems(
     -----
     The effect size is Cohen's d_z = mean(d) / sd(d) (sd with n - 1). The randomised Tukey HSD
     (Sakai, *Laboratory Experiments in Information Retrieval*, 2018) permutes the systems'
-    values within each query and compares each pair's |difference of means| with the range
+    values within each query and compares each pair's absolute difference of means with the range
     (largest minus smallest system mean) of every permutation. Rank 1 is the highest value;
     ranks of tied values share the best one. The two-level bootstrap assumes that each system's
     runs are independent draws of its training randomness (seeds) or folds, that runs of
