@@ -4,6 +4,7 @@ of its intervals on simulated data (the figures of docs/guides/comparisons.md).
     python bench/bench_compare.py                    # timings: n = 100,000 queries, 10 metrics
     python bench/bench_compare.py --queries 10000    # smaller
     python bench/bench_compare.py --coverage         # coverage of the intervals (simulations)
+    python bench/bench_compare.py --draws            # the bootstrap's two ways of drawing weights
 
 Timings, one run each on the same per-query values (uniform in [0, 1]; the numbers do not
 depend on the values), with 2,000 bootstrap resamples and 10,000 sign flips / permutations:
@@ -101,12 +102,37 @@ def coverage() -> None:
         print(f"| {runs} seeds per system, seed sd 0.03, 100 queries | {two:.3f} | {one:.3f} |", flush=True)
 
 
+def draws(n_queries: int, n_resamples: int = 2000) -> None:
+    """Bootstrap count weights for n_resamples x n_queries: numpy's multinomial (what
+    embedeval.stats.bootstrap drew before) against indices counted per row (what it draws now)."""
+    from embedeval._stats.resampling import query_weights
+
+    rng = np.random.default_rng(0)
+    values = rng.random((n_queries, len(METRICS)))
+    block = max(1, (1 << 24) // n_queries)
+    start = time.perf_counter()
+    for done in range(0, n_resamples, block):
+        w = rng.multinomial(n_queries, np.full(n_queries, 1 / n_queries), size=min(block, n_resamples - done))
+        w @ values
+    multinomial = time.perf_counter() - start
+    start = time.perf_counter()
+    for w in query_weights(n_queries, n_resamples, rng):
+        w @ values
+    indices = time.perf_counter() - start
+    print(f"{n_resamples} bootstrap means of {n_queries} queries x {len(METRICS)} metrics")
+    print(f"| draw | seconds |\n|---|---:|\n| multinomial | {multinomial:.2f} |\n| indices counted | {indices:.2f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--queries", type=int, default=100_000)
     parser.add_argument("--coverage", action="store_true")
+    parser.add_argument("--draws", action="store_true")
     args = parser.parse_args()
-    coverage() if args.coverage else timings(args.queries)
+    if args.draws:
+        draws(args.queries)
+    else:
+        coverage() if args.coverage else timings(args.queries)
 
 
 if __name__ == "__main__":

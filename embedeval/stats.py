@@ -26,15 +26,17 @@ def _check_level(confidence: float) -> float:
 def _replicate_means(sums: np.ndarray, counts: np.ndarray, n_resamples: int, rng) -> np.ndarray:
     """Means of ``n_resamples`` bootstrap resamples of the units (their value sums and counts).
 
-    Each replicate draws len(sums) units with replacement (multinomial weights) and returns
+    Each replicate draws len(sums) units with replacement (multinomial count weights w, drawn as
+    indices: :func:`embedeval._stats.resampling.query_weights`) and returns
     sum(w * sums) / sum(w * counts); shape (n_resamples, n_metrics).
     """
-    n_units = sums.shape[0]
+    from ._stats.resampling import query_weights
+
     out = np.empty((n_resamples, sums.shape[1]))
-    step = max(1, _budget.RESAMPLE_ELEMENTS // n_units)
-    for start in range(0, n_resamples, step):
-        w = rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=min(step, n_resamples - start))
+    start = 0
+    for w in query_weights(sums.shape[0], n_resamples, rng):
         out[start : start + w.shape[0]] = (w @ sums) / (w @ counts)[:, None]
+        start += w.shape[0]
     return out
 
 
