@@ -81,9 +81,12 @@ def _ties_option(p, default: str) -> None:
     )
 
 
-def _output_options(p, ci_help="add percentile bootstrap intervals at this level, e.g. 0.95", formats=FORMATS):
+def _output_options(
+    p, ci_help="level of the percentile bootstrap intervals of per-query metrics (default 0.95)", formats=FORMATS
+):
     p.add_argument("--format", choices=formats, default="table", help="output on stdout (default: table)")
     p.add_argument("--ci", type=_confidence_level, metavar="LEVEL", help=ci_help)
+    p.add_argument("--no-ci", action="store_true", help="no bootstrap intervals (they are on by default)")
 
 
 def _group_options(p, by_id: bool = False) -> None:
@@ -317,7 +320,6 @@ def _add_compare(cp: argparse.ArgumentParser) -> None:
         default=None,
         help="over every pair and metric (default: holm; bh: Benjamini-Hochberg)",
     )
-    cp.add_argument("--no-ci", action="store_true", help="no bootstrap intervals (values, differences, ranks)")
     cp.add_argument("--distance", choices=DISTANCES, default="euclidean", help="embeddings (default: euclidean)")
     cp.add_argument("--threshold", type=float, default=1.0, help="runs: grade at which an item is relevant (default 1)")
     cp.add_argument("--key", help=_KEY_HELP)

@@ -146,3 +146,15 @@ def test_report_holds_both_tables_the_method_and_the_inputs(trec, tmp_path, suff
     text = report.read_text()
     for part in ("map [95% interval]", "pair (B - A)", "hybrid - bm25", "Method", "randomization test", "bm25.txt"):
         assert part in text
+
+
+def test_evaluate_type_commands_print_intervals_by_default_and_no_ci_drops_them(trec):
+    d = trec
+    base = ["rankings", d / "hybrid.txt", d / "qrels.txt", "--metrics", "map"]
+    default, dropped = run(*base), run(*base, "--no-ci")
+    assert default.returncode == dropped.returncode == 0
+    assert default.stdout.split()[:4] == ["metric", "value", "[95%", "interval]"]
+    assert "intervals: 95% percentile bootstrap over queries (2000 resamples, seed 0)" in default.stdout
+    assert dropped.stdout.split()[:2] == ["metric", "value"] and "interval" not in dropped.stdout
+    assert "interval" not in run(*base, "--format", "trec").stdout  # trec_eval's lines have none
+    assert json.loads(run(*base, "--format", "json").stdout)["ci"]["level"] == 0.95
