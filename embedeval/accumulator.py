@@ -43,12 +43,13 @@ class Accumulator:
         self._embeddings: list[np.ndarray] = []
         self._labels: list[np.ndarray] = []
         self._indices: list[np.ndarray] | None = None
+        self._groups: list[np.ndarray] | None = None
         self._dim: int | None = None
 
     def __len__(self) -> int:
         return sum(len(e) for e in self._embeddings)
 
-    def update(self, embeddings, labels, *, indices=None) -> None:
+    def update(self, embeddings, labels, *, indices=None, groups=None) -> None:
         """Add one batch.
 
         Parameters
@@ -64,6 +65,10 @@ class Accumulator:
             Each row's position in the validation set. Give them in every batch or in none;
             with them, rows seen twice (a ``DistributedSampler`` pads the last batch with
             repeats) count once, and rows are evaluated in index order.
+        groups : array-like of shape (b,), optional
+            Each row's group (category, language, camera, ...), read as labels are. Give them in
+            every batch or in none; with them, :meth:`compute` also averages each metric within
+            each group (``result.per_group``), as ``evaluate(..., groups=)`` does.
         """
         emb = _to_numpy(embeddings, "embeddings")
         if emb.ndim != 2 or emb.dtype.kind not in "biuf":
@@ -75,8 +80,10 @@ class Accumulator:
                 f"'embeddings' must keep the dimension of earlier batches ({self._dim}); got {emb.shape[1]}"
             )
         lab = as_labels(labels, emb.shape[0], "labels", "embeddings of the batch")
-        if (indices is None) != (self._indices is None) and self._embeddings:
-            raise ValueError("'indices' must be given with every batch or with none; got a mix")
+        for name, given, seen in (("indices", indices, self._indices), ("groups", groups, self._groups)):
+            if (given is None) != (seen is None) and self._embeddings:
+                raise ValueError(f"'{name}' must be given with every batch or with none; got a mix")
+        grp = None if groups is None else as_labels(groups, emb.shape[0], "groups", "embeddings of the batch")
         if indices is not None:
             idx = _to_numpy(indices, "indices")
             if idx.shape != (emb.shape[0],) or idx.dtype.kind not in "iu":
@@ -86,13 +93,16 @@ class Accumulator:
             self._indices = [*(self._indices or []), idx.astype(np.int64)]
         self._embeddings.append(np.array(emb, dtype=np.float32))  # a copy: the caller may reuse its buffer
         self._labels.append(lab.copy())
+        if grp is not None:
+            self._groups = [*(self._groups or []), grp.copy()]
         self._dim = emb.shape[1]
 
-    def _local(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    def _local(self) -> tuple:
         if not self._embeddings:
             raise ValueError("the accumulator is empty: call update() with at least one batch before compute()")
         indices = None if self._indices is None else np.concatenate(self._indices)
-        return np.concatenate(self._embeddings), join_labels(self._labels), indices
+        groups = None if self._groups is None else join_labels(self._groups)
+        return np.concatenate(self._embeddings), join_labels(self._labels), indices, groups
 
     def compute(self, **evaluate_kwargs) -> EvaluationResult:
         """Evaluate everything accumulated (on every rank alike under torch.distributed).
@@ -100,17 +110,21 @@ class Accumulator:
         Parameters
         ----------
         **evaluate_kwargs
-            As in :func:`embedeval.evaluate` (``metrics``, ``distance``, ...).
+            As in :func:`embedeval.evaluate` (``metrics``, ``distance``, ...); ``groups`` come
+            from :meth:`update`, not from here.
 
         Returns
         -------
         EvaluationResult
         """
-        embeddings, labels, indices = _gather(*self._local())
+        if "groups" in evaluate_kwargs:
+            raise ValueError("'groups' of an Accumulator are given per batch, to update(); not to compute()")
+        embeddings, labels, indices, groups = _gather(*self._local())
         if indices is not None:
             indices, first = np.unique(indices, return_index=True)  # sorted, each sample once
             embeddings, labels = embeddings[first], labels[first]
-        return _on_rank_zero(lambda: evaluate(embeddings, labels, **evaluate_kwargs))
+            groups = None if groups is None else groups[first]
+        return _on_rank_zero(lambda: evaluate(embeddings, labels, groups=groups, **evaluate_kwargs))
 
     evaluate = compute
 
@@ -138,19 +152,21 @@ def _distributed():
     return None
 
 
-def _gather(embeddings, labels, indices):
+def _gather(embeddings, labels, indices, groups):
     """Every rank's rows, in rank order (all_gather_object: any label type, any row counts)."""
     dist = _distributed()
     if dist is None:
-        return embeddings, labels, indices
+        return embeddings, labels, indices, groups
     parts = [None] * dist.get_world_size()
-    dist.all_gather_object(parts, (embeddings, labels, indices))
-    if any((p[2] is None) != (indices is None) for p in parts):
-        raise ValueError("'indices' must be given on every rank or on none")
+    dist.all_gather_object(parts, (embeddings, labels, indices, groups))
+    for at, name, mine in ((2, "indices", indices), (3, "groups", groups)):
+        if any((p[at] is None) != (mine is None) for p in parts):
+            raise ValueError(f"'{name}' must be given on every rank or on none")
     return (
         np.concatenate([p[0] for p in parts]),
         join_labels([p[1] for p in parts]),
         None if indices is None else np.concatenate([p[2] for p in parts]),
+        None if groups is None else join_labels([p[3] for p in parts]),
     )
 
 

@@ -92,9 +92,10 @@ def read_beir(folder, split: str = "test") -> _beir.BeirFolder:
     * a query of ``queries.jsonl`` without judgements in the split keeps its row; evaluation
       skips it and counts it (trec_eval evaluates judged queries only);
     * a judged query missing from ``queries.jsonl`` is left out (nothing ranks for it);
-    * a judgement of a document missing from ``corpus.jsonl`` is left out, so R counts the
-      corpus's documents only (pytrec_eval given the unfiltered qrels would count it as a
-      relevant document never retrieved);
+    * a judgement of a document missing from ``corpus.jsonl`` is kept:
+      :func:`embedeval.evaluate_retrieval` counts it as relevant and never retrieved, as
+      pytrec_eval does with BEIR's qrels (``absent_docs="count"``; ``"drop"`` leaves it out),
+      and says so in one warning line;
     * a document judged twice for a query: once if the grades agree, an error if they differ.
 
     Examples

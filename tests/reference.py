@@ -109,6 +109,7 @@ _GRADED = {
     "r_precision": lambda rel, g, h, k, R, ideal: sum(rel[:R]) / R,
     "map": lambda rel, g, h, k, R, ideal: sum(j / r for j, r in enumerate(h, start=1) if r <= k) / R,
     "map_hits": lambda rel, g, h, k, R, ideal: _mean_or_zero([j / r for j, r in enumerate(h, start=1) if r <= k]),
+    "capped_map": lambda rel, g, h, k, R, ideal: sum(j / r for j, r in enumerate(h, start=1) if r <= k) / min(k, R),
     "mrr": lambda rel, g, h, k, R, ideal: 1.0 / h[0] if h and h[0] <= k else 0.0,
     "dcg": lambda rel, g, h, k, R, ideal: _dcg(g, k),
     "cg": lambda rel, g, h, k, R, ideal: _dcg(g, k, discounted=False),

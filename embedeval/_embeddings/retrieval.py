@@ -8,6 +8,8 @@ lower corpus row). The pipeline is :func:`embedeval._pipeline.score` with
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._forms.graded import check_threshold, conventions, warn_no_relevant
@@ -22,7 +24,7 @@ from .._pipeline.options import Options
 from .._pipeline.score import warn_if_k_exceeds
 from .._relevance import IgnoreRules, Relevance
 from .._relevance.ignore import read_keys, read_lists
-from .._relevance.judged import id_positions, read_judgements
+from .._relevance.judged import ABSENT_DOCS, id_positions, read_judgements
 from .._search import Device
 from ..result import EvaluationResult
 
@@ -46,6 +48,7 @@ def evaluate_retrieval(
     ignore_same=None,
     threshold: float = 1,
     empty: str = "skip",
+    absent_docs: str = "count",
     ties: str | None = None,
     block_size: int | None = None,
     n_threads: int | None = None,
@@ -96,6 +99,13 @@ def evaluate_retrieval(
     empty : {"skip", "zero"}
         Queries with no relevant entry (after ignoring): skipped (NaN, counted) or scored 0 and
         averaged, as trec_eval does.
+    absent_docs : {"count", "drop", "error"}
+        A judged document whose id ``corpus_ids`` lacks (BEIR's qrels name a few): ``"count"``
+        (default) counts it as relevant and never retrieved, in R and in the ideal nDCG ranking,
+        as trec_eval and pytrec_eval count a judged document that a run lacks; ``"drop"`` leaves
+        the judgement out (R counts the corpus's documents only); ``"error"`` refuses it. Either
+        of the first two is said in one warning line. Without ``corpus_ids`` (rows by position),
+        a position out of range is always an error.
     ties : {None, "expected", "optimistic", "pessimistic"}, optional
         Corpus entries at equal distance ranked by row (None), or each metric's exact expected
         value over their orders, or the best / worst of them (as in :func:`evaluate`: equal
@@ -138,11 +148,12 @@ def evaluate_retrieval(
     options = Options.from_arguments(parsed, locals())
     q, c, scale = _read_embeddings(queries, corpus, distance)
     query_groups = read_groups(groups, q.shape[0], _id_list(query_ids))
+    check_choice(absent_docs, "absent_docs", ABSENT_DOCS)
     relevance, judged = _read_relevance(
-        qrels, q.shape[0], c.shape[0], query_ids, corpus_ids, threshold, ignore, ignore_same
+        qrels, q.shape[0], c.shape[0], query_ids, corpus_ids, threshold, ignore, ignore_same, absent_docs
     )
     codes = relevance.skip_codes()
-    if not (relevance.n_relevant[judged] > 0).any():
+    if not (relevance.n_counted[judged] > 0).any():
         warn_no_relevant(threshold, empty, "queries/corpus", 2)
     if empty == "zero":
         codes[:] = -1  # R = 0 counts as 0, as trec_eval counts it
@@ -199,11 +210,14 @@ def _read_embeddings(queries, corpus, distance: str):
     return q, c, scale
 
 
-def _read_relevance(qrels, n_queries, n_corpus, query_ids, corpus_ids, threshold, ignore, ignore_same):
+def _read_relevance(
+    qrels, n_queries, n_corpus, query_ids, corpus_ids, threshold, ignore, ignore_same, absent_docs="count"
+):
     """(Relevance, which queries the qrels name), every id checked before any work."""
     query_positions = id_positions(query_ids, n_queries, "query_ids")
     corpus_positions = id_positions(corpus_ids, n_corpus, "corpus_ids")
-    judgements = read_judgements(qrels, n_queries, n_corpus, query_positions, corpus_positions, threshold)
+    judgements = read_judgements(qrels, n_queries, n_corpus, query_positions, corpus_positions, threshold, absent_docs)
+    _warn_absent(judgements.absent, absent_docs)
     keys = None if ignore_same is None else read_keys(ignore_same, n_queries, n_corpus, reference="corpus")
     lists = None
     if ignore is not None:
@@ -211,6 +225,25 @@ def _read_relevance(qrels, n_queries, n_corpus, query_ids, corpus_ids, threshold
         lists = read_lists(ignore, n_queries, n_corpus, query_positions, corpus_positions, names)
     rules = IgnoreRules.build(n_queries, n_corpus, False, keys, lists)
     return Relevance.build(judgements, n_corpus, rules), judgements.judged
+
+
+def _warn_absent(absent, mode: str) -> None:
+    """One warning line for the judgements of documents that ``corpus_ids`` lacks."""
+    if absent is None:
+        return
+    query, doc = absent.example
+    what = (
+        "counted as relevant and never retrieved, as trec_eval counts them (absent_docs='count', "
+        "--absent-docs on the command line)"
+        if mode == "count"
+        else "left out: R counts the corpus's documents only (absent_docs='drop')"
+    )
+    warnings.warn(
+        f"{absent.count} judgement(s) name documents that are not in the corpus ids (first {doc!r} of query "
+        f"{query!r}): {what}",
+        UserWarning,
+        stacklevel=4,
+    )
 
 
 def _conventions(threshold: float, empty: str, distance: str, relevance: Relevance, ties=None) -> dict[str, str]:

@@ -7,9 +7,9 @@ the id ``i``. Rules (each said in one warning line; see :func:`read_beir`):
   :func:`embedeval.evaluate_retrieval` skips and counts it;
 * a judged query that ``queries.jsonl`` lacks is left out (nothing ranks for it; trec_eval
   evaluates only the queries it has a ranking for);
-* a judgement of a document that ``corpus.jsonl`` lacks is left out: R counts the documents of
-  the corpus only. (pytrec_eval, given the unfiltered qrels, counts such a document as relevant
-  and never retrieved, which lowers recall, MAP and nDCG.)
+* a judgement of a document that ``corpus.jsonl`` lacks is kept: :func:`embedeval.evaluate_retrieval`
+  counts it as relevant and never retrieved (its ``absent_docs="count"``), as pytrec_eval does
+  given BEIR's qrels, and says so in one warning line.
 """
 
 from __future__ import annotations
@@ -56,14 +56,14 @@ def read_beir(folder, split: str, read_qrels) -> BeirFolder:
     qrels_path = qrels_file(folder, split)
     query_ids, corpus_ids = read_id_file(queries_path), read_id_file(corpus_path)
     judged = read_qrels(qrels_path)
-    qrels = restrict(judged, query_ids, corpus_ids, str(qrels_path), queries_path.name, corpus_path.name)
+    qrels = restrict(judged, query_ids, str(qrels_path), queries_path.name)
     return BeirFolder(query_ids, corpus_ids, qrels)
 
 
-def restrict(judged: dict, query_ids, corpus_ids, source: str, queries: str, corpus: str, stacklevel: int = 4) -> dict:
-    """The judgements of the known queries and documents, each rule of the module said in one
-    warning line (``source``, ``queries``, ``corpus``: the names the lines give the files)."""
-    known_queries, known_docs = set(query_ids), set(corpus_ids)
+def restrict(judged: dict, query_ids, source: str, queries: str, stacklevel: int = 4) -> dict:
+    """The judgements of the known queries, each rule of the module said in one warning line
+    (``source``, ``queries``: the names the lines give the files)."""
+    known_queries = set(query_ids)
     absent_queries = [q for q in judged if q not in known_queries]
     if absent_queries:
         n = len(absent_queries)
@@ -73,21 +73,8 @@ def restrict(judged: dict, query_ids, corpus_ids, source: str, queries: str, cor
             UserWarning,
             stacklevel=stacklevel,
         )
-    qrels, dropped, example = {}, 0, None
-    for query in (q for q in judged if q in known_queries):
-        kept = {doc: grade for doc, grade in judged[query].items() if doc in known_docs}
-        if len(kept) < len(judged[query]):
-            dropped += len(judged[query]) - len(kept)
-            example = example or (query, next(d for d in judged[query] if d not in known_docs))
-        qrels[query] = kept
-    if dropped:
-        warnings.warn(
-            f"{dropped} judgement(s) of {source} name documents not in {corpus} (first {example[1]!r} of query "
-            f"{example[0]!r}) and are left out: R counts the corpus's documents only (pytrec_eval on the "
-            "unfiltered qrels would count them as relevant and never retrieved)",
-            UserWarning,
-            stacklevel=stacklevel,
-        )
+    # judgements of documents the corpus lacks stay: the evaluation counts them (absent_docs)
+    qrels = {query: judged[query] for query in judged if query in known_queries}
     unjudged = sum(q not in qrels for q in query_ids)
     if unjudged:
         warnings.warn(

@@ -55,6 +55,10 @@ ABOUT: dict[str, tuple[str, dict[str, list[str]]]] = {
         f"{_OML} (map@k); {_HASHING} (mAP@k as in its CalcTopMap)",
         {"OML": ["map@k"], "deep hashing": ["mAP@k"]},
     ),
+    "capped_map": (
+        "sentence-transformers, InformationRetrievalEvaluator (MAP@k)",
+        {"sentence-transformers": ["map@k"]},
+    ),
     "mrr": (
         "Voorhees, The TREC-8 Question Answering Track Report, 1999",
         {"trec_eval": ["recip_rank"], "pytorch-metric-learning": ["mean_reciprocal_rank"], "BEIR": ["MRR@k"]},

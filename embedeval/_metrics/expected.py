@@ -197,6 +197,15 @@ def average_precision(t: TiedHits, cutoff=None) -> np.ndarray:
     return _safe_divide(_per_query(t, _ap_terms(t, _inside(t, cutoff))), t.n_relevant)
 
 
+def capped_average_precision(t: TiedHits, k: int) -> np.ndarray:
+    r"""E[AP@k] with the denominator :math:`\min(k, R)` (sentence-transformers' MAP@k).
+
+    The same expected sum as :func:`average_precision`, divided by :math:`\min(k, R)`, which
+    no order of the tied items changes.
+    """
+    return _safe_divide(_per_query(t, _ap_terms(t, _inside(t, k))), np.minimum(t.n_relevant, k))
+
+
 def _hypergeom_pmf(n: np.ndarray, r: np.ndarray, m: np.ndarray):
     """P(X = x) for X the relevant items among m of n positions holding r: (pmf, x, segment) flat.
 

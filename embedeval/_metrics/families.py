@@ -146,6 +146,16 @@ FAMILIES: dict[str, Family] = {
             E.average_precision_over_hits,
         ),
     ),
+    "capped_map": Family(
+        _K,
+        None,
+        _forms(
+            "capped AP@k = sum_{i<=k} P(i) * rel(i) / min(k, R) (sentence-transformers' MAP@k; not trec_eval's, "
+            "which divides by R)",
+            K.capped_average_precision,
+            E.capped_average_precision,
+        ),
+    ),
     "mrr": Family(
         _OPT,
         FIRST_HIT,

@@ -162,6 +162,16 @@ def average_precision_over_hits(h: Hits, cutoff) -> np.ndarray:
     return np.where(found > 0, _row_sum(_precision_at_hits(h, cutoff)) / np.maximum(found, 1), 0.0)
 
 
+def capped_average_precision(h: Hits, cutoff) -> np.ndarray:
+    r"""AP@k divided by :math:`\min(k, R)`: :math:`\frac{1}{\min(k, R)}\sum_{i \le k} P(i)\,rel_i`.
+
+    sentence-transformers' ``InformationRetrievalEvaluator`` MAP@k: a query whose R relevant
+    items all sit in the top k (R <= k) scores as under trec_eval's denominator; with R > k the
+    best possible value is 1, not k / R. NaN where R = 0.
+    """
+    return _safe_divide(_row_sum(_precision_at_hits(h, cutoff)), np.minimum(h.n_relevant, cutoff))
+
+
 def trapezoid_average_precision(h: Hits, cutoff=None) -> np.ndarray:
     r"""Revisited Oxford/Paris AP: the area under the precision-recall curve by trapezoids.
 

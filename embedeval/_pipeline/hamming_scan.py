@@ -155,7 +155,7 @@ def values(metrics, counts: Counts, block: QueryBlock, threshold: float, ties) -
         groups = _groups(counts, threshold)
     else:
         groups = _split(counts, threshold, optimistic=ties == "optimistic")
-    tied = tied_hits_from_groups(*groups[:4], block.n_relevant, *groups[4:], ideal=block.ideal)
+    tied = tied_hits_from_groups(*groups[:4], block.n_counted, *groups[4:], ideal=block.ideal)
     return _expected.compute(metrics, tied, within)
 
 
@@ -208,14 +208,14 @@ def _hits(counts: Counts, block: QueryBlock, threshold: float) -> Hits:
         # no gains are needed. (One grade below the threshold makes none relevant; gains are
         # needed as soon as a graded metric is asked for.)
         key = np.sort(key)
-        return Hits(ranks=pack(key >> 32, (key & 0xFFFFFFFF).astype(np.float64), b), n_relevant=block.n_relevant)
+        return Hits(ranks=pack(key >> 32, (key & 0xFFFFFFFF).astype(np.float64), b), n_relevant=block.n_counted)
     order = np.argsort(key)
     key, grade = key[order], counts.levels[level[order]]
     row, rank = key >> 32, (key & 0xFFFFFFFF).astype(np.float64)
     relevant = grade >= threshold
     return Hits(
         ranks=pack(row[relevant], rank[relevant], b),
-        n_relevant=block.n_relevant,
+        n_relevant=block.n_counted,
         gain_ranks=pack(row, rank, b),
         gain_grades=pack(row, grade, b, fill=0.0),
         ideal=block.ideal,

@@ -93,7 +93,10 @@ class QueryBlock:
     n_gain : numpy.ndarray of shape (b,) or None
         For graded sources, the positively graded references no rule ignores.
     ideal : numpy.ndarray of shape (b, w) or None
-        Their grades in decreasing order, zero-padded (the ideal ranking of nDCG).
+        Their grades in decreasing order, zero-padded (the ideal ranking of nDCG), with those of
+        the relevant documents absent from the corpus.
+    n_absent : numpy.ndarray of shape (b,) or None
+        Relevant judged documents absent from the corpus: in R, never found by the search.
     """
 
     source: object
@@ -103,6 +106,12 @@ class QueryBlock:
     threshold: float | None = None
     n_gain: np.ndarray | None = None
     ideal: np.ndarray | None = None
+    n_absent: np.ndarray | None = None
+
+    @property
+    def n_counted(self) -> np.ndarray:
+        """R as the metrics count it: ``n_relevant`` (what the search can find) plus ``n_absent``."""
+        return self.n_relevant if self.n_absent is None else self.n_relevant + self.n_absent
 
     def judge(self, shared: Shared, metrics) -> Judge:
         return Judge(self, shared, metrics)
@@ -167,7 +176,7 @@ class Judge:
         (:meth:`embedeval._search.deep.DeepRanker.ranks`), ranked ``depth`` deep, the ranks of
         their first ``first`` relevant references reported."""
         ranks, grades = ranker.ranks(queries, self.marked(rows), depth, first, self.ignored_lists(rows))
-        n_relevant = self.block.n_relevant[rows]
+        n_relevant = self.block.n_counted[rows]
         ranked = np.isfinite(ranks)
         if grades is None:
             found = np.count_nonzero(ranked, axis=1)
@@ -192,9 +201,9 @@ class Judge:
         if grades.dtype == bool:
             relevant = grades & valid
             found = np.count_nonzero(relevant, axis=1)
-            return hits_from_dense(relevant, self.block.n_relevant[rows]), found, found
+            return hits_from_dense(relevant, self.block.n_counted[rows]), found, found
         grades = np.where(valid, grades, 0.0)
-        hits = hits_from_graded(grades, self.block.threshold, self.block.n_relevant[rows], self.block.ideal[rows])
+        hits = hits_from_graded(grades, self.block.threshold, self.block.n_counted[rows], self.block.ideal[rows])
         return hits, np.count_nonzero(grades >= self.block.threshold, axis=1), np.count_nonzero(grades > 0, axis=1)
 
 
@@ -215,6 +224,9 @@ class Relevance:
     gains : tuple or None
         Graded sources: (n_gain, indptr, grades) of the positively graded references no rule
         ignores, grades decreasing within each query (:meth:`Judgements.gains`).
+    n_absent : numpy.ndarray of shape (n_queries,) or None
+        Judgements only: relevant judged documents absent from the corpus, counted in R
+        (:meth:`Judgements.n_absent`); their grades join the ideal ranking.
     """
 
     source: object
@@ -224,6 +236,7 @@ class Relevance:
     n_before: np.ndarray
     n_ignored: np.ndarray
     gains: tuple | None = None
+    n_absent: np.ndarray | None = None
 
     @classmethod
     def build(cls, source, n_references: int, rules: IgnoreRules | None = None) -> Relevance:
@@ -232,7 +245,17 @@ class Relevance:
         lost = source.relevant_ignored(rules) if active else 0
         n_ignored = rules.n_ignored if active else np.zeros(before.size, dtype=np.int64)
         gains = source.gains(rules if active else None) if source.graded else None
-        return cls(source, rules if active else None, n_references, before - lost, before, n_ignored, gains)
+        absent = source.n_absent() if getattr(source, "absent", None) is not None else None
+        if absent is not None and gains is not None:
+            gains = _with_absent(gains, *source.absent_gains())
+        rules = rules if active else None
+        return cls(source, rules, n_references, before - lost, before, n_ignored, gains, absent)
+
+    @property
+    def n_counted(self) -> np.ndarray:
+        """R as the metrics count it: the relevant references no rule ignores, plus the relevant
+        judged documents absent from the corpus."""
+        return self.n_relevant if self.n_absent is None else self.n_relevant + self.n_absent
 
     @property
     def n_rankable(self) -> np.ndarray:
@@ -249,24 +272,27 @@ class Relevance:
         """The query side of the queries ``rows`` (positions in the evaluation)."""
         graded = {}
         if self.gains is not None:
-            n_gain, indptr, values = self.gains
-            ideal = np.zeros((rows.size, max(int(n_gain[rows].max(initial=0)), 1)))
+            n_gain, indptr, values = self.gains[:3]
+            n_ideal = np.diff(indptr)  # n_gain, and the absent documents' gains
+            ideal = np.zeros((rows.size, max(int(n_ideal[rows].max(initial=0)), 1)))
             local, at = take_rows(indptr, rows)
-            ideal[local, offsets_within(n_gain[rows])] = values[at]
+            ideal[local, offsets_within(n_ideal[rows])] = values[at]
             graded = {"threshold": self.source.threshold, "n_gain": n_gain[rows], "ideal": ideal}
         return QueryBlock(
             source=self.source.query_part(rows),
             ignore=None if self.rules is None else self.rules.block(rows),
             n_relevant=self.n_relevant[rows],
             n_ignored=self.n_ignored[rows],
+            n_absent=None if self.n_absent is None else self.n_absent[rows],
             **graded,
         )
 
     def skip_codes(self) -> np.ndarray:
         """Per query: -1 (R > 0), 0 (no relevant reference at all) or 1 (every relevant one ignored)."""
         codes = np.full(self.n_relevant.size, -1, dtype=np.int8)
-        codes[self.n_relevant == 0] = 1
-        codes[self.n_before == 0] = 0
+        absent = 0 if self.n_absent is None else self.n_absent
+        codes[self.n_relevant + absent == 0] = 1
+        codes[self.n_before + absent == 0] = 0
         return codes
 
     def counts(self) -> dict:
@@ -277,3 +303,15 @@ class Relevance:
             "n_ignored": int(self.n_ignored.sum()),
             "n_relevant_ignored": int((self.n_before - self.n_relevant).sum()),
         }
+
+
+def _with_absent(gains: tuple, n_absent: np.ndarray, absent: np.ndarray) -> tuple:
+    """``gains`` (n_gain, indptr, grades) with the absent documents' grades merged into each
+    query's decreasing grades; n_gain (what the search looks for) stays as it was."""
+    n_gain, indptr, values = gains
+    queries = np.arange(n_gain.size)
+    rows = np.concatenate([np.repeat(queries, np.diff(indptr)), np.repeat(queries, n_absent)])
+    merged = np.concatenate([values, absent])
+    order = np.lexsort((-merged, rows))
+    total = np.diff(indptr) + n_absent
+    return n_gain, np.concatenate([[0], np.cumsum(total)]), merged[order]

@@ -52,6 +52,17 @@ class JudgedPart:
 
 
 @dataclass(frozen=True)
+class Absent:
+    """Judgements that name documents absent from the corpus: their query rows and grades, and
+    the first one's ``(query, document)`` ids and their number, for the warning line."""
+
+    rows: np.ndarray
+    grades: np.ndarray
+    example: tuple
+    count: int
+
+
+@dataclass(frozen=True)
 class Judgements:
     """Judged (reference, grade) pairs per query.
 
@@ -67,6 +78,9 @@ class Judgements:
         The grade at which a judged reference is relevant.
     judged : numpy.ndarray of shape (n_queries,), bool
         Queries that the judgements name at all (a query named with no pair is judged).
+    absent : Absent or None
+        Judgements of documents that are not in the corpus (``absent_docs="count"``): relevant
+        and never retrieved, as trec_eval counts a judged document that a run lacks.
     """
 
     n_references: int
@@ -75,6 +89,7 @@ class Judgements:
     values: np.ndarray
     threshold: float
     judged: np.ndarray
+    absent: Absent | None = None
     graded = True
     reference_side = None
 
@@ -85,8 +100,26 @@ class Judgements:
         local, at = take_rows(self.indptr, rows)
         return JudgedPart(local * self.n_references + self.indices[at], self.values[at], self.n_references)
 
+    def n_absent(self) -> np.ndarray:
+        """Per query, the relevant judged documents absent from the corpus (they count in R)."""
+        n = self.indptr.size - 1
+        if self.absent is None:
+            return np.zeros(n, dtype=np.int64)
+        return np.bincount(self.absent.rows[self.absent.grades >= self.threshold], minlength=n)
+
+    def absent_gains(self) -> tuple[np.ndarray, np.ndarray]:
+        """(n per query, grades) of the positively graded absent documents, grades decreasing
+        within each query and queries in order: their share of the ideal DCG."""
+        n = self.indptr.size - 1
+        if self.absent is None:
+            return np.zeros(n, dtype=np.int64), np.zeros(0)
+        keep = self.absent.grades > 0
+        rows, grades = self.absent.rows[keep], self.absent.grades[keep]
+        order = np.lexsort((-grades, rows))
+        return np.bincount(rows, minlength=n), grades[order]
+
     def n_relevant(self) -> np.ndarray:
-        """R before ignoring: judged references with a grade >= threshold."""
+        """R before ignoring: judged references with a grade >= threshold (in the corpus)."""
         relevant = self.values >= self.threshold
         return np.bincount(self._rows()[relevant], minlength=self.indptr.size - 1)
 
@@ -146,10 +179,18 @@ def _resolve(ids: dict | None, value, n: int, what: str, argument: str) -> int:
         raise ValueError(f"'{argument}' names {what} {value!r}, which is not in '{what}_ids'") from None
 
 
-def read_judgements(qrels, n_queries: int, n_references: int, query_ids, corpus_ids, threshold: float) -> Judgements:
+ABSENT_DOCS = ("count", "drop", "error")
+
+
+def read_judgements(
+    qrels, n_queries: int, n_references: int, query_ids, corpus_ids, threshold: float, absent_docs: str = "error"
+) -> Judgements:
     """Judgements from ``qrels`` ({query: {corpus id: grade}} or a sequence with one entry per
     query), with queries and corpus entries named through the id -> position maps ``query_ids``
-    and ``corpus_ids`` (None: by position). Every id must be known; none may be judged twice."""
+    and ``corpus_ids`` (None: by position). Every query id must be known and no document judged
+    twice. A corpus id that ``corpus_ids`` lacks is, by ``absent_docs``: ``"error"``, an error;
+    ``"count"``, kept in :attr:`Judgements.absent` (relevant, never retrieved); ``"drop"``,
+    left out. Positions out of range are always an error."""
     if isinstance(qrels, Mapping):
         items = [(_resolve(query_ids, q, n_queries, "query", "qrels"), q, entry) for q, entry in qrels.items()]
     elif isinstance(qrels, Sequence) and not isinstance(qrels, (str, bytes)):
@@ -160,11 +201,16 @@ def read_judgements(qrels, n_queries: int, n_references: int, query_ids, corpus_
         raise TypeError(f"'qrels' must map query ids to {{corpus id: grade}}; got {type(qrels).__name__}")
     judged = np.zeros(n_queries, dtype=bool)
     rows, cols, grades = [], [], []
+    absent: list = []  # (row, grade, query, doc)
+    lenient = corpus_ids is not None and absent_docs != "error"
     for row, query, entry in items:
         if judged[row]:
             raise ValueError(f"'qrels' names query {query!r} twice (as two ids of one query row)")
         judged[row] = True
         for doc, grade in _pairs(entry, query):
+            if lenient and _absent(corpus_ids, doc):
+                absent.append((row, grade, query, doc))
+                continue
             rows.append(row)
             cols.append(_resolve(corpus_ids, doc, n_references, "corpus", "qrels"))
             grades.append(grade)
@@ -178,7 +224,23 @@ def read_judgements(qrels, n_queries: int, n_references: int, query_ids, corpus_
             f"{twice // n_references}"
         )
     indptr = np.concatenate([[0], np.cumsum(np.bincount(keys // n_references, minlength=n_queries))])
-    return Judgements(n_references, indptr, keys % n_references, values, threshold, judged)
+    kept = None
+    if absent:
+        counted = absent if absent_docs == "count" else []
+        kept = Absent(
+            np.asarray([a[0] for a in counted], dtype=np.int64),
+            np.asarray([a[1] for a in counted], dtype=np.float64),
+            (absent[0][2], absent[0][3]),
+            len(absent),
+        )
+    return Judgements(n_references, indptr, keys % n_references, values, threshold, judged, kept)
+
+
+def _absent(ids: dict, doc) -> bool:
+    try:
+        return doc not in ids
+    except TypeError:  # unhashable: _resolve names it
+        return False
 
 
 def id_positions(ids, n: int, argument: str) -> dict | None:

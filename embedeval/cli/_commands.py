@@ -273,6 +273,8 @@ def retrieval_command(args) -> int:
         metrics=args.metrics,
         threshold=args.threshold,
         empty=args.empty,
+        # without ids the corpus rows are named by position: a name that is not one is an error
+        absent_docs=args.absent_docs if args.beir or args.corpus_ids else "error",
         **extra,
     )
     qrels_input = args.qrels if args.beir is None else f"{args.beir} (BEIR, split {args.split or 'test'})"
@@ -322,5 +324,5 @@ def _judgements(args, n_queries: int, n_corpus: int):
     if args.query_ids and args.corpus_ids:  # every id known: BEIR's rules for the others, one line each
         from .._forms.beir import restrict
 
-        qrels = restrict(qrels, query_ids, corpus_ids, args.qrels, args.query_ids, args.corpus_ids)
+        qrels = restrict(qrels, query_ids, args.qrels, args.query_ids)
     return query_ids, corpus_ids, qrels

@@ -268,6 +268,13 @@ def _add_retrieval(rt: argparse.ArgumentParser) -> None:
     _ties_option(rt, "by corpus row, lower first")
     rt.add_argument("--threshold", type=float, default=1.0, help="grade at which an item is relevant (default 1)")
     rt.add_argument("--empty", choices=("skip", "zero"), default="skip", help="queries without relevant items")
+    rt.add_argument(
+        "--absent-docs",
+        choices=("count", "drop", "error"),
+        default="count",
+        help="judged documents missing from the corpus: relevant and never retrieved (default, as trec_eval), "
+        "left out, or an error",
+    )
     rt.add_argument("--key", help=_KEY_HELP)
     _ignore_options(rt, "corpus", "'query_id doc_id' per line")
     rt.add_argument(

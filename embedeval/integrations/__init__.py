@@ -9,6 +9,9 @@ ImportError that gives that command.
 * :mod:`embedeval.integrations.transformers`:
   :func:`~embedeval.integrations.transformers.compute_metrics`, a ``compute_metrics`` function
   for the Hugging Face ``Trainer``, batch by batch with ``batch_eval_metrics=True`` too.
+* :mod:`embedeval.integrations.sentence_transformers`:
+  :class:`~embedeval.integrations.sentence_transformers.RetrievalEvaluator`, a sentence-transformers
+  evaluator (queries, a corpus, judgements) scored exactly by embedeval.
 """
 
 from __future__ import annotations

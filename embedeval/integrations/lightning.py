@@ -37,9 +37,10 @@ class RetrievalMetrics(_lightning.Callback):
     names : {"safe", "plain"}
         ``"safe"`` (default): keys in the characters every logger accepts
         (:meth:`embedeval.EvaluationResult.to_dict`); ``"plain"``: the metric names as they are.
-    embeddings_key, labels_key, indices_key : str
-        Where the callback finds each batch's embeddings (n, d), labels (n,) and optional dataset
-        indices (n,) in ``validation_step``'s returned dict.
+    embeddings_key, labels_key, indices_key, groups_key : str
+        Where the callback finds each batch's embeddings (n, d), labels (n,), optional dataset
+        indices (n,) and optional groups (n,: category, language, ...; each metric is then also
+        logged per group, ``val/group/<group>/<metric>``) in ``validation_step``'s returned dict.
     **evaluate_kwargs
         Passed to :func:`embedeval.evaluate` (``distance=``, ``ties=``, ...).
 
@@ -58,11 +59,12 @@ class RetrievalMetrics(_lightning.Callback):
         embeddings_key: str = "embeddings",
         labels_key: str = "labels",
         indices_key: str = "indices",
+        groups_key: str = "groups",
         **evaluate_kwargs,
     ):
         super().__init__()
         self.metrics, self.prefix, self.names = list(metrics), prefix, names
-        self.keys = (embeddings_key, labels_key, indices_key)
+        self.keys = (embeddings_key, labels_key, indices_key, groups_key)
         self.evaluate_kwargs = evaluate_kwargs
         self.accumulator = Accumulator()
         self.result = None
@@ -71,16 +73,15 @@ class RetrievalMetrics(_lightning.Callback):
         self.accumulator.reset()
 
     def on_validation_batch_end(self, trainer, pl_module, outputs, batch, batch_idx, dataloader_idx=0) -> None:
-        embeddings_key, labels_key, indices_key = self.keys
+        embeddings_key, labels_key, indices_key, groups_key = self.keys
         if not isinstance(outputs, dict) or embeddings_key not in outputs or labels_key not in outputs:
             raise ValueError(
                 f"RetrievalMetrics needs validation_step to return a dict with {embeddings_key!r} and "
                 f"{labels_key!r}; got {type(outputs).__name__}"
                 + (f" with keys {sorted(outputs)}" if isinstance(outputs, dict) else "")
             )
-        labels = outputs[labels_key]
-        labels = labels.detach().cpu().numpy() if hasattr(labels, "detach") else labels
-        self.accumulator.update(outputs[embeddings_key], labels, indices=outputs.get(indices_key))
+        labels, groups = (_host(outputs.get(key)) for key in (labels_key, groups_key))
+        self.accumulator.update(outputs[embeddings_key], labels, indices=outputs.get(indices_key), groups=groups)
 
     def on_validation_epoch_end(self, trainer, pl_module) -> None:
         if trainer.sanity_checking or not len(self.accumulator):
@@ -91,3 +92,8 @@ class RetrievalMetrics(_lightning.Callback):
             # every rank holds the same value (the Accumulator evaluates once and shares it)
             pl_module.log(key, float(value), sync_dist=False, rank_zero_only=False)
         self.accumulator.reset()
+
+
+def _host(values):
+    """A tensor as a numpy array on the host; anything else as it is."""
+    return values.detach().cpu().numpy() if hasattr(values, "detach") else values

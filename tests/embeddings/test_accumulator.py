@@ -72,6 +72,29 @@ def test_batches_that_do_not_fit_together_are_refused(second, message):
         acc.update(**second)
 
 
+GROUPS = np.array(["en", "de", "fr"])
+
+
+def test_groups_per_batch_give_the_per_group_values_of_one_evaluation():
+    x, y = data()
+    groups = GROUPS[np.arange(len(x)) % 3]
+    order = np.concatenate([np.random.default_rng(2).permutation(len(x)), [5, 6]])  # padded repeats
+    acc = Accumulator()
+    for start in range(0, len(order), 25):
+        rows = order[start : start + 25]
+        acc.update(x[rows], y[rows], indices=rows, groups=groups[rows])
+    got = acc.compute(metrics=METRICS)
+    expected = embedeval.evaluate(x, y, metrics=METRICS, groups=groups)
+    assert got.per_group.as_dict() == expected.per_group.as_dict()
+    assert set(got.to_dict(names="safe")) == set(expected.to_dict(names="safe"))
+    with pytest.raises(ValueError, match="given per batch, to update"):
+        acc.compute(metrics=METRICS, groups=groups)
+    acc.reset()
+    acc.update(x[:4], y[:4], groups=groups[:4])
+    with pytest.raises(ValueError, match="'groups' must be given with every batch or with none"):
+        acc.update(x[4:8], y[4:8])
+
+
 def test_compute_of_nothing_says_so():
     with pytest.raises(ValueError, match="the accumulator is empty"):
         Accumulator().compute()
@@ -97,10 +120,10 @@ def _rank_main(rank, world, init_file, out_dir):
     acc = Accumulator()
     for start in range(0, len(rows), 16):
         r = rows[start : start + 16]
-        acc.update(torch.from_numpy(x[r]), torch.from_numpy(y[r]), indices=torch.from_numpy(r))
+        acc.update(torch.from_numpy(x[r]), torch.from_numpy(y[r]), indices=torch.from_numpy(r), groups=GROUPS[r % 3])
     result = acc.compute(metrics=METRICS)
     with open(f"{out_dir}/rank{rank}.pkl", "wb") as f:
-        pickle.dump((len(rows), result.per_query), f)
+        pickle.dump((len(rows), result.per_query, result.per_group.as_dict()), f)
     dist.destroy_process_group()
 
 
@@ -112,12 +135,14 @@ def test_two_gloo_processes_gather_deduplicate_and_agree(tmp_path):
 
     mp.spawn(_rank_main, args=(2, str(tmp_path / "init"), str(tmp_path)), nprocs=2, join=True)
     x, y = data(n=101)
-    expected = embedeval.evaluate(x, y, metrics=METRICS).per_query
+    one = embedeval.evaluate(x, y, metrics=METRICS, groups=GROUPS[np.arange(len(x)) % 3])
+    expected = one.per_query
     sizes = []
     for rank in range(2):
         with open(tmp_path / f"rank{rank}.pkl", "rb") as f:
-            size, per_query = pickle.load(f)
+            size, per_query, per_group = pickle.load(f)
         sizes.append(size)
         for m in METRICS:
             np.testing.assert_array_equal(per_query[m], expected[m], err_msg=f"rank {rank} {m}")
+        assert per_group == one.per_group.as_dict()
     assert sum(sizes) == 102  # one padded repeat was removed

@@ -197,7 +197,12 @@ def test_bad_relevance_input_to_evaluate_gets_a_clear_error(change, error, messa
 Q2, C3 = np.eye(2), np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
 BAD_RETRIEVAL = [
     (dict(qrels={"q9": {"d1": 1}}), ValueError, "'qrels' names query 'q9', which is not in 'query_ids'"),
-    (dict(qrels={"q1": {"d7": 1}}), ValueError, "'qrels' names corpus 'd7', which is not in 'corpus_ids'"),
+    (
+        dict(qrels={"q1": {"d7": 1}}, absent_docs="error"),
+        ValueError,
+        "'qrels' names corpus 'd7', which is not in 'corpus_ids'",
+    ),
+    (dict(absent_docs="keep"), ValueError, "'absent_docs' must be one of"),
     (
         dict(qrels={"q1": {"d1": 1}}, query_ids=None),
         ValueError,

@@ -21,14 +21,14 @@ def _data(n=96, d=8, classes=6, seed=0):
     return x, labels
 
 
-def _expected(model, x, labels):
+def _expected(model, x, labels, groups=None):
     with torch.no_grad():
         embeddings = model(x).numpy()
-    return embeddings, embeddings_summary(embeddings, labels.numpy())
+    return embeddings, embeddings_summary(embeddings, labels.numpy(), groups)
 
 
-def embeddings_summary(embeddings, labels):
-    return embedeval.evaluate(embeddings, labels, metrics=METRICS).to_dict("val/", names="safe")
+def embeddings_summary(embeddings, labels, groups=None):
+    return embedeval.evaluate(embeddings, labels, metrics=METRICS, groups=groups).to_dict("val/", names="safe")
 
 
 def test_lightning_callback_logs_what_evaluate_gives():
@@ -50,7 +50,7 @@ def test_lightning_callback_logs_what_evaluate_gives():
 
         def validation_step(self, batch, batch_idx):
             x, y, idx = batch
-            return {"embeddings": self(x), "labels": y, "indices": idx}
+            return {"embeddings": self(x), "labels": y, "indices": idx, "groups": idx % 2}  # two groups
 
         def configure_optimizers(self):
             return torch.optim.SGD(self.parameters(), lr=0.01)
@@ -71,7 +71,8 @@ def test_lightning_callback_logs_what_evaluate_gives():
         devices=1,
     )
     trainer.fit(model, loader, loader)
-    _, want = _expected(model, x, labels)
+    _, want = _expected(model, x, labels, groups=np.arange(len(labels)) % 2)
+    assert "val/group/1/map_at_r" in want
     logged = {k: float(v) for k, v in trainer.callback_metrics.items() if k.startswith("val/")}
     assert logged.keys() == want.keys()
     for key, value in want.items():

@@ -62,6 +62,13 @@ CASES = {
         ("map_hits@1", 0.0),
     ],
     ("map_hits", RANKINGS): [("map_hits@3", (1 / 2 + 2 / 3) / 2), ("map_hits@1", 0.0)],
+    # sentence-transformers' MAP@k: divides by min(k, R)
+    ("capped_map", EMBEDDINGS): [
+        ("capped_map@3", (1 / 2 + 2 / 3) / 3),
+        ("capped_map@5", (1 / 2 + 2 / 3 + 3 / 5) / 4),
+        ("capped_map@1", 0.0),
+    ],
+    ("capped_map", RANKINGS): [("capped_map@3", (1 / 2 + 2 / 3) / 3), ("capped_map@2", (1 / 2) / 2)],
     # Within radius 0 nothing (precision 0 by convention); within 1 the top 3 (2 relevant); radius 9 is everything.
     ("precision_radius", EMBEDDINGS): [
         ("precision_radius@0", 0.0),

@@ -19,7 +19,11 @@ from embedeval._metrics.ties import tie_order, tied_hits_from_dense, tied_hits_f
 
 CUTOFFS = (1, 2, 3, 4, 6, 8, 11)  # rankings hold up to 8 items: 11 is beyond every one
 NAMES = [
-    *(f"{f}@{k}" for f in ("precision", "recall", "capped_recall", "hit_rate", "f1", "map_hits") for k in CUTOFFS),
+    *(
+        f"{f}@{k}"
+        for f in ("precision", "recall", "capped_recall", "hit_rate", "f1", "map_hits", "capped_map")
+        for k in CUTOFFS
+    ),
     *(f"{f}@{k}" for f in ("map", "mrr", "ndcg", "ndcg_exp", "dcg", "dcg_exp", "cg") for k in CUTOFFS),
     *("r_precision", "map@r", "map", "mrr", "ndcg", "ndcg_exp", "dcg", "dcg_exp", "cg"),
     *("revisited_map", *(f"revisited_mp@{k}" for k in CUTOFFS), *(f"cmc@{k}" for k in CUTOFFS)),

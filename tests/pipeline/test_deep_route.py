@@ -10,6 +10,8 @@ ranks themselves in test_deep.py).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -23,7 +25,7 @@ from embedeval._pipeline.executors import Threads, deep_turn, one_blas_thread_ea
 from embedeval._search import FlatSearcher, ShardedSearcher
 
 LABEL_METRICS = ["precision@1", "recall@4", "r_precision", "map@r", "map", "map@5", "mrr", "mrr@2"]
-JUDGED_METRICS = [*LABEL_METRICS, "ndcg", "ndcg@5", "dcg@4", "cg@3", "revisited_map", "map_hits@4"]
+JUDGED_METRICS = [*LABEL_METRICS, "ndcg", "ndcg@5", "dcg@4", "cg@3", "revisited_map", "map_hits@4", "capped_map@3"]
 
 
 def lattice(rng, n, d):
@@ -60,10 +62,15 @@ def judged_case(seed):
     for i in range(n):
         judged = rng.choice(n_c, size=int(rng.integers(0, 12)), replace=False)
         qrels[i] = {int(j): int(rng.integers(-1, 4)) for j in judged}
+        if seed % 2:  # judged documents the corpus lacks: in R and the ideal ranking, never found
+            qrels[i].update({n_c + int(j): int(rng.integers(0, 4)) for j in range(int(rng.integers(0, 3)))})
     ignore = {i: rng.choice(n_c, size=3, replace=False).tolist() for i in range(0, n, 2)} if seed % 3 == 1 else None
     keys = (rng.integers(0, 3, n), rng.integers(0, 3, n_c)) if seed % 3 == 2 else None
     threshold = 2 if seed % 4 == 3 else 1
-    relevance, _ = _retrieval._read_relevance(qrels, n, n_c, None, None, threshold, ignore, keys)
+    corpus_ids = list(range(n_c))  # ids, so that the absent documents are absent rather than wrong
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        relevance, _ = _retrieval._read_relevance(qrels, n, n_c, None, corpus_ids, threshold, ignore, keys)
     metrics = JUDGED_METRICS if seed % 2 else [m for m in JUDGED_METRICS if not m.startswith(("ndcg", "dcg", "cg"))]
     return q, c, relevance, parse_metrics(metrics, "rankings")
 

@@ -43,6 +43,7 @@ RANKING_METRICS = [
     "map",
     "map@5",
     "map_hits@4",
+    "capped_map@4",
     "mrr",
     "mrr@3",
     "ndcg",
