@@ -30,25 +30,30 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def _line_kind(fields: list[str]) -> str:
+    """The kind one line of text reads as. A row of numbers whose first three fields are not all
+    integers is a row of embeddings, whatever its width; ids of runs and qrels are words or integers."""
+    if fields[:2] == ["query-id", "corpus-id"]:  # BEIR's qrels header
+        return _QRELS
+    if all(map(_is_number, fields)) and not all(f.lstrip("-").isdigit() for f in fields[:3]):
+        return "other"
+    if len(fields) == 6 and fields[3].lstrip("-").isdigit() and _is_number(fields[4]):
+        return _RUN
+    if len(fields) == 4 and _is_number(fields[3]):
+        return _QRELS
+    return "other"
+
+
 def sniff(path: Path) -> str:
-    """``"run"``, ``"qrels"`` or ``"other"`` (embeddings or labels), from the first line that says."""
+    """``"run"``, ``"qrels"`` or ``"other"`` (embeddings or labels), from the first line that is
+    neither blank nor a ``#`` comment."""
     if path.suffix.lower() in (".npy", ".npz", ".parquet"):
         return "other"
     with path.open("r", encoding="utf-8", errors="replace") as f:
-        for _, line in zip(range(50), f, strict=False):
+        for line in f:
             fields = line.split()
-            if not fields or fields[0].startswith("#"):
-                continue
-            if len(fields) == 6 and fields[3].lstrip("-").isdigit() and _is_number(fields[4]):
-                return _RUN
-            if (len(fields) == 4 and _is_number(fields[3]) and not _is_number(fields[2])) or fields[:2] == [
-                "query-id",
-                "corpus-id",
-            ]:
-                return _QRELS
-            if len(fields) == 4 and _is_number(fields[3]) and fields[1] == "0":
-                return _QRELS
-            return "other"
+            if fields and not fields[0].startswith("#"):
+                return _line_kind(fields)
     return "other"
 
 

@@ -158,3 +158,22 @@ def test_evaluate_type_commands_print_intervals_by_default_and_no_ci_drops_them(
     assert dropped.stdout.split()[:2] == ["metric", "value"] and "interval" not in dropped.stdout
     assert "interval" not in run(*base, "--format", "trec").stdout  # trec_eval's lines have none
     assert json.loads(run(*base, "--format", "json").stdout)["ci"]["level"] == 0.95
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        ("q1 Q0 d1 1 0.5 tag", "run"),
+        ("1 0 23 1 0.5 run", "run"),  # numeric ids
+        ("0.1 0.2 0.3 4 0.5 0.6", "other"),  # six embedding columns, one of them integer-valued
+        ("q1 0 d1 1", "qrels"),
+        ("1 0 5 2", "qrels"),
+        ("0.1 0 0.3 0.4", "other"),
+        ("cat", "other"),
+        ("query-id corpus-id score", "qrels"),
+    ],
+)
+def test_a_line_is_told_apart_by_its_fields(line, kind):
+    from embedeval.cli._compare import _line_kind
+
+    assert _line_kind(line.split()) == kind
