@@ -125,11 +125,11 @@ def _new_options(args) -> bool:
 
 def compare_command(args) -> int:
     """``embedeval compare``: per metric, each system's value and the paired comparisons."""
-    problems = []
-    if len(args.inputs) < 2 or (len(args.inputs) < 3 and not args.system):
-        problems.append("give at least two systems and the judgements last: A B LABELS, or RUN1 RUN2 QRELS")
-    systems, more = _systems(args)
-    problems += more
+    systems, problems = _systems(args)
+    if len(systems) < 2:
+        problems.append(
+            f"give at least two systems, then the judgements last (A B LABELS, or RUN1 RUN2 QRELS); got {len(systems)}"
+        )
     paths = {
         f"{name} ({Path(f).name})" if len(files) > 1 else name: f for name, files in systems.items() for f in files
     }

@@ -115,6 +115,7 @@ def test_embeddings_with_labels_take_the_n_system_form(tmp_path):
             ["the last file (dense.txt) is a TREC run", "qrels.txt is a TREC qrels"],
         ),
         (["bm25.txt", "vectors.npy", "qrels.txt"], ["vectors.npy is not a TREC run"]),
+        (["bm25.txt", "qrels.txt"], ["give at least two systems, then the judgements last"]),
         (
             ["bm25.txt", "vectors.npy", "labels.txt"],
             ["bm25.txt is a TREC run (qid Q0 docid rank score tag), but the"],
