@@ -120,7 +120,10 @@ def test_embeddings_with_labels_take_the_n_system_form(tmp_path):
             ["bm25.txt", "vectors.npy", "labels.txt"],
             ["bm25.txt is a TREC run (qid Q0 docid rank score tag), but the"],
         ),
-        (["bm25.txt", "qrels.txt", "--system", "x"], ["--system must be NAME=FILE[,FILE...]"]),
+        (
+            ["bm25.txt", "qrels.txt", "--system", "x"],
+            ["--system must be NAME=FILE[,FILE...]", "give at least two systems"],
+        ),
         (["bm25.txt", "nope.txt", "qrels.txt", "--resamples", "0"], ["nope: no such file", "--resamples must be >= 1"]),
         (["bm25.txt", "dense.txt", "qrels.txt", "--baseline", "x"], ["--baseline must name a system (bm25, dense)"]),
         (["bm25.txt", "dense.txt", "qrels.txt", "--metrics", "foo"], ["unknown metric 'foo' for rankings"]),
