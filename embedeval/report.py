@@ -165,3 +165,28 @@ def _html(header: dict, head: list[str], rows: list[list[str]], figure, sections
         f"<title>embedeval report</title><style>{_STYLE}</style>"
         f"<h1>embedeval report</h1>{meta}{html_table(head, rows)}{img}{body}\n"
     )
+
+
+def write_comparison_report(path, comparison, *, inputs: dict | None = None, command: str | None = None) -> Path:
+    """Write ``path`` (.md or .html) for a :func:`embedeval.stats.compare_systems` result: the
+    systems' table (values, intervals, rank intervals), the pairs' table (differences,
+    p-values, effect sizes, win/tie/loss), how each number was made, the inputs and versions.
+    """
+    from ._stats.tables import legend, pair_rows, system_rows
+
+    path = Path(path)
+    if path.suffix.lower() not in (".md", ".html", ".htm"):
+        raise ValueError(f"report file must end in .md or .html; got {path.name!r}")
+    header = {"created": datetime.now().astimezone().isoformat(sep=" ", timespec="seconds")}
+    if command:
+        header["command"] = command
+    sections = [("Pairs", *pair_rows(comparison)), ("Method", legend(comparison))]
+    sections += [("Inputs", inputs)] if inputs else []
+    sections.append(("Versions", _versions()))
+    head, rows = system_rows(comparison)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() == ".md":
+        path.write_text(_markdown(header, head, rows, None, sections, path.parent))
+    else:
+        path.write_text(_html(header, head, rows, None, sections))
+    return path

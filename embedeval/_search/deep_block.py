@@ -11,7 +11,9 @@ import itertools
 import numpy as np
 
 from .._core import budget as _budget
+from .._core import compiled
 from . import deep_count as steps
+from . import deep_fused
 from .deep_exact import error_bounds
 from .deep_rows import ExactRows
 
@@ -101,12 +103,15 @@ class Block(ExactRows):
             out[i, : found.size] = found
         return out
 
-    def _count(self, values, mixed: bool, rows, top, threshold):
+    def _count(self, values, mixed: bool, rows, top, threshold, fused: bool = True):
         """Ranks of ``rows`` (m,) from the other values within top + 2 (E_o + E_r).
 
         Returns ``(ranks (m, w), short (m,))``: short rows have fewer than depth values at or
-        below their (sampled, non-NaN) ``threshold``; their ranks are meaningless.
+        below their (sampled, non-NaN) ``threshold``; their ranks are meaningless. With compiled
+        kernels (``fused``, class codes, no grades), :func:`.deep_fused.count` does it.
         """
+        if fused and values is None and self.grades is None and compiled.enabled():
+            return deep_fused.count(self, mixed, rows, top, threshold)
         m = rows.size
         window = self.bound_other[rows] + self.bound_rel[rows]
         ends, at, cols, other = self._others(values, rows, top + 2 * window)
@@ -230,6 +235,23 @@ class Block(ExactRows):
             at = np.repeat(np.arange(rows.size), np.diff(ends))
             cols = flat - at * block.shape[1]
             return ends, at, cols, block[at, cols].astype(np.float64)
+        parts = []
+        for i0, c0, chunk, lim in self._chunks_within(rows, limit):
+            flat = np.flatnonzero(chunk <= lim[:, None])
+            at = flat // chunk.shape[1]
+            parts.append((at + i0, flat - at * chunk.shape[1] + c0, chunk.ravel()[flat]))
+        matrix = self.ranker._matrix32 if self.factors_other.dtype == np.float32 else self.ranker._matrix64
+        empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, matrix.dtype))
+        at, cols, found = (np.concatenate([e] + [p[j] for p in parts]) for j, e in enumerate(empty))
+        # chunk by chunk, then row by row: regroup by row (a radix sort of small integers)
+        order = np.argsort(at.astype(np.int16) if rows.size < 2**15 else at, kind="stable")
+        at, cols, found = at[order], cols[order], found[order]
+        return np.searchsorted(at, np.arange(rows.size + 1)), at, cols, found.astype(np.float64)
+
+    def _chunks_within(self, rows, limit):
+        """``(i0, c0, chunk, lim)``: the other references' values of ``rows[i0:]`` at columns ``c0:``,
+        a cache-sized chunk at a time (relevant slices and ignored references +inf), and ``limit``
+        of those rows rounded up to the chunk's precision (class codes only)."""
         rk = self.ranker
         matrix = rk._matrix32 if self.factors_other.dtype == np.float32 else rk._matrix64
         spans = self._spans(rows)
@@ -237,10 +259,9 @@ class Block(ExactRows):
         # (a product per class would read the references once per class), slices masked.
         runs = spans if len(spans) == 1 else [(0, rows.size, 0, 0)]
         ignored_pos, ignored_col = self._ignored_in(rows)
-        parts = []
         for i0, i1, lo, hi in runs:
             factors = self.factors_other[rows[i0:i1]]
-            lim = steps.round_up(limit[i0:i1], matrix.dtype)[:, None]
+            lim = steps.round_up(limit[i0:i1], matrix.dtype)
             step = max(256, _budget.DEEP_CHUNK_ELEMENTS // (i1 - i0))
             for c0, c1 in _chunks([(0, lo), (hi, rk.size)], step):
                 chunk = factors @ matrix[c0:c1].T
@@ -249,15 +270,7 @@ class Block(ExactRows):
                         chunk[a:z, max(slo, c0) - c0 : max(min(shi, c1) - c0, 0)] = np.inf
                 a, z = np.searchsorted(ignored_col, [c0, c1])
                 chunk[ignored_pos[a:z] - i0, ignored_col[a:z] - c0] = np.inf  # runs hold all rows
-                flat = np.flatnonzero(chunk <= lim)
-                at = flat // (c1 - c0)
-                parts.append((at + i0, flat - at * (c1 - c0) + c0, chunk.ravel()[flat]))
-        empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, matrix.dtype))
-        at, cols, found = (np.concatenate([e] + [p[j] for p in parts]) for j, e in enumerate(empty))
-        # chunk by chunk, then row by row: regroup by row (a radix sort of small integers)
-        order = np.argsort(at.astype(np.int16) if rows.size < 2**15 else at, kind="stable")
-        at, cols, found = at[order], cols[order], found[order]
-        return np.searchsorted(at, np.arange(rows.size + 1)), at, cols, found.astype(np.float64)
+                yield i0, c0, chunk, lim
 
     def _ignored_in(self, rows):
         """(positions in ``rows``, columns) of the ignored references of ``rows`` (ascending), by column."""

@@ -56,6 +56,12 @@ def ranks_from_places(at, place, ranked, depth, w: int) -> np.ndarray:
     """
     m = ranked.size
     counts = np.bincount(at * (w + 1) + np.minimum(place, ranked[at]), minlength=m * (w + 1)).reshape(m, w + 1)
+    return ranks_from_counts(counts, ranked, depth)
+
+
+def ranks_from_counts(counts, ranked, depth) -> np.ndarray:
+    """(m, w) ranks from ``counts`` (m, w + 1): row i's others at each place (clipped to ``ranked[i]``)."""
+    w = counts.shape[1] - 1
     ranks = np.cumsum(counts[:, :w], axis=1) + np.arange(1, w + 1, dtype=np.float64)
     ranks[np.arange(w) >= ranked[:, None]] = np.inf
     ranks[ranks > depth[:, None]] = np.inf

@@ -43,6 +43,7 @@ from fractions import Fraction
 import numpy as np
 
 from .._core import budget as _budget
+from .._core import compiled
 from .._inputs.arrays import (
     DISTANCES,
     as_embeddings,
@@ -52,6 +53,7 @@ from .._inputs.arrays import (
     check_positive_int,
     encode_labels,
 )
+from . import fused_pass
 from .pair_auroc import HeldPositives
 from .pairs import Grid, PairSpace, exact_bins, pair_indices
 from .thresholds import Threshold, collect_pass, guess_bins, refine_pass
@@ -298,7 +300,10 @@ def _positive_pass(space: PairSpace, grid: Grid, wanted: np.ndarray | None) -> t
 def _main_pass(space: PairSpace, grid: Grid, held: HeldPositives, want_histogram: bool, guessed, budget: int):
     """One pass over all pairs: the histogram of every pair's exact bin (when wanted), the AUROC
     counts of the negative pairs in the held positives' bins, and the (bin, row, column) of the
-    pairs in ``guessed`` bins (None if more than ``budget`` turn up)."""
+    pairs in ``guessed`` bins (None if more than ``budget`` turn up). With compiled kernels
+    (:mod:`embedeval._core.compiled`), :func:`.fused_pass.main_pass` does it, with the same results."""
+    if compiled.enabled():
+        return fused_pass.main_pass(space, grid, held, want_histogram, guessed, budget)
     hist = np.zeros(grid.n_bins + 2, dtype=np.int64)
     local2, kept, n_kept = 0, [], 0
     index = np.int32 if max(len(space.q), len(space.r)) < 2**31 else np.int64

@@ -12,6 +12,8 @@ ImportError that gives that command.
 * :mod:`embedeval.integrations.sentence_transformers`:
   :class:`~embedeval.integrations.sentence_transformers.RetrievalEvaluator`, a sentence-transformers
   evaluator (queries, a corpus, judgements) scored exactly by embedeval.
+* :mod:`embedeval.integrations.mteb`: :class:`~embedeval.integrations.mteb.ExactSearchIndex`, an
+  exact search backend for MTEB's retrieval tasks.
 """
 
 from __future__ import annotations

@@ -136,7 +136,7 @@ def test_per_query_in_every_format(tmp_path):
     }
     assert payload["summary"] == {"mrr": 0.75, "precision@1": 0.5}
     csv_lines = command(*base, "--format", "csv").stdout.splitlines()
-    assert csv_lines[0] == "query,mrr,precision@1" and csv_lines[1] == "q1,0.5,0.0" and csv_lines[-1] == "all,0.75,0.5"
+    assert csv_lines[0] == "query,mrr,precision@1" and csv_lines[1] == "q1,0.5,0.0" and "all,0.75,0.5" in csv_lines
     markdown = command(*base, "--format", "markdown").stdout
     assert "| q2 | 1.0000 | 1.0000 |" in markdown and "| all | 0.7500 | 0.5000 |" in markdown
     table = command(*base).stdout

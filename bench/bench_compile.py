@@ -1,0 +1,55 @@
+"""The compiled kernels' cost on the first call of a fresh process (numba's import, then the
+machine code loaded from the on-disk cache, or compiled when the cache is cold).
+
+    python bench/bench_compile.py            # a warm cache (run once before to fill it)
+    python bench/bench_compile.py --cold     # the cache emptied first: the compilation itself
+
+Prints the seconds of ``import numba`` and of a first small pair verification with the compiled
+kernels and with the numpy passes, each in a new interpreter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import subprocess
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
+PROGRAM = """
+import time, os
+t0 = time.perf_counter()
+import numpy as np
+import embedeval
+from embedeval._setlevel.verification import pair_verification
+rng = np.random.default_rng(0)
+x = rng.standard_normal((300, 16)).astype(np.float32)
+y = rng.integers(0, 5, 300)
+t1 = time.perf_counter()
+if os.environ["EMBEDEVAL_KERNELS"] != "numpy":
+    import numba
+t2 = time.perf_counter()
+pair_verification(x, y)
+t3 = time.perf_counter()
+pair_verification(x, y)
+t4 = time.perf_counter()
+kernels = os.environ["EMBEDEVAL_KERNELS"]
+print(f"{kernels:6s} import numba {t2 - t1:.2f} s, first call {t3 - t2:.2f} s, second {t4 - t3:.2f} s")
+"""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cold", action="store_true", help="remove the kernels' numba cache first")
+    args = parser.parse_args()
+    if args.cold:
+        for path in glob.glob(os.path.join(ROOT, "embedeval", "*", "__pycache__", "*_kernels.*.nb[ic]")):
+            os.remove(path)
+    for kernels in ("auto", "numpy"):
+        env = dict(os.environ, EMBEDEVAL_KERNELS=kernels, PYTHONPATH=ROOT)
+        subprocess.run([sys.executable, "-c", PROGRAM], env=env, check=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""The deep ranking's count of other references with the compiled pass (:mod:`.deep_kernels`):
+the results of :meth:`embedeval._search.deep_block.Block._count` (which the tests check on the
+same cases) without collecting, regrouping and sorting every other reference within the limit.
+
+Only near-ties leave the compiled loop: in float32 (mixed precision) they are placed again in
+float64, and a row where one remains is handed to the numpy passes, which rank it exactly from
+its candidates. Rows without a near-tie are exact from the counts alone (the proof in
+:mod:`embedeval._search.deep`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import deep_count as steps
+
+
+def count(block, mixed: bool, rows, top, threshold):
+    """``(ranks (m, w), short (m,))`` as :meth:`~embedeval._search.deep_block.Block._count` (class codes,
+    no grades)."""
+    from . import deep_kernels as kernels  # numba, imported only when compiled kernels are on
+
+    m = rows.size
+    window = block.bound_other[rows] + block.bound_rel[rows]
+    padded = np.ascontiguousarray(block.padded if m == len(block.queries) else block.padded[rows])
+    nearest = padded[:, 1:-1]
+    depth = block.depth[rows]
+    ranked = np.count_nonzero(nearest <= (top + window)[:, None], axis=1)
+    below = np.count_nonzero(nearest <= threshold[:, None], axis=1)  # NaN: none
+    counts = np.zeros((m, nearest.shape[1] + 1), dtype=np.int64)
+    found, out = [], np.empty((0, 3), dtype=np.int32)
+    for i0, c0, chunk, lim in block._chunks_within(rows, top + 2 * window):
+        if out.shape[0] < chunk.size:
+            out = np.empty((chunk.size, 3), dtype=np.int32)
+        n = kernels.place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out)
+        if n:
+            found.append(out[:n].astype(np.int64))
+    tied = np.zeros(m, dtype=bool)
+    if found:
+        near = np.concatenate(found)
+        near = near[np.argsort(near[:, 0], kind="stable")]
+        at, cols, place = near[:, 0], near[:, 1], near[:, 2]
+        if mixed:  # those others again, in float64
+            other, place64 = block._float64_places(nearest, rows, at, cols)
+            np.subtract.at(counts, (at, np.minimum(place, ranked[at])), 1)
+            np.add.at(counts, (at, np.minimum(place64, ranked[at])), 1)
+            still = steps.near(padded.ravel(), at * padded.shape[1] + place64, other, 2 * block.bound_rel[rows][at])
+            at = at[still]
+        tied[at] = True
+    short = ~np.isnan(threshold) & (below < depth)
+    ranks = steps.ranks_from_counts(counts, ranked, depth)
+    redo = np.flatnonzero(tied & ~short)
+    if redo.size:  # rows with a near-tie: ranked exactly from their candidates by the numpy passes
+        ranks[redo] = block._count(None, mixed, rows[redo], top[redo], threshold[redo], fused=False)[0]
+    return ranks, short
