@@ -19,7 +19,7 @@ _STYLE = (
     "img{max-width:100%;height:auto}"
     "table{border-collapse:collapse}td,th{padding:2px 8px;text-align:left;vertical-align:top;"
     "border-bottom:1px solid #ddd}td:not(:last-child),th:not(:last-child){white-space:nowrap}"
-    "code,li{overflow-wrap:anywhere}.meta{color:#555}"
+    "code,li{overflow-wrap:anywhere}.meta{color:#555}.scroll{overflow-x:auto}.nowrap td,.nowrap th{white-space:nowrap}"
 )
 
 
@@ -140,9 +140,11 @@ def _markdown(header: dict, head: list[str], rows: list[list[str]], figure, sect
     return "\n".join(lines) + "\n"
 
 
-def _html(header: dict, head: list[str], rows: list[list[str]], figure, sections, groups=None) -> str:
-    """The report as one self-contained HTML page: the figure is embedded as base64."""
+def _html(header: dict, head: list[str], rows: list[list[str]], figure, sections, groups=None, wrap_last=True) -> str:
+    """The report as one self-contained HTML page: the figure is embedded as base64. A table's
+    last column wraps (``wrap_last``: the evaluation's definitions) or no cell does."""
     esc = html.escape
+    nowrap = not wrap_last
     img = ""
     if figure is not None:
         data = base64.b64encode(Path(figure).read_bytes()).decode()
@@ -152,16 +154,42 @@ def _html(header: dict, head: list[str], rows: list[list[str]], figure, sections
         for k, v in header.items()
     )
     if groups is not None:
-        img += f"<h2>Per group</h2><p>{esc(_GROUPS_NOTE)}</p>{html_table(*groups)}"
+        img += f"<h2>Per group</h2><p>{esc(_GROUPS_NOTE)}</p>{html_table(*groups, nowrap=nowrap)}"
 
     def listed(items: dict) -> str:
         return "<ul>" + "".join(f"<li><b>{esc(str(k))}</b>: {esc(str(v))}</li>" for k, v in items.items()) + "</ul>"
 
     body = "".join(
-        f"<h2>{esc(t)}</h2>" + (html_table(*items) if len(items) == 2 else listed(items[0])) for t, *items in sections
+        f"<h2>{esc(t)}</h2>" + (html_table(*items, nowrap=nowrap) if len(items) == 2 else listed(items[0]))
+        for t, *items in sections
     )
     return (
         f"<!doctype html><meta charset='utf-8'><meta name='viewport' content='width=device-width'>"
         f"<title>embedeval report</title><style>{_STYLE}</style>"
-        f"<h1>embedeval report</h1>{meta}{html_table(head, rows)}{img}{body}\n"
+        f"<h1>embedeval report</h1>{meta}{html_table(head, rows, nowrap=nowrap)}{img}{body}\n"
     )
+
+
+def write_comparison_report(path, comparison, *, inputs: dict | None = None, command: str | None = None) -> Path:
+    """Write ``path`` (.md or .html) for a :func:`embedeval.stats.compare_systems` result: the
+    systems' table (values, intervals, rank intervals), the pairs' table (differences,
+    p-values, effect sizes, win/tie/loss), how each number was made, the inputs and versions.
+    """
+    from ._stats.tables import legend, pair_rows, system_rows
+
+    path = Path(path)
+    if path.suffix.lower() not in (".md", ".html", ".htm"):
+        raise ValueError(f"report file must end in .md or .html; got {path.name!r}")
+    header = {"created": datetime.now().astimezone().isoformat(sep=" ", timespec="seconds")}
+    if command:
+        header["command"] = command
+    sections = [("Pairs", *pair_rows(comparison)), ("Method", legend(comparison))]
+    sections += [("Inputs", inputs)] if inputs else []
+    sections.append(("Versions", _versions()))
+    head, rows = system_rows(comparison)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() == ".md":
+        path.write_text(_markdown(header, head, rows, None, sections, path.parent))
+    else:
+        path.write_text(_html(header, head, rows, None, sections, wrap_last=False))
+    return path

@@ -11,6 +11,7 @@ from ._core.names import safe_keys
 from ._core.skips import Skipped, skip_code
 from ._core.text import aligned_table, group_table, metric_table, wrapped
 from ._inputs.groups import PerGroup, per_group_summaries, read_groups
+from ._metrics.families import summarise
 from ._metrics.set_families import no_interval_reasons as _no_interval_reasons
 
 __all__ = ["EvaluationResult", "PerClass", "PerGroup"]
@@ -60,7 +61,7 @@ def micro_averages(
             raise ValueError("a result without per-query metrics needs 'skip_codes' (one per query)")
         return {}, np.asarray(skip_codes) < 0
     evaluated = ~np.isnan(next(iter(per_query.values())))
-    summary = {n: float(v[evaluated].mean()) if evaluated.any() else float("nan") for n, v in per_query.items()}
+    summary = {n: summarise(n, v[evaluated]) if evaluated.any() else float("nan") for n, v in per_query.items()}
     return summary, evaluated
 
 

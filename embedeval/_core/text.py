@@ -132,12 +132,14 @@ def markdown_table(head: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
 
 
-def html_table(head: list[str], rows: list[list[str]]) -> str:
-    """An HTML ``<table>`` on one line, every cell escaped."""
+def html_table(head: list[str], rows: list[list[str]], *, nowrap: bool = False) -> str:
+    """An HTML ``<table>`` on one line, every cell escaped, in a ``<div class="scroll">`` (a
+    table wider than the page scrolls by itself); ``nowrap``: the class that keeps every cell,
+    the last one too, on one line."""
     esc = html.escape
     cells = "<tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr>"
     cells += "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table>{cells}</table>"
+    return f"<div class='scroll'><table{' class=nowrap' if nowrap else ''}>{cells}</table></div>"
 
 
 def csv_table(head: list[str], rows: list[list[str]]) -> str:

@@ -24,6 +24,7 @@ import numpy as np
 
 from .._metrics import expected as _expected
 from .._metrics import kernels as _kernels
+from .._metrics.listing import listing_of
 from .._metrics.registry import per_query_values
 from .._metrics.ties import TIE_RULES, TiedHits, tied_hits_from_groups
 from ..result import EvaluationResult
@@ -62,6 +63,11 @@ class Judged:
     judged_grades: np.ndarray
     group_start: np.ndarray | None = None
     group_size: np.ndarray | None = None
+    # What trec_eval's measures of a whole listing read (bpref, infAP, set_P, unj, G, ...):
+    # each query's number of retrieved items, and of judged items graded exactly 0. Forms that
+    # know them give them; without them those measures refuse (their kernels name what is missing).
+    n_retrieved: np.ndarray | None = None
+    n_zero: np.ndarray | None = None
 
     def _judged_side(self, threshold: float) -> tuple[np.ndarray, np.ndarray]:
         """(R, ideal): each query's relevant judged items and its judged grades, largest first."""
@@ -103,6 +109,8 @@ class Judged:
         group's other positions and are dropped (they count in no metric)."""
         if rule not in TIE_RULES:
             raise ValueError(f"'ties' for a reordering must be one of {', '.join(TIE_RULES)}; got {rule!r}")
+        if self.n_retrieved is not None:
+            return self._reordered_listing(rule)
         grades = np.asarray(self.grades, dtype=np.float64)
         rows, start, size, grade, label, first = self._grouped(-grades if rule == "optimistic" else grades)
         within = np.arange(rows.size) - first[label]  # 0-based place among the group's graded items
@@ -110,10 +118,39 @@ class Judged:
             ranks = start + 1.0 + within
         else:
             ranks = start + size - np.bincount(label)[label] + 1.0 + within
-        return Judged(self.n_queries, rows, ranks, grade, self.judged_rows, self.judged_grades)
+        return Judged(self.n_queries, rows, ranks, grade, self.judged_rows, self.judged_grades, None, None, None)
 
-    def hits(self, threshold: float) -> _kernels.Hits:
-        """:class:`~embedeval._metrics.kernels.Hits` at relevance level ``threshold``."""
+    def _reordered_listing(self, rule: str) -> Judged:
+        """:meth:`ordered` keeping every judged item, for trec_eval's measures of the whole listing:
+        within a tie group, ``"optimistic"`` ranks the items with a grade >= 0 first (highest grade
+        first) and those with a negative grade last; ``"pessimistic"`` the reverse; documents
+        outside the qrels take the positions between."""
+        grades = np.asarray(self.grades, dtype=np.float64)
+        start, size = np.asarray(self.group_start, np.float64), np.asarray(self.group_size, np.float64)
+        graded = grades >= 0
+        first_class = graded if rule == "optimistic" else ~graded  # the class that goes to the top
+        order = np.lexsort((-grades if rule == "optimistic" else grades, ~first_class, start, self.rows))
+        rows, start, size, grades, top = self.rows[order], start[order], size[order], grades[order], first_class[order]
+        new = np.ones(rows.size, dtype=bool)
+        new[1:] = (rows[1:] != rows[:-1]) | (start[1:] != start[:-1]) | (top[1:] != top[:-1])
+        label = np.cumsum(new) - 1
+        within = np.arange(rows.size) - np.flatnonzero(new)[label]
+        count = np.bincount(label)[label]
+        ranks = np.where(top, start + 1.0 + within, start + size - count + 1.0 + within)
+        return Judged(
+            self.n_queries,
+            rows,
+            ranks,
+            grades,
+            self.judged_rows,
+            self.judged_grades,
+            n_retrieved=self.n_retrieved,
+            n_zero=self.n_zero,
+        )
+
+    def hits(self, threshold: float, with_listing: bool = True) -> _kernels.Hits:
+        """:class:`~embedeval._metrics.kernels.Hits` at relevance level ``threshold``; with
+        ``with_listing``, also the whole listing where the form gave what it needs."""
         n = self.n_queries
         rows, ranks, grade = _by_row(self.rows, np.asarray(self.ranks, dtype=np.float64), self.grades)
         positive = grade > 0
@@ -125,12 +162,16 @@ class Judged:
         relevant = np.sort(np.where(gain_grades >= threshold, gain_ranks, np.inf), axis=1)
         width = max(int(np.isfinite(relevant).sum(axis=1).max(initial=0)), 1)
         n_relevant, ideal = self._judged_side(threshold)
+        listing = None
+        if with_listing and self.n_retrieved is not None:
+            listing = listing_of(rows, ranks, grade, self.n_retrieved, ideal, self.n_zero, threshold)
         return _kernels.Hits(
             ranks=np.ascontiguousarray(relevant[:, :width]),
             n_relevant=n_relevant,
             gain_ranks=gain_ranks,
             gain_grades=gain_grades,
             ideal=ideal,
+            listing=listing,
         )
 
 
@@ -142,15 +183,30 @@ def _by_row(rows: np.ndarray, *columns: np.ndarray) -> tuple[np.ndarray, ...]:
     return (rows, *columns)
 
 
+def _needs_listing(parsed) -> bool:
+    """Whether a metric reads the whole listing (trec_eval's bpref, set_P, G, ...): built only then."""
+    return any(m.spec.listing for m in parsed)
+
+
 def per_query(parsed, judged: Judged, threshold: float, ties: str | None) -> tuple[dict, np.ndarray]:
     """(per-query values of each metric, R) of ``judged`` under the tie rule ``ties`` (None: the
     ranks as given; the other rules need the tie groups)."""
     if ties == "expected":
         tied = judged.tied_hits(threshold)
-        return _expected.compute(parsed, tied), tied.n_relevant
+        values = _expected.compute([m for m in parsed if m.spec.forms[m.form].expected is not None], tied)
+        rest = [m for m in parsed if m.name not in values]
+        undefined = [m.name for m in rest if not m.spec.order_free]
+        if undefined:
+            raise ValueError(
+                f"ties='expected' has no value for {', '.join(undefined)} (no tie-aware expected value is "
+                "derived for them: see docs/guides/trec_eval.md); use 'optimistic' or 'pessimistic'"
+            )
+        if rest:  # the same value in every order of the tied items
+            values |= per_query_values(rest, judged.ordered("optimistic").hits(threshold, _needs_listing(rest)))
+        return {m.name: values[m.name] for m in parsed}, tied.n_relevant
     if ties is not None:
         judged = judged.ordered(ties)
-    hits = judged.hits(threshold)
+    hits = judged.hits(threshold, _needs_listing(parsed))
     return per_query_values(parsed, hits), hits.n_relevant
 
 

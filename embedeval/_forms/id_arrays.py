@@ -52,13 +52,25 @@ def _check_block(block: np.ndarray, start: int, name: str, pad: int, shift: int)
 def _match(rankings: np.ndarray, pad: int, shift: int, rows, ids, grades, judged_rows, judged_grades) -> Judged:
     """Check ``rankings`` block by block and find the judged ``ids`` (internal, by sorted ``rows``)."""
     where = np.full(rows.size, -1, dtype=np.int64)
+    n_retrieved = np.zeros(rankings.shape[0], dtype=np.int64)
     for start, raw in row_blocks(rankings):
         block = _internal(raw, pad, shift)
         _check_block(block, start, "rankings", pad, shift)
         sel = slice(*np.searchsorted(rows, [start, start + block.shape[0]]))
         where[sel] = find(block, rows[sel] - start, ids[sel])
+        n_retrieved[start : start + block.shape[0]] = np.count_nonzero(block >= 0, axis=1)
     found = where >= 0
-    return Judged(rankings.shape[0], rows[found], where[found] + 1.0, grades[found], judged_rows, judged_grades)
+    n_zero = np.bincount(rows[np.asarray(grades) == 0], minlength=rankings.shape[0])
+    return Judged(
+        rankings.shape[0],
+        rows[found],
+        where[found] + 1.0,
+        grades[found],
+        judged_rows,
+        judged_grades,
+        n_retrieved=n_retrieved,
+        n_zero=n_zero,
+    )
 
 
 def from_arrays(rankings, relevance, grades, pad: int) -> Judged:

@@ -49,10 +49,10 @@ class Judgements:
     def rows(self) -> np.ndarray:
         return np.repeat(np.arange(self.offsets.size - 1), np.diff(self.offsets))
 
-    def positive(self) -> tuple[np.ndarray, list, np.ndarray]:
-        """(rows, ids, grades) of the judged items with a grade > 0, by query."""
-        keep = self.grades > 0
-        return self.rows[keep], list(itertools.compress(self.ids, keep.tolist())), self.grades[keep]
+    def every(self) -> tuple[np.ndarray, list, np.ndarray]:
+        """(rows, ids, grades) of every judged item, by query: those with a grade <= 0 count in
+        trec_eval's measures of judged non-relevant documents (bpref, infAP, relstring)."""
+        return self.rows, self.ids, self.grades
 
 
 def order_by_score(scored: Mapping) -> list:
@@ -171,7 +171,7 @@ def from_scored(maps: list, judged: Judgements, name: Callable[[int], str], grou
     scores, rank = exact_scores(maps, check_scores(maps, name))
     n = len(maps)
     offsets = offsets_of(np.fromiter(map(len, maps), np.int64, n))
-    rows, ids, grades = judged.positive()
+    rows, ids, grades = judged.every()
     nan = float("nan")
     owners = list(map(maps.__getitem__, rows.tolist()))
     if rank is not None:  # scores replaced by their exact ranks
@@ -221,7 +221,7 @@ def _from_hashes(lists: list, judged: Judgements) -> Judged:
     except TypeError:
         raise _Collision from None  # an unhashable id: the exact path names it
     hashes &= _NONNEGATIVE
-    rows, ids, grades = judged.positive()
+    rows, ids, grades = judged.every()
     judged_hashes = np.fromiter(map(hash, ids), np.int64, len(ids)) & _NONNEGATIVE
     where = np.full(rows.size, -1, dtype=np.int64)
     for start, block in padded_blocks(hashes, offsets):
@@ -237,7 +237,7 @@ def _from_hashes(lists: list, judged: Judgements) -> Judged:
 
 
 def _from_lists_exactly(lists: list, judged: Judgements, name) -> Judged:
-    rows, ids, grades = judged.positive()
+    rows, ids, grades = judged.every()
     positions = []
     for i, ranking in enumerate(lists):
         position: dict = {}
@@ -259,7 +259,11 @@ def _judged(n, rows, ranks, grades, judged: Judgements, rankings: list) -> Judge
     if rows.size == 0 and judged.ids:
         check_id_types(rankings, judged.ids)
     keep = judged.grades > 0
-    return Judged(n, rows, ranks, grades, judged.rows[keep], judged.grades[keep])
+    n_retrieved = np.fromiter(map(len, rankings), np.int64, n)
+    n_zero = np.bincount(judged.rows[judged.grades == 0], minlength=n)
+    return Judged(
+        n, rows, ranks, grades, judged.rows[keep], judged.grades[keep], n_retrieved=n_retrieved, n_zero=n_zero
+    )
 
 
 def _kind(x) -> str:

@@ -96,7 +96,39 @@ ABOUT: dict[str, tuple[str, dict[str, list[str]]]] = {
     "pcf": (_OML, {"OML": ["pcf"]}),
 }
 
-_CUTOFF_SUFFIX = {"none": "", "k": "@k", "r": "@r", "radius": "@radius"}
+# trec_eval's own measures (trec_families.py): the reference, and the name trec_eval prints
+_TREC10 = "trec_eval 10 (NIST), its C source; agreement with pytrec_eval (trec_eval 9) where it has the measure"
+_BUCKLEY = "Buckley & Voorhees, Retrieval evaluation with incomplete information, SIGIR 2004"
+_TREC_OWN = {
+    "bpref": (_BUCKLEY, "bpref"),
+    "gm_bpref": (_BUCKLEY + "; summary as trec_eval's gm_bpref", "gm_bpref"),
+    "gm_map": ("Robertson, On GMAP, CIKM 2006; trec_eval's gm_map", "gm_map"),
+    "infap": (
+        "Yilmaz & Aslam, Estimating average precision with incomplete and imperfect judgments, CIKM 2006",
+        "infAP",
+    ),
+    "iprec_at_recall": (_TREC10, "iprec_at_recall_p"),
+    "11pt_avg": (_TREC10, "11pt_avg"),
+    "rprec_mult": (_TREC10, "Rprec_mult_m"),
+    "bing": (_TREC10, "binG"),
+    "set_p": (_TREC10, "set_P"),
+    "set_recall": (_TREC10, "set_recall"),
+    "set_relative_p": (_TREC10, "set_relative_P"),
+    "set_map": (_TREC10, "set_map"),
+    "set_f": ("van Rijsbergen, Information Retrieval, 1979 (F measure); trec_eval's set_F", "set_F"),
+    "utility": (_TREC10, "utility"),
+    "num_nonrel_judged_ret": (_TREC10, "num_nonrel_judged_ret"),
+    "unj": (_TREC10, "unj_k"),
+    "rbp": ("Moffat & Zobel, Rank-biased precision for measurement of retrieval effectiveness, TOIS 2008", "rbp"),
+    "rbp_resid": ("Moffat & Zobel, TOIS 2008 (the residual); trec_eval's rbp_resid", "rbp_resid"),
+    "ndcg_gains": (_JARVELIN + "; trec_eval's ndcg with gain parameters", "ndcg.g=gain,..."),
+    "g": (_TREC10, "G"),
+    "ndcg_rel": (_TREC10, "ndcg_rel"),
+    "rndcg": (_TREC10, "Rndcg"),
+}
+ABOUT.update({family: (ref, {"trec_eval": [name]}) for family, (ref, name) in _TREC_OWN.items()})
+
+_CUTOFF_SUFFIX = {"none": "", "k": "@k", "r": "@r", "radius": "@radius", "param": "@params"}
 _ALL_RULES = ["index", "expected", "optimistic", "pessimistic"]
 
 
@@ -145,7 +177,9 @@ def _per_query_row(family: str) -> dict:
         "forms": forms,
         "graded": spec.graded,
         "needs_uncut": spec.uncut,
-        "ties": _ALL_RULES if all(form.expected is not None for form in spec.forms.values()) else ["index"],
+        "ties": _ALL_RULES
+        if spec.order_free or all(form.expected is not None for form in spec.forms.values())
+        else ["index", "optimistic", "pessimistic"],
         "aliases": aliases,
         "accepted_aliases": _accepted(family),
         "reference": reference,

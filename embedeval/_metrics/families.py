@@ -29,8 +29,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from . import expected as E
 from . import kernels as K
+from .trec_families import LISTING, ORDER_FREE, TREC_FAMILIES
 
 EMBEDDINGS = "embeddings"
 RANKINGS = "rankings"
@@ -69,6 +72,17 @@ class Family:
     # "@n" is a Hamming radius (cutoffs == {"radius"}): the kernel's cutoff is, per query, the
     # number of references within that distance (distance="hamming" only)
     radius: bool = False
+    # "@text" is a parameter (cutoffs holds "param"): param(text) -> the kernel's cutoff, or
+    # ValueError naming the rule (iprec_at_recall@0.1, utility@2,-1,0,0, ndcg_gains@1=3,2=9)
+    param: Callable | None = None
+    # how per-query values are summarised: "mean", or "gm" (geometric mean of the values, each
+    # floored at GM_FLOOR: trec_eval's gm_map and gm_bpref)
+    summary: str = "mean"
+    # the value does not depend on the order of the retrieved items (set_P): every tie rule gives
+    # the ordinary value, so ties="expected" needs no twin
+    order_free: bool = False
+    # the kernel reads the whole listing (Hits.listing): the input form must build it
+    listing: bool = False
 
 
 def _forms(definition: str, kernel: Callable, expected: Callable, forms=BOTH) -> dict[str, Form]:
@@ -259,3 +273,33 @@ FAMILIES: dict[str, Family] = {
         ),
     ),
 }
+
+
+GM_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN: a value below it counts as it in a geometric mean
+_TREC_CUTOFFS = {
+    "none": _NONE,
+    "k": _K,
+    "param": frozenset({"param"}),
+    "optional": frozenset({"none", "param"}),
+}
+for _name, (_cut, _definition, _kernel, _graded, _param, _summary) in TREC_FAMILIES.items():
+    FAMILIES[_name] = Family(
+        _TREC_CUTOFFS[_cut],
+        None if _cut == "k" else ALL_HITS,
+        _forms(_definition, _kernel, {"gm_map": E.average_precision}.get(_name), (RANKINGS,)),
+        graded=_graded,
+        param=_param,
+        summary=_summary,
+        order_free=_name in ORDER_FREE,
+        listing=_name in LISTING,
+    )
+
+
+def summarise(name: str, values: np.ndarray) -> float:
+    """The summary of a metric's per-query ``values`` (evaluated queries only) by its family's
+    declared rule: the mean, or for ``summary == "gm"`` the geometric mean of the values floored
+    at :data:`GM_FLOOR` (trec_eval's gm_map)."""
+    family = FAMILIES.get(name.partition("@")[0])
+    if family is not None and family.summary == "gm":
+        return float(np.exp(np.mean(np.log(np.maximum(values, GM_FLOOR)))))
+    return float(values.mean())

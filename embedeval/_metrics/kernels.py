@@ -34,6 +34,9 @@ class Hits:
     gain_ranks: np.ndarray | None = None
     gain_grades: np.ndarray | None = None
     ideal: np.ndarray | None = None
+    # the whole listing, for trec_eval's measures that read more than the relevant items
+    # (:class:`embedeval._metrics.listing.Listing`); None where the input form cannot give it
+    listing: object | None = None
 
 
 def pack(rows: np.ndarray, values: np.ndarray, n_rows: int, fill: float = np.inf) -> np.ndarray:

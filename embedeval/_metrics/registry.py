@@ -45,6 +45,7 @@ class Metric:
     form: str = EMBEDDINGS
     at_r: bool = False
     level: float | None = None  # a set-level metric's parameter: 0.001 in fnmr@fmr=0.001
+    param: str | None = None  # a parameterised family's parameter text: 0.1 in iprec_at_recall@0.1
 
     @property
     def per_query(self) -> bool:
@@ -59,6 +60,8 @@ class Metric:
             return SET_FAMILIES[self.family].name(self.family, self.level)
         if self.at_r:
             return f"{self.family}@r"
+        if self.param is not None:
+            return f"{self.family}@{self.param}"
         return self.family if self.k is None else f"{self.family}@{self.k}"
 
     @property
@@ -90,6 +93,8 @@ class Metric:
         """The kernel's cutoff: the int k, the per-query R, or None for the whole ranking; for a
         radius family, the per-query count of references within the radius, read from
         ``within`` (shape (n_queries, d + 1): column t counts the references at distance <= t)."""
+        if self.param is not None:
+            return self.spec.param(self.param)
         if self.spec.radius:
             if within is None:
                 raise ValueError(
@@ -146,7 +151,7 @@ def valid_names(form: str) -> list[str]:
     names = []
     for family, spec in FAMILIES.items():
         if form in spec.forms:
-            suffixes = (("none", ""), ("k", "@k"), ("r", "@r"), ("radius", "@radius"))
+            suffixes = (("none", ""), ("k", "@k"), ("r", "@r"), ("radius", "@radius"), ("param", "@params"))
             names += [f"{family}{suffix}" for cut, suffix in suffixes if cut in spec.cutoffs]
     return names + (set_valid_names() if form == EMBEDDINGS else [])
 
@@ -210,6 +215,26 @@ def _unknown(raw: str, family: str | None, cut: str | None, form: str) -> str:
     return f"unknown metric {raw!r} for {form}{hint}; valid metrics are: {', '.join(valid_names(form))}"
 
 
+def _uncut(raw: str, family: str, spec: Family, form: str) -> Metric:
+    """A family named without a cutoff or parameter: valid where it takes none."""
+    if "none" not in spec.cutoffs:
+        if spec.radius:
+            raise ValueError(f"metric {raw!r} needs a Hamming radius, as in '{family}@2'")
+        if spec.param is not None:
+            raise ValueError(f"metric {raw!r} needs a parameter, as in '{family}@0.5'")
+        raise ValueError(f"metric {raw!r} needs a cutoff, as in '{family}@10'")
+    return Metric(family, None, form)
+
+
+def _with_param(raw: str, family: str, spec: Family, cut: str, form: str) -> Metric:
+    """A parameterised family's metric; the parameter is checked by the family's parser."""
+    try:
+        spec.param(cut)
+    except ValueError as exc:
+        raise ValueError(f"metric {raw!r}: {exc}") from None
+    return Metric(family, None, form, param=cut.strip())
+
+
 def parse_metric(raw, form: str) -> Metric:
     """Parse one metric name (case and surrounding spaces ignored); ValueError if unknown."""
     if not isinstance(raw, str):
@@ -222,13 +247,11 @@ def parse_metric(raw, form: str) -> Metric:
     if spec is None or form not in spec.forms:
         raise ValueError(_unknown(raw, family, cut, form))
     if cut is None:
-        if "none" not in spec.cutoffs:
-            if spec.radius:
-                raise ValueError(f"metric {raw!r} needs a Hamming radius, as in '{family}@2'")
-            raise ValueError(f"metric {raw!r} needs a cutoff, as in '{family}@10'")
-        return Metric(family, None, form)
+        return _uncut(raw, family, spec, form)
     if spec.cutoffs == frozenset({"none"}):
         raise ValueError(f"metric {raw!r} takes no cutoff; write '{family}'")
+    if spec.param is not None:
+        return _with_param(raw, family, spec, cut, form)
     if spec.radius:
         return Metric(family, _radius(raw, cut), form)
     if cut == "r" and "r" in spec.cutoffs:

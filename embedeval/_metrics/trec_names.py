@@ -26,14 +26,68 @@ import re
 from .families import RANKINGS
 
 _DEFAULT = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval's default cutoffs (success: 1, 5, 10)
-_CUT_FAMILIES = {"p": "precision", "recall": "recall", "ndcg_cut": "ndcg", "map_cut": "map", "success": "hit_rate"}
-_DEFAULTS = {"p": _DEFAULT, "ndcg_cut": _DEFAULT, "map_cut": _DEFAULT, "success": (1, 5, 10)}
+_CUT_FAMILIES = {
+    "p": "precision",
+    "recall": "recall",
+    "ndcg_cut": "ndcg",
+    "map_cut": "map",
+    "success": "hit_rate",
+    "relative_p": "capped_recall",
+    "unj": "unj",
+}
+_DEFAULTS = {
+    "p": _DEFAULT,
+    "ndcg_cut": _DEFAULT,
+    "map_cut": _DEFAULT,
+    "success": (1, 5, 10),
+    "relative_p": _DEFAULT,
+    "unj": (5, 10, 20),
+}
+# measures with a real parameter per printed value (iprec_at_recall_0.10), and their defaults
+_REAL = {
+    "iprec_at_recall": ("iprec_at_recall", tuple(i / 10 for i in range(11))),
+    "rprec_mult": ("rprec_mult", tuple(i / 5 for i in range(1, 11))),
+}
+# measures whose one value takes parameters after a dot (utility.2,-1,0,0, ndcg.1=3,2=9)
+_PARAMS = {
+    "utility": "utility",
+    "11pt_avg": "11pt_avg",
+    "set_f": "set_f",
+    "rbp": "rbp",
+    "rbp_resid": "rbp_resid",
+    "g": "g",
+    "ndcg_rel": "ndcg_rel",
+    "rndcg": "rndcg",
+    "ndcg": "ndcg_gains",
+}
 _PLAIN = {"recip_rank": "mrr", "rprec": "r_precision"}
 _CUT = "|".join(_CUT_FAMILIES)
 
 # embedeval family -> trec_eval's name of it with a cutoff, and without one
-_TREC_CUT = {"precision": "P", "recall": "recall", "ndcg": "ndcg_cut", "map": "map_cut", "hit_rate": "success"}
-_TREC_PLAIN = {"map": "map", "ndcg": "ndcg", "mrr": "recip_rank", "r_precision": "Rprec"}
+_TREC_CUT = {
+    "precision": "P",
+    "recall": "recall",
+    "ndcg": "ndcg_cut",
+    "map": "map_cut",
+    "hit_rate": "success",
+    "capped_recall": "relative_P",
+    "unj": "unj",
+}
+_TREC_PLAIN = {
+    "map": "map",
+    "ndcg": "ndcg",
+    "mrr": "recip_rank",
+    "r_precision": "Rprec",
+    "infap": "infAP",
+    "set_p": "set_P",
+    "set_relative_p": "set_relative_P",
+    "set_f": "set_F",
+    "g": "G",
+    "bing": "binG",
+    "rndcg": "Rndcg",
+}
+# registry family with a parameter -> trec_eval's name before it (printed NAME_PARAMS)
+_TREC_PARAM = {"ndcg_gains": "ndcg", "set_f": "set_F", "g": "G", "rndcg": "Rndcg", "rprec_mult": "Rprec_mult"}
 
 
 def _cut(match: re.Match, k: str) -> str:
@@ -55,10 +109,32 @@ def _defaults(match: re.Match) -> list[str]:
     return [f"{_CUT_FAMILIES[family]}@{k}" for k in _DEFAULTS[family]]
 
 
+def _real_one(match: re.Match) -> list[str]:
+    return [f"{_REAL[match[1].lower()][0]}@{match[2]}"]
+
+
+def _real_listed(match: re.Match) -> list[str]:
+    return [f"{_REAL[match[1].lower()][0]}@{x}" for x in match[2].split(",")]
+
+
+def _real_defaults(match: re.Match) -> list[str]:
+    family, defaults = _REAL[match[1].lower()]
+    return [f"{family}@{x:3.2f}" for x in defaults]
+
+
+_REAL_NAMES = "|".join(_REAL)
 ALIASES = [
     (re.compile(rf"({_CUT})_(\d+)", re.IGNORECASE), _one, RANKINGS),
     (re.compile(rf"({_CUT})\.(\d+(?:,\d+)*)", re.IGNORECASE), _listed, RANKINGS),
-    (re.compile(r"(p|ndcg_cut|map_cut|success)", re.IGNORECASE), _defaults, RANKINGS),
+    (re.compile(r"(p|ndcg_cut|map_cut|success|relative_p|unj)", re.IGNORECASE), _defaults, RANKINGS),
+    (re.compile(rf"({_REAL_NAMES})_([-+0-9.eE]+)", re.IGNORECASE), _real_one, RANKINGS),
+    (re.compile(rf"({_REAL_NAMES})\.(.+)", re.IGNORECASE), _real_listed, RANKINGS),
+    (re.compile(rf"({_REAL_NAMES})", re.IGNORECASE), _real_defaults, RANKINGS),
+    (
+        re.compile(rf"({'|'.join(_PARAMS)})\.(.+)", re.IGNORECASE),
+        lambda m: [f"{_PARAMS[m[1].lower()]}@{m[2]}"],
+        RANKINGS,
+    ),
     (re.compile(r"(recip_rank|rprec)", re.IGNORECASE), lambda m: [_PLAIN[m[1].lower()]], RANKINGS),
 ]
 
@@ -71,4 +147,11 @@ def trec_name(name: str) -> str:
         return _TREC_PLAIN.get(family, name)
     if cut.isdigit() and family in _TREC_CUT:
         return f"{_TREC_CUT[family]}_{cut}"
+    if family in _REAL:  # iprec_at_recall_0.10: trec_eval prints the parameter as %3.2f
+        try:
+            return f"{_TREC_PARAM.get(family, family)}_{float(cut):3.2f}"
+        except ValueError:
+            return name
+    if family in _PARAMS.values() and family not in ("ndcg",):
+        return f"{_TREC_PARAM.get(family, family)}_{cut}"
     return name

@@ -15,7 +15,7 @@ import numpy as np
 from .._metrics.registry import EMBEDDINGS, RANKINGS, parse_metrics
 from ._loaders import load_array, load_groups, load_ids, load_keys, load_label_sets, load_labels, load_pairs
 from ._output import Progress, emit, format_comparison, format_examples
-from ._problems import UsageError, argument_problems, check_rows, report_problems, set_level_problems
+from ._problems import UsageError, argument_problems, check_rows, report_problems
 
 _PLOT_METRICS = [f"recall@{k}" for k in range(1, 21)] + ["map@r"]  # what --plot draws
 
@@ -133,17 +133,13 @@ def _labelled_inputs(args, embeddings):
     return embeddings, labels, gallery
 
 
-def compare_command(args) -> int:
-    """``embedeval compare``: two embedding sets of the same items, paired per query."""
+def two_embeddings(args, a_path: str, b_path: str, labels_path: str) -> int:
+    """``embedeval compare A B LABELS`` (two embedding files, no option of the N-system table):
+    the two-system table of :func:`embedeval.stats.compare`, as before the N-system form."""
     from .._embeddings.evaluate import evaluate
     from ..stats import compare
 
-    problems = argument_problems({"A": args.a, "B": args.b, "LABELS": args.labels}, args.metrics, EMBEDDINGS)
-    problems += set_level_problems(args.metrics)
-    if args.resamples < 1:
-        problems.append(f"--resamples must be >= 1; got {args.resamples}")
-    if problems:
-        raise UsageError(problems)
+    args.a, args.b, args.labels = a_path, b_path, labels_path
     a_rows, b_rows = load_array(Path(args.a), "A", args.key), load_array(Path(args.b), "B", args.key)
     if len(a_rows) != len(b_rows):
         raise UsageError(

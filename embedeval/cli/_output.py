@@ -24,6 +24,19 @@ from ..result import interval_note
 
 FORMATS = ("table", "json", "csv", "markdown")
 BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED = 2000, 0  # the intervals of --ci
+DEFAULT_LEVEL = 0.95  # intervals are on by default (--no-ci drops them; trec_eval's format has none)
+
+
+def interval_level(args) -> float | None:
+    """The level of the intervals the command prints: ``--ci``, else 0.95, or None with
+    ``--no-ci`` or ``--format trec``."""
+    if args.ci is not None:
+        return args.ci
+    if getattr(args, "no_ci", False) or args.format == "trec":
+        return None
+    return DEFAULT_LEVEL
+
+
 RANKED_FORMATS = (*FORMATS, "trec")  # the ranked-list commands also print trec_eval's lines
 
 
@@ -152,10 +165,11 @@ def emit(result, args, inputs: dict, figure=None) -> None:
         A PNG for the report.
     """
     intervals = None
-    if args.ci is not None:
+    level = interval_level(args)
+    if level is not None:
         from ..stats import bootstrap
 
-        intervals = bootstrap(result, confidence=args.ci, n_resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
+        intervals = bootstrap(result, confidence=level, n_resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
     if getattr(args, "names", "plain") == "safe":
         result, intervals = safe_names(result, intervals)
     print(_result_text(result, args, intervals))
@@ -171,7 +185,7 @@ def emit(result, args, inputs: dict, figure=None) -> None:
             inputs=inputs,
             figure=figure,
             intervals=intervals,
-            interval_method=interval_method(args.ci) if intervals else None,
+            interval_method=interval_method(level) if intervals else None,
             command=getattr(args, "command_line", None),
             per_query=getattr(args, "per_query", False),
         )

@@ -15,7 +15,8 @@ from .._metrics.registry import (
 )
 from .._metrics.ties import RULES
 from ._argparse import Parser, make_lenient
-from ._commands import compare_command, evaluate_command, reality_check_command, retrieval_command
+from ._commands import evaluate_command, reality_check_command, retrieval_command
+from ._compare import compare_command
 from ._metrics_command import add_metrics_command
 from ._output import FORMATS, RANKED_FORMATS
 from ._ranked import rankings_command, scores_command
@@ -31,6 +32,8 @@ EXAMPLES = """examples:
   embedeval evaluate emb.npy labels.txt --metrics precision@1 map@r nmi ami eer tar@far=1e-3 pcf@0.5
   embedeval evaluate codes.npy labels.txt --distance hamming --ties expected --metrics map precision_radius@2
   embedeval compare model_a.npy model_b.npy labels.txt --metrics precision@1 map@r
+  embedeval compare bm25.txt dense.txt hybrid.txt qrels.txt --metrics map ndcg@10 --all-pairs
+  embedeval compare base.txt qrels.txt --system tuned=s1.txt,s2.txt,s3.txt --format latex
   embedeval retrieval q.npy corpus.npy qrels.txt --query-ids q.txt --corpus-ids docs.txt --metrics ndcg@10 map
   embedeval retrieval q.npy corpus.npy --beir scifact/ --split test --metrics ndcg@10 recall@100
   embedeval rankings run.txt qrels.txt --metrics ndcg@10 map recall@100
@@ -78,9 +81,12 @@ def _ties_option(p, default: str) -> None:
     )
 
 
-def _output_options(p, ci_help="add percentile bootstrap intervals at this level, e.g. 0.95", formats=FORMATS):
+def _output_options(
+    p, ci_help="level of the percentile bootstrap intervals of per-query metrics (default 0.95)", formats=FORMATS
+):
     p.add_argument("--format", choices=formats, default="table", help="output on stdout (default: table)")
     p.add_argument("--ci", type=_confidence_level, metavar="LEVEL", help=ci_help)
+    p.add_argument("--no-ci", action="store_true", help="no bootstrap intervals (they are on by default)")
 
 
 def _group_options(p, by_id: bool = False) -> None:
@@ -119,7 +125,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub_kw = {"formatter_class": argparse.RawDescriptionHelpFormatter}
     _add_evaluate(sub.add_parser("evaluate", help="evaluate saved embeddings with class labels", **sub_kw))
-    _add_compare(sub.add_parser("compare", help="compare two embedding sets of the same items (paired test)", **sub_kw))
+    _add_compare(
+        sub.add_parser(
+            "compare",
+            help="compare systems on the same queries: TREC runs with a qrels, or embeddings with labels",
+            **sub_kw,
+        )
+    )
     _add_retrieval(
         sub.add_parser("retrieval", help="evaluate query and corpus embeddings against TREC qrels", **sub_kw)
     )
@@ -279,16 +291,51 @@ def _add_retrieval(rt: argparse.ArgumentParser) -> None:
 
 
 def _add_compare(cp: argparse.ArgumentParser) -> None:
-    cp.add_argument("a", metavar="A", help="embeddings of model A")
-    cp.add_argument("b", metavar="B", help="embeddings of model B, same items in the same order")
-    cp.add_argument("labels", metavar="LABELS")
-    _metrics_option(cp, DEFAULT_EMBEDDING_METRICS, EMBEDDINGS)
-    cp.add_argument("--distance", choices=DISTANCES, default="euclidean")
+    cp.add_argument(
+        "inputs",
+        metavar="FILE",
+        nargs="+",
+        help="the systems, one file each (TREC runs, or embeddings of the same items), then the judgements last "
+        "(a TREC qrels for runs, a labels file for embeddings); told apart by their content",
+    )
+    cp.add_argument(
+        "--system",
+        action="append",
+        metavar="NAME=FILE,FILE",
+        help="a system given as several runs (seeds, folds), compared with a two-level bootstrap; repeatable",
+    )
+    cp.add_argument(
+        "--metrics",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help=f"metrics to compute (default: {' '.join(DEFAULT_EMBEDDING_METRICS)} for embeddings, "
+        f"{' '.join(DEFAULT_RANKING_METRICS)} for runs); valid: {', '.join(valid_names(EMBEDDINGS))} for embeddings; "
+        f"{', '.join(valid_names(RANKINGS))} for runs; with k an int from 1 to 10^9; per-query metrics only",
+    )
+    cp.add_argument("--baseline", metavar="NAME", help="the system the others are compared with (default: the first)")
+    cp.add_argument("--all-pairs", action="store_true", help="compare every pair, with the randomised Tukey HSD")
+    cp.add_argument(
+        "--test",
+        choices=("randomization", "t", "bootstrap"),
+        default=None,
+        help="paired test (default: randomization; bootstrap when a system has several runs)",
+    )
+    cp.add_argument(
+        "--correction",
+        choices=("holm", "bonferroni", "bh", "none"),
+        default=None,
+        help="over every pair and metric (default: holm; bh: Benjamini-Hochberg)",
+    )
+    cp.add_argument("--distance", choices=DISTANCES, default="euclidean", help="embeddings (default: euclidean)")
+    cp.add_argument("--threshold", type=float, default=1.0, help="runs: grade at which an item is relevant (default 1)")
     cp.add_argument("--key", help=_KEY_HELP)
     cp.add_argument("--label-key", help=_LABEL_KEY_HELP)
-    cp.add_argument("--resamples", type=int, default=10000, help="sign flips and bootstrap replicates")
+    cp.add_argument("--resamples", type=int, default=10000, help="sign flips and Tukey permutations (default 10000)")
+    cp.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples of the intervals (default 2000)")
     cp.add_argument("--seed", type=int, default=0)
-    _output_options(cp, ci_help="level of the interval of the difference (default 0.95)")
+    cp.add_argument("--report", metavar="FILE", help="also write a .md or .html report of the comparison")
+    _output_options(cp, ci_help="level of the intervals (default 0.95)", formats=(*FORMATS, "latex"))
     cp.set_defaults(run=compare_command)
 
 

@@ -19,13 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
+from .._metrics.families import GM_FLOOR
 from .._metrics.registry import RANKINGS, parse_metrics
 from ._problems import UsageError, warnings_as_lines
 from ._trec_eval_args import parse
 from ._trec_measures import NICKNAMES, selection
 
 MISSING_Z = -1000000.0
-_GM_FLOOR = 1e-5
 HELP = """usage: embedeval trec_eval [-h] [-q] [-c] [-n] [-J] [-m MEASURE[.PARAMS]]... [-l LEVEL] [-M MAX]
                            [-Z ZSCORE_FILE] QRELS RUN
 
@@ -41,6 +41,8 @@ trec_eval 10's command, its arguments in its order (the judgements first), with 
   -n             no summary lines
   -Z FILE        z-scores from 'qid measure mean sd' lines instead of values
   -R qrels, -T trec_results   the only formats read; -N and -o change nothing
+  --ties RULE    embedeval's own: expected, optimistic or pessimistic values over documents of
+                 equal score (trec_eval orders them by document id); see the trec_eval guide
 """
 
 
@@ -67,14 +69,18 @@ def trec_eval_command(argv: list[str]) -> int:
         values, own = selection(args.measures)
     except ValueError as exc:
         raise UsageError(problems + str(exc).splitlines()) from None
-    values, missing, dropped = _available(values, own)
+    values, missing, dropped = _available(values, own, args.ties)
     problems += missing
     if problems:
         raise UsageError(problems)
     if dropped:
         print(
             f"embedeval trec_eval: warning: left out of {'/'.join(NICKNAMES)}: {', '.join(dropped)} "
-            "(embedeval cannot compute them yet)",
+            + (
+                "(no tie-aware expected value is derived for them)"
+                if args.ties == "expected"
+                else "(embedeval cannot compute them yet)"
+            ),
             file=sys.stderr,
         )
     zscores = _read_zscores(args.zscores) if args.zscores else None
@@ -89,20 +95,27 @@ def trec_eval_command(argv: list[str]) -> int:
     return 0
 
 
-def _available(values, own: set) -> tuple[list, list[str], list[str]]:
+def _tie_aware(name: str, ties: str | None) -> None:
+    """ValueError where ``ties="expected"`` has no value for the metric ``name``."""
+    metric = parse_metrics([name], RANKINGS)[0]
+    if ties == "expected" and metric.spec.forms[RANKINGS].expected is None and not metric.spec.order_free:
+        raise ValueError(name)
+
+
+def _available(values, own: set, ties: str | None = None) -> tuple[list, list[str], list[str]]:
     """(the values the registry can compute, problems, measures left out): a measure named in
-    ``-m`` that it cannot compute is a problem, one that came with a set (all_trec) is left out."""
+    ``-m`` that it cannot compute (or has no expected value under ``--ties expected``) is a
+    problem, one that came with a set (all_trec) is left out."""
     kept, problems, dropped = [], [], []
     for v in values:
-        name = v.metric or v.source
-        if v.kind == "string":  # relstring: a string per query, which the registry's numbers cannot hold
-            name = "relstring:string"
+        name = None if v.kind == "string" else v.metric  # relstring: made from the listing, not the registry
         if name is not None:
             try:
-                parse_metrics([name], RANKINGS)
+                _tie_aware(name, ties)
             except ValueError:
                 if v.measure in own:
-                    problems.append(f"-m {v.measure}: embedeval cannot compute trec_eval's {v.name!r} yet")
+                    why = "with --ties expected (no tie-aware value is derived)" if ties == "expected" else "yet"
+                    problems.append(f"-m {v.measure}: embedeval cannot compute trec_eval's {v.name!r} {why}")
                 elif v.measure not in dropped:
                     dropped.append(v.measure)
                 continue
@@ -114,37 +127,57 @@ def _output(args, values, qrels, run, zscores) -> str:
     from .._forms.trec.drop_in import evaluate_as_trec_eval
     from .._forms.trec.lines import run_tag
 
-    metrics = sorted({v.metric or v.source for v in values if (v.metric or v.source)})
+    metrics = sorted({v.metric for v in values if v.metric and v.kind != "string"})
     parsed = parse_metrics(metrics or ["map"], RANKINGS)
     with warnings_as_lines("trec_eval"):
         result, counts = evaluate_as_trec_eval(
-            run, qrels, parsed, float(args.level), args.complete, args.max_retrieved, args.judged_only
+            run, qrels, parsed, float(args.level), args.complete, args.max_retrieved, args.judged_only, args.ties
         )
     queries = [str(q) for q in result.config["query_ids"]]
-    per_query = {p.name: np.asarray(result.per_query[p.name], dtype=np.float64) for p in parsed}
-    registry = {name: per_query[parse_metrics([name], RANKINGS)[0].name] for name in metrics}
-    columns = {
-        "num_ret": counts.retrieved.astype(np.float64),
-        "num_rel": counts.relevant.astype(np.float64),
-        "num_rel_ret": counts.relevant_retrieved.astype(np.float64),
-    }
-    table = {}
-    for v in values:
-        if v.kind == "gm":
-            table[v.name] = np.log(np.maximum(registry[v.source], _GM_FLOOR))
-        elif v.kind in ("count", "long", "double"):
-            table[v.name] = columns[v.name] if v.kind == "count" else registry[v.metric]
+    table, strings, summary_only = _table(values, metrics, result, counts)
     if zscores is not None:
         table = {name: _z(zscores, queries, name, x) for name, x in table.items()}
     lines = []
     if args.per_query:
         for i, q in enumerate(queries):
-            lines += [_line(v, q, table[v.name][i], zscores) for v in values if v.kind not in ("runid", "num_q", "gm")]
+            for v in values:
+                if v.kind == "string":
+                    text = counts.placeholder(i, v.name == v.measure)
+                    lines.append(f"{v.name:<22}\t{q}\t'{strings[v.name][i] if text is None else text}'")
+                elif v.kind not in ("runid", "num_q") and v.name not in summary_only:
+                    lines.append(_line(v, q, table[v.name][i], zscores))
     if args.summary:
+        if args.complete and "num_rel" in table and zscores is None:
+            table["num_rel"] = counts.positive.astype(np.float64)  # trec_eval -c: qrels lines with a grade > 0
         tag = run_tag(run)
         for v in values:
-            lines.append(_summary(v, table.get(v.name), len(queries), tag, zscores))
+            if v.kind != "string":
+                kind = "gm" if v.name in summary_only else v.kind
+                lines.append(_summary(v, kind, table.get(v.name), len(queries), tag, zscores))
     return "".join(f"{line}\n" for line in lines)
+
+
+def _table(values, metrics, result, counts) -> tuple[dict, dict, set]:
+    """({printed name: per-query values}, {relstring name: strings}, the names printed as a
+    summary only): the registry's values under trec_eval's names, a measure whose declared
+    summary is the geometric mean (gm_map) as the logs of its floored values."""
+    spec_of = {name: parse_metrics([name], RANKINGS)[0] for name in metrics}
+    registry = {name: np.asarray(result.per_query[spec_of[name].name], dtype=np.float64) for name in metrics}
+    summary_only = {v.name for v in values if v.metric in spec_of and spec_of[v.metric].spec.summary == "gm"}
+    columns = {
+        "num_ret": counts.retrieved.astype(np.float64),
+        "num_rel": counts.relevant.astype(np.float64),
+        "num_rel_ret": counts.relevant_retrieved.astype(np.float64),
+    }
+    table, strings = {}, {}
+    for v in values:
+        if v.name in summary_only:
+            table[v.name] = np.log(np.maximum(registry[v.metric], GM_FLOOR))
+        elif v.kind in ("count", "long", "double"):
+            table[v.name] = columns[v.name] if v.kind == "count" else registry[v.metric]
+        elif v.kind == "string":
+            strings[v.name] = counts.relstrings(int(v.metric))
+    return table, strings, summary_only
 
 
 def _line(v, query: str, value: float, zscores) -> str:
@@ -155,16 +188,16 @@ def _line(v, query: str, value: float, zscores) -> str:
     return f"{v.name:<22}\t{query}\t{value:6.4f}"
 
 
-def _summary(v, values, n: int, tag: str, zscores) -> str:
-    if v.kind == "runid":
+def _summary(v, kind: str, values, n: int, tag: str, zscores) -> str:
+    if kind == "runid":
         return f"{'runid':<22}\tall\t{tag}"
-    if v.kind == "num_q":
+    if kind == "num_q":
         return _line(v, "all", float(n), zscores) if zscores is None else f"Z{v.name:<22}\tall\t{n:6.4f}"
-    if v.kind == "gm":
-        return _line(v, "all", math.exp(float(np.sum(values)) / n), None if zscores is None else zscores)
-    if v.kind in ("count", "long"):
-        return _line(v, "all", float(np.sum(values)), zscores)
-    return _line(v, "all", float(np.sum(values)) / n, zscores)
+    if kind == "gm":
+        return _line(v, "all", math.exp(_sequential_sum(values) / n), None if zscores is None else zscores)
+    if kind in ("count", "long"):
+        return _line(v, "all", _sequential_sum(values), zscores)
+    return _line(v, "all", _sequential_sum(values) / n, zscores)
 
 
 def _read_zscores(path) -> dict:
@@ -198,3 +231,9 @@ def _z(zscores: dict, queries: list, name: str, values: np.ndarray) -> np.ndarra
         else:
             out[i] = 0.0 if x == mean else MISSING_Z
     return out
+
+
+def _sequential_sum(values: np.ndarray) -> float:
+    """The values added one after another in query order, as trec_eval accumulates them (a
+    pairwise sum can differ in the last bit, which moves a value at a rounding boundary)."""
+    return float(np.cumsum(values)[-1]) if len(values) else 0.0

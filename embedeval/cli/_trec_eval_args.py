@@ -26,6 +26,7 @@ FLAGS = {
     "T": ("Results_format", True),
     "o": ("Output_old_results_format", False),
     "Z": ("Zscore", True),
+    "ties": ("ties", True),  # embedeval's own long option (--ties RULE), no short form
 }
 _LONG = {name: short for short, (name, _) in FLAGS.items()}
 
@@ -46,6 +47,7 @@ class TrecEvalArgs:
     rel_format: str = "qrels"
     results_format: str = "trec_results"
     zscores: str | None = None
+    ties: str | None = None
     files: list = field(default_factory=list)
 
 
@@ -75,6 +77,10 @@ def _apply(args: TrecEvalArgs, flag: str, value: str | None, problems: list) -> 
         args.max_retrieved = _integer("M", value, 0, problems)
     elif flag == "Z":
         args.zscores = value
+    elif flag == "ties":
+        args.ties = value
+        if value not in ("expected", "optimistic", "pessimistic"):
+            problems.append(f"--ties: must be expected, optimistic or pessimistic; got {value!r}")
     elif flag == "R" and value != "qrels":
         problems.append(f"-R {value}: only the rel_info format 'qrels' is read (not prefs, qrels_prefs or qrels_jg)")
     elif flag == "T" and value != "trec_results":

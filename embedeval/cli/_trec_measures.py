@@ -9,14 +9,14 @@ kind           printed
 ``runid``      the run tag of the run's last line, summary only
 ``num_q``      the number of evaluated queries, summary only
 ``long``       an integer per query; the summary is the sum
-``double``     ``%6.4f`` per query; the summary is the mean
-``gm``         summary only: the geometric mean of another measure's per-query values, each
-               at least 1e-5 (``gm_map``, ``gm_bpref``)
+``double``     ``%6.4f`` per query; the summary is the registry's summary of the measure: the
+               mean, or for ``gm_map`` and ``gm_bpref`` (summary only) the geometric mean of
+               the values floored at 1e-5
 ``cut``        one value per integer parameter, ``NAME_k`` (``P_10``), parameters sorted,
                ``atol``'s truncation (``ndcg_cut.23.4`` is ``ndcg_cut_23``)
 ``fcut``       one value per real parameter, ``NAME_%3.2f`` (``iprec_at_recall_0.10``)
 ``param``      one value, named ``NAME`` or, with parameters, ``NAME_PARAMS`` (``ndcg_1=3,2=9``)
-``string``     a string per query, no summary (``relstring``)
+``string``     a string per query, no summary (``relstring``, ``relstring_20``)
 =============  ==============================================================================
 
 The values come from embedeval's metric registry, asked under trec_eval's names: ``P_10``,
@@ -35,7 +35,7 @@ _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _TENTHS = tuple(i / 10 for i in range(11))
 _FIFTHS = tuple(i / 5 for i in range(1, 11))
 
-# (name, kind, default parameters or the measure a "gm" averages), in trec_eval's order
+# (name, kind, default parameters), in trec_eval's order
 CATALOGUE = (
     ("runid", "runid", None),
     ("num_q", "num_q", None),
@@ -43,16 +43,16 @@ CATALOGUE = (
     ("num_rel", "count", None),
     ("num_rel_ret", "count", None),
     ("map", "double", None),
-    ("gm_map", "gm", "map"),
+    ("gm_map", "double", None),
     ("Rprec", "double", None),
     ("bpref", "double", None),
     ("recip_rank", "double", None),
     ("iprec_at_recall", "fcut", _TENTHS),
     ("P", "cut", _CUTS),
-    ("relstring", "string", None),
+    ("relstring", "string", (10,)),
     ("recall", "cut", _CUTS),
     ("infAP", "double", None),
-    ("gm_bpref", "gm", "bpref"),
+    ("gm_bpref", "double", None),
     ("Rprec_mult", "fcut", _FIFTHS),
     ("utility", "param", None),
     ("11pt_avg", "param", None),
@@ -94,13 +94,12 @@ NICKNAMES = {
 @dataclass(frozen=True)
 class Value:
     """One printed value: its trec_eval name, the registry name it is asked for (None: read from
-    the counts or made from other values), and how it prints (the measure's kind)."""
+    the counts; for a string, its length), and how it prints (the measure's kind)."""
 
     name: str
     metric: str | None
     kind: str
     measure: str  # the trec_eval measure it belongs to (P for P_10)
-    source: str | None = None  # "gm": the registry name of the measure it averages
 
 
 def _cutoffs(name: str, params: str, real: bool) -> list:
@@ -160,8 +159,9 @@ def values_of(name: str, params: str | None) -> list[Value]:
         return [Value(n, n, "double", name) for n in names]
     if kind == "param":
         return [Value(f"{name}_{params}" if params else name, f"{name}.{params}" if params else name, "double", name)]
-    if kind == "gm":
-        return [Value(name, None, "gm", name, default)]
+    if kind == "string":
+        length = _atol(params.split(",")[0]) if params else default[0]
+        return [Value(f"{name}_{params}" if params else name, str(length), kind, name)]
     if kind in ("runid", "num_q", "count"):
         return [Value(name, None, kind, name)]
     return [Value(name, name, kind, name)]

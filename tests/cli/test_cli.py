@@ -149,7 +149,7 @@ def test_a_lone_metric_with_a_non_canonical_name_is_not_an_empty_table(files):
     out = run("evaluate", d / "emb.npy", d / "labels.npy", "--metrics", "recall@010")
     assert out.returncode == 0, out.stderr
     value = embedeval.evaluate(x, labels, metrics=["recall@10"]).summary["recall@10"]
-    assert out.stdout.splitlines()[2].startswith(f"recall@10  {value:.4f}  ")
+    assert out.stdout.splitlines()[2].startswith(f"recall@10  {value:.4f} [")  # with its interval, by default
 
 
 def test_rankings_and_scores_commands(tmp_path):

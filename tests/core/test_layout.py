@@ -13,6 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "embedeval"
 
 # The private stages, lowest first: a stage imports only stages before it (and itself).
 STAGES = ("_core", "_inputs", "_search", "_metrics", "_relevance", "_pipeline", "_setlevel", "_forms", "_embeddings")
+STAGES += ("_stats",)  # comparisons of systems: above every stage, below the public modules
 # Public modules that private stages build on, with the highest stage each may import.
 LOW_PUBLIC = {"result": "_metrics"}
 

@@ -51,7 +51,9 @@ def test_unknown_rule_is_refused():
 
 def test_markdown_html_and_csv_renderers():
     assert markdown_table(["a", "b"], [["1", "x|y"]]) == "| a | b |\n|---|---|\n| 1 | x|y |"
-    assert html_table(["a<b"], [["&"]]) == "<table><tr><th>a&lt;b</th></tr><tr><td>&amp;</td></tr></table>"
+    table = "<table><tr><th>a&lt;b</th></tr><tr><td>&amp;</td></tr></table>"
+    assert html_table(["a<b"], [["&"]]) == f"<div class='scroll'>{table}</div>"
+    assert html_table(["a"], [["b"]], nowrap=True).startswith("<div class='scroll'><table class=nowrap>")
     assert csv_table(["a", "b"], [["1", "2"], ["3", "4"]]) == "a,b\n1,2\n3,4"
 
 

@@ -68,6 +68,8 @@ def test_python_blocks_run_top_to_bottom(path: Path, tmp_path: Path):
     done = subprocess.run(
         [sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
     )
+    if done.returncode and "ImportError" in done.stderr and "pip install 'embedeval[integrations]'" in done.stderr:
+        pytest.skip(f"{path.relative_to(ROOT)} needs the integrations extra, not installed here")
     assert done.returncode == 0, f"{path.relative_to(ROOT)}: its python blocks failed\n{done.stderr[-4000:]}"
 
 

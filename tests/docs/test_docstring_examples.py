@@ -2,7 +2,8 @@
 
 Every module of the package is imported and its doctests are run (ELLIPSIS and
 NORMALIZE_WHITESPACE, as the docstrings are written for people); an example that needs what a
-test machine lacks says ``# doctest: +SKIP`` on its line.
+test machine lacks says ``# doctest: +SKIP`` on its line. The integration adapters are left out
+where their framework is not installed (their import error says so, with the install command).
 """
 
 from __future__ import annotations
@@ -24,7 +25,13 @@ FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
 def _examples(name: str) -> list[doctest.DocTest]:
-    module = importlib.import_module(name)
+    try:
+        module = importlib.import_module(name)
+    except ImportError as error:
+        # an adapter whose framework is not installed (`pip install -e ".[test]"` has none of them)
+        if name.startswith("embedeval.integrations.") and "embedeval[integrations]" in str(error):
+            return []
+        raise
     tests = doctest.DocTestFinder(exclude_empty=True).find(module, name)
     return [t for t in tests if t.examples]
 

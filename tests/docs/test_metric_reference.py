@@ -60,6 +60,7 @@ def test_definitions_are_the_registrys():
         for form, declared in spec.forms.items():
             assert rows[family]["definitions"][form] == declared.definition
             cut = "@r" if spec.cutoffs == {"r"} else "@10" if "k" in spec.cutoffs else "@2" if spec.radius else ""
+            cut = "@0.5" if spec.cutoffs == {"param"} else cut
             assert parse_metric(family + cut, form).definition in (declared.definition, spec.r_definition)
 
 

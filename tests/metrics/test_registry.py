@@ -22,6 +22,7 @@ from embedeval._metrics.registry import (
     valid_names,
 )
 from embedeval._metrics.set_families import CLUSTERING, GEOMETRY, SET_FAMILIES, VERIFICATION
+from embedeval._metrics.trec_families import TREC_FAMILIES
 
 # One query, six ranked items with grades [0, 2, 1, 0, 3, 0]; one more judged item (grade 1) was
 # never retrieved. Threshold 1: relevant at ranks 2, 3, 5, and R = 4. Ideal grades [3, 2, 1, 1].
@@ -142,12 +143,15 @@ SET_CASES = {
 
 def test_every_family_and_form_is_declared_completely_and_has_a_case():
     """We must not forget a metric: each declared (family, form) has a definition, a kernel and a case."""
-    declared = {(family, form) for family, spec in FAMILIES.items() for form in spec.forms}
-    assert declared == set(CASES)
+    declared = {
+        (family, form) for family, spec in FAMILIES.items() for form in spec.forms if family not in TREC_FAMILIES
+    }
+    assert declared == set(CASES)  # trec_eval's own measures: their cases are in test_trec_measures.py
     for family, spec in FAMILIES.items():
-        assert spec.cutoffs and spec.cutoffs <= {"none", "k", "r", "radius"}, family
+        assert spec.cutoffs and spec.cutoffs <= {"none", "k", "r", "radius", "param"}, family
+        assert ("param" in spec.cutoffs) == (spec.param is not None), family
         assert ("radius" in spec.cutoffs) == spec.radius and (not spec.radius or spec.cutoffs == {"radius"}), family
-        assert ("none" in spec.cutoffs) == (spec.uncut is not None), family
+        assert bool({"none", "param"} & spec.cutoffs) == (spec.uncut is not None), family  # a parameter: whole ranking
         assert ("r" in spec.cutoffs) == (spec.r_definition is not None), family
         for form in spec.forms.values():
             assert form.definition and callable(form.kernel), family
@@ -298,9 +302,10 @@ def test_set_level_metrics_are_for_embeddings_only():
 
 
 def test_every_kernel_has_a_tie_aware_counterpart():
-    """ties='expected' must serve every registered metric: each kernel has an expected twin."""
+    """ties='expected' must serve every registered metric but trec_eval's own measures (their rules
+    are tested in test_trec_measures.py): each kernel has an expected twin."""
     from embedeval._metrics import expected
 
-    twins = {form.expected for spec in FAMILIES.values() for form in spec.forms.values()}
+    twins = {form.expected for f, spec in FAMILIES.items() for form in spec.forms.values() if f not in TREC_FAMILIES}
     public = {getattr(expected, name) for name in dir(expected) if not name.startswith("_")}
     assert all(callable(twin) for twin in twins) and twins <= public

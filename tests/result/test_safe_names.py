@@ -12,6 +12,20 @@ from embedeval._metrics.registry import EMBEDDINGS, FAMILIES, RANKINGS, SET_FAMI
 validation = pytest.importorskip("mlflow.utils.validation")
 
 CUTS = {"none": [""], "k": ["@1", "@10", "@100", "@1000000000"], "r": ["@r"], "radius": ["@0", "@2", "@64"]}
+# trec_eval's parameterised measures: parameters as they are written (reals, lists, grade=gain pairs)
+PARAMS = {
+    "iprec_at_recall": ["@0.1", "@0", "@.25"],
+    "rprec_mult": ["@0.2", "@2"],
+    "11pt_avg": ["@.25,.5,.75"],
+    "set_f": ["@0.5"],
+    "utility": ["@2,-1,0,0"],
+    "rbp": ["@p=0.8", "@p=0.5,1=3"],
+    "rbp_resid": ["@p=0.8"],
+    "ndcg_gains": ["@1=3,2=9,4=4.5"],
+    "g": ["@1=3"],
+    "ndcg_rel": ["@1=3"],
+    "rndcg": ["@2=9"],
+}
 LEVELS = ["1e-3", "0.001", "1e-05", "0.5", "1", "0.25", "3e-7"]
 
 
@@ -21,7 +35,8 @@ def _every_name() -> set[str]:
     for family, spec in FAMILIES.items():
         for form in spec.forms:
             for cut in spec.cutoffs:
-                names.update(parse_metric(f"{family}{suffix}", form).name for suffix in CUTS[cut])
+                suffixes = PARAMS[family] if cut == "param" else CUTS[cut]
+                names.update(parse_metric(f"{family}{suffix}", form).name for suffix in suffixes)
     for family, spec in SET_FAMILIES.items():
         suffixes = [""] if spec.parameter is None else [f"@{spec.parameter.prefix}{level}" for level in LEVELS]
         for suffix in suffixes:

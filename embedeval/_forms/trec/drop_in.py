@@ -21,6 +21,7 @@ find them; the registry's kernels read the positive grades only.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +29,7 @@ import numpy as np
 from ..graded import Judged
 from ..match import find, offsets_of, padded_blocks
 from ..rankings import result_of
+from ..score_order import tie_groups
 from .columns import QRELS, RUN, Columns, MissingIds, keeping
 from .evaluate import _check_qrels, _Collision, _numbers_in_run, order
 from .lines import read
@@ -41,15 +43,45 @@ class Counts:
     retrieved: np.ndarray
     relevant: np.ndarray
     relevant_retrieved: np.ndarray
+    judged: Judged | None = None  # every retrieved judged document (for relstring)
+    ranked: np.ndarray | None = None  # (n_queries,) bool: the query has a run (False: -c gave it none)
+    # (n_queries,) judged documents with a grade > 0, whatever the level: what trec_eval sums as
+    # num_rel's summary under -c (its own rule for that one line)
+    positive: np.ndarray | None = None
+
+    def relstrings(self, length: int) -> list[str]:
+        """trec_eval's relstring of each query: one character per rank of its first ``length``
+        documents: the grade (0-9), ``>`` above 9, ``.`` a negative grade, ``-`` not in the qrels."""
+        n = self.retrieved.size
+        width = max(int(length), 0)
+        chars = np.full((n, width), ord("-"), dtype=np.uint8)
+        j = self.judged
+        at = np.asarray(j.ranks, dtype=np.int64) - 1
+        keep = at < width
+        g = j.grades[keep]
+        code = np.where(g > 9, ord(">"), np.where(g >= 0, ord("0") + np.clip(g, 0, 9), ord("."))).astype(np.uint8)
+        chars[j.rows[keep], at[keep]] = code
+        lengths = np.minimum(self.retrieved, width)
+        return [chars[i, : lengths[i]].tobytes().decode("ascii") for i in range(n)]
+
+    def placeholder(self, i: int, named: bool) -> str | None:
+        """trec_eval's relstring of a query that ``-c`` adds without a run: it ranks one document
+        outside the qrels, then clears the string only under the bare name ``relstring``, so
+        ``relstring_20`` keeps ``-``; None for a query with a run."""
+        if self.ranked is None or self.ranked[i]:
+            return None
+        return "" if named else "-"
 
 
 def evaluate_as_trec_eval(
-    run_path, qrels_path, parsed, level: float, complete=False, max_retrieved=None, judged_only=False
+    run_path, qrels_path, parsed, level: float, complete=False, max_retrieved=None, judged_only=False, ties=None
 ):
     """(EvaluationResult, :class:`Counts`) of a run file against a qrels file by trec_eval's rules
     (above); ``parsed`` are registry metrics, ``level`` is ``-l``. The result's
-    ``config["query_ids"]`` are the evaluated queries in trec_eval's order."""
-    options = (parsed, level, complete, max_retrieved, judged_only)
+    ``config["query_ids"]`` are the evaluated queries in trec_eval's order. ``ties``: None
+    (trec_eval's order) or a tie-aware rule over the documents of equal score within each
+    query's evaluated ranking (after ``-M`` and ``-J``)."""
+    options = (parsed, level, complete, max_retrieved, judged_only, ties)
     qrels = read(qrels_path, QRELS)
     run = read(run_path, RUN, keep=None if qrels.exact else keeping(qrels.doc))
     if run.exact != qrels.exact:
@@ -97,7 +129,7 @@ def _match(doc: np.ndarray, counts: np.ndarray, rows: np.ndarray, ids: np.ndarra
     return where
 
 
-def _evaluate(run: Columns, qrels: Columns, parsed, level, complete, max_retrieved, judged_only):
+def _evaluate(run: Columns, qrels: Columns, parsed, level, complete, max_retrieved, judged_only, ties=None):
     _check_qrels(qrels)
     ordered = order(run)
     query_ids, segments = _queries(run, qrels, complete)
@@ -125,11 +157,28 @@ def _evaluate(run: Columns, qrels: Columns, parsed, level, complete, max_retriev
         if run.strings(run_lines) != qrels.strings(lines[found]):
             raise _Collision
     positive = grades > 0
-    judged = Judged(len(query_ids), rows[found], where[found] + 1.0, grades[found], rows[positive], grades[positive])
+    n_zero = np.bincount(rows[grades == 0], minlength=len(query_ids))
+    judged = Judged(
+        len(query_ids),
+        rows[found],
+        where[found] + 1.0,
+        grades[found],
+        rows[positive],
+        grades[positive],
+        n_retrieved=counts.astype(np.int64),
+        n_zero=n_zero,
+    )
+    if ties is not None:  # each found document's tie group within its query's evaluated ranking
+        score, offsets = run.value[ordered.line(positions)], offsets_of(counts)
+        at = offsets[rows[found]] + where[found]
+        start, size = tie_groups(score, offsets, rows[found], score[at])
+        judged = dataclasses.replace(judged, group_start=start, group_size=size)
     relevant = grades >= level
     tally = lambda mask: np.bincount(rows[mask], minlength=len(query_ids))  # noqa: E731
     found_mask = np.zeros(rows.size, dtype=bool)
     found_mask[found] = True
-    counted = Counts(counts.astype(np.int64), tally(relevant), tally(relevant & found_mask))
+    counted = Counts(
+        counts.astype(np.int64), tally(relevant), tally(relevant & found_mask), judged, segments >= 0, tally(grades > 0)
+    )
     config = {"complete": complete, "max_retrieved": max_retrieved, "judged_only": judged_only}
-    return result_of(judged, parsed, level, "zero", query_ids, config), counted
+    return result_of(judged, parsed, level, "zero", query_ids, config, ties), counted

@@ -135,7 +135,7 @@ def _evaluate(run: Columns, qrels: Columns, parsed, threshold, empty, complete, 
     if complete:
         row_of[[judged_index[q] for q in orphans]] = np.arange(kept.size, len(query_ids))
     rows = row_of[qrels.query]
-    judged_lines = np.flatnonzero((rows >= 0) & (qrels.value > 0))
+    judged_lines = np.flatnonzero(rows >= 0)  # every grade: trec_eval's bpref, infAP, ... read grade 0 too
     judged_lines = judged_lines[np.argsort(rows[judged_lines], kind="stable")]
     rows, grades = rows[judged_lines], qrels.value[judged_lines]
     ids = _numbers_in_run(run, qrels)[judged_lines]
@@ -149,7 +149,17 @@ def _evaluate(run: Columns, qrels: Columns, parsed, threshold, empty, complete, 
         lines = ordered.line(ordered.offsets[kept[rows[found]]] + where[found])
         if run.strings(lines) != qrels.strings(judged_lines[found]):
             raise _Collision
-    judged = Judged(len(query_ids), rows[found], where[found] + 1.0, grades[found], rows, grades)
+    positive = grades > 0
+    judged = Judged(
+        len(query_ids),
+        rows[found],
+        where[found] + 1.0,
+        grades[found],
+        rows[positive],
+        grades[positive],
+        n_retrieved=counts.astype(np.int64),
+        n_zero=np.bincount(rows[grades == 0], minlength=len(query_ids)),
+    )
     if ties is not None:  # each found document's tie group within its query's listed documents
         score = run.value if ordered.lines is None else run.value[ordered.lines]
         segment = kept[rows[found]]

@@ -1,0 +1,168 @@
+"""``compare_systems``: every number of a comparison of systems, from their per-query values."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._inputs.arrays import check_choice, check_positive_int
+from .corrections import CORRECTIONS, adjust
+from .distributions import t_two_sided
+from .outcome import SystemComparison
+from .resampling import bootstrap_means, range_exceedances, sign_flip_exceedances
+from .systems import Systems, read_systems
+
+TESTS = {
+    "randomization": "paired randomization test (random sign flips of the per-query differences, "
+    "p = (1 + count) / (1 + resamples))",
+    "t": "paired t-test (Student's t on the per-query differences, n - 1 degrees of freedom)",
+    "bootstrap": "hierarchical bootstrap (p = twice the smaller share of replicate differences on either side "
+    "of 0, with +1)",
+}
+PAIRS = ("baseline", "all")
+
+
+def _pairs(names: list[str], baseline, pairs: str) -> list[tuple[int, int]]:
+    if baseline is not None and baseline not in names:
+        raise ValueError(f"'baseline' must name one of the systems {names}; got {baseline!r}")
+    if pairs == "all":
+        return [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
+    b = names.index(baseline) if baseline is not None else 0
+    return [(b, j) for j in range(len(names)) if j != b]
+
+
+def _t_p_values(d: np.ndarray) -> np.ndarray:
+    n = d.shape[0]
+    mean = d.mean(axis=0)
+    sd = d.std(axis=0, ddof=1) if n > 1 else np.full(d.shape[1], np.nan)
+    out = np.empty(d.shape[1])
+    for c in range(d.shape[1]):
+        if n < 2:
+            out[c] = np.nan
+        elif sd[c] == 0:
+            out[c] = 1.0 if mean[c] == 0 else 0.0
+        else:
+            out[c] = t_two_sided(float(mean[c] / (sd[c] / np.sqrt(n))), n - 1)
+    return out
+
+
+def _bootstrap_p_values(diff_reps: np.ndarray) -> np.ndarray:
+    """Two-sided p-values of replicate differences (n_resamples, n_columns): twice the smaller
+    tail share around 0, each with +1, capped at 1."""
+    b = diff_reps.shape[0]
+    below = 1 + np.count_nonzero(diff_reps <= 0, axis=0)
+    above = 1 + np.count_nonzero(diff_reps >= 0, axis=0)
+    return np.minimum(1.0, 2 * np.minimum(below, above) / (1 + b))
+
+
+def _effect_sizes(d: np.ndarray) -> np.ndarray:
+    """mean / sd (ddof 1) of each column: 0 where every difference is 0, +-inf where all are equal and not 0."""
+    mean = d.mean(axis=0)
+    sd = d.std(axis=0, ddof=1) if d.shape[0] > 1 else np.zeros(d.shape[1])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(sd > 0, mean / np.where(sd > 0, sd, 1), np.sign(mean) * np.inf)
+    return np.where((sd == 0) & (mean == 0), 0.0, out)
+
+
+def _rank_intervals(point: np.ndarray, reps: np.ndarray | None, tail: float) -> np.ndarray:
+    """(n_systems, n_metrics, 3): each system's rank (1 = highest value; tied values share the
+    best rank) and, from the replicates, the interval of its ranks (-1 without replicates)."""
+
+    def ranks(v):  # v (..., n_systems, n_metrics)
+        return 1 + (v[..., None, :, :] > v[..., :, None, :]).sum(axis=-2)
+
+    out = np.full((*point.shape, 3), -1, dtype=np.int64)
+    out[..., 0] = ranks(point)
+    if reps is not None:
+        r = ranks(reps)  # (n_resamples, n_systems, n_metrics)
+        out[..., 1] = np.quantile(r, tail, axis=0, method="lower")
+        out[..., 2] = np.quantile(r, 1 - tail, axis=0, method="higher")
+    return out
+
+
+def _check(confidence, n_resamples, n_bootstrap, alpha, pairs, test, correction) -> tuple:
+    if confidence is not None and not 0 < confidence < 1:
+        raise ValueError(f"'confidence' must be in (0, 1), or None for no interval; got {confidence!r}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"'alpha' must be in (0, 1); got {alpha!r}")
+    check_choice(pairs, "pairs", PAIRS)
+    if test is not None:
+        check_choice(test, "test", tuple(TESTS))
+    check_choice(correction, "correction", tuple(CORRECTIONS))
+    return check_positive_int(n_resamples, "n_resamples"), check_positive_int(n_bootstrap, "n_bootstrap")
+
+
+def compare_systems(
+    systems,
+    *,
+    metrics=None,
+    baseline=None,
+    pairs: str = "baseline",
+    test: str | None = None,
+    correction: str = "holm",
+    confidence: float | None = 0.95,
+    n_resamples: int = 10000,
+    n_bootstrap: int = 2000,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> SystemComparison:
+    """The body of :func:`embedeval.stats.compare_systems` (documented there)."""
+    n_resamples, n_bootstrap = _check(confidence, n_resamples, n_bootstrap, alpha, pairs, test, correction)
+    data: Systems = read_systems(systems, metrics)
+    several = any(r.shape[0] > 1 for r in data.runs)
+    test = test or ("bootstrap" if several else "randomization")
+    rng = np.random.default_rng(seed)
+    index = _pairs(data.names, baseline, pairs)
+    means = data.run_means  # (S, n, K)
+    point = np.stack([r.mean(axis=(0, 1)) for r in data.runs])  # (S, K)
+    tail = (1 - (confidence or 0.95)) / 2
+    reps = None
+    if confidence is not None or test == "bootstrap":
+        reps = bootstrap_means(data.runs, n_bootstrap, rng)
+    a, b = np.array([p[0] for p in index]), np.array([p[1] for p in index])
+    d = (means[b] - means[a]).transpose(1, 0, 2).reshape(data.n_queries, -1)  # (n, P * K)
+    if test == "randomization":
+        p = (1 + sign_flip_exceedances(d, n_resamples, rng)) / (1 + n_resamples)
+    elif test == "t":
+        p = _t_p_values(d)
+    else:
+        p = _bootstrap_p_values((reps[:, b] - reps[:, a]).reshape(n_bootstrap, -1))
+    k = len(data.metrics)
+    p = p.reshape(len(index), k)
+    p_tukey = None
+    if pairs == "all":
+        gaps = np.abs(point[b] - point[a])
+        p_tukey = (1 + range_exceedances(means, gaps, n_resamples, rng)) / (1 + n_resamples)
+    diff_intervals = None
+    if confidence is not None:
+        diff_intervals = np.quantile(reps[:, b] - reps[:, a], [tail, 1 - tail], axis=0)  # (2, P, K)
+    dd = d.reshape(data.n_queries, len(index), k)
+    outcome = dict(
+        point=point,
+        intervals=None if confidence is None else np.quantile(reps, [tail, 1 - tail], axis=0),
+        ranks=_rank_intervals(point, None if confidence is None else reps, tail),
+        index=index,
+        difference=point[b] - point[a],
+        diff_intervals=diff_intervals,
+        p=p,
+        p_adjusted=adjust(p.ravel(), correction).reshape(p.shape),
+        p_tukey=p_tukey,
+        effect=_effect_sizes(d).reshape(len(index), k),
+        wins=(dd > 0).sum(axis=0),
+        ties=(dd == 0).sum(axis=0),
+        losses=(dd < 0).sum(axis=0),
+    )
+    settings = dict(
+        test=test,
+        test_method=TESTS[test],
+        correction=correction,
+        correction_method=CORRECTIONS[correction][1],
+        pairs=pairs,
+        baseline=data.names[index[0][0]] if pairs == "baseline" else None,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        n_bootstrap=n_bootstrap,
+        alpha=alpha,
+        seed=seed,
+        hierarchical=several,
+    )
+    return SystemComparison.build(data, outcome, settings, reps)

@@ -1,0 +1,189 @@
+"""The result of :func:`embedeval.stats.compare_systems`: plain dicts, lists and one array."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+def _maybe(x) -> float | None:
+    return None if x is None else float(x)
+
+
+@dataclass(frozen=True, repr=False)
+class SystemComparison:
+    """Every number of a comparison of systems on the same queries.
+
+    Attributes
+    ----------
+    systems : list of str
+        In the order given.
+    metrics : list of str
+    n_runs : dict of str to int
+        Runs (seeds, folds) per system; 1 for a system given once.
+    n_queries : int
+        Queries compared: those every system and run evaluated (finite in every metric).
+    n_given : int
+        Queries given, before that restriction.
+    values : dict of str to dict of str to float
+        ``values[system][metric]``: the mean over queries (and over runs).
+    intervals : dict of str to dict of str to (float, float), or None
+        ``intervals[system][metric]``: the percentile bootstrap interval of that mean (queries
+        resampled; with several runs, runs too). None with ``confidence=None``.
+    ranks : dict of str to dict of str to dict
+        ``ranks[metric][system]``: ``{"rank": r, "low": lo, "high": hi}``; rank 1 is the highest
+        value, tied values share the best rank; ``low``/``high`` bound the ranks of the bootstrap
+        replicates at the interval's level (None without intervals).
+    pairs : list of dict
+        One per compared pair and metric, B minus A: ``a``, ``b``, ``metric``, ``difference``,
+        ``low``, ``high`` (its interval, None without), ``p_value``, ``p_adjusted`` (after the
+        correction, over every pair and metric of this comparison), ``p_tukey`` (randomised Tukey
+        HSD, all pairs only, else None), ``effect_size`` (mean difference / standard deviation of
+        the per-query differences, Cohen's d_z), ``wins``/``ties``/``losses`` (queries where B is
+        above, equal to, below A, on run means), ``significant`` (``p_adjusted < alpha``, or
+        ``p_tukey < alpha`` where given) and ``n_queries``.
+    settings : dict
+        The test, correction, pairs, baseline, confidence, numbers of resamples, alpha, seed, and
+        each method in a sentence.
+    notes : list of str
+        What a reader must know (queries left out, a test that ignores run variance, ...).
+    replicates : numpy.ndarray of shape (n_bootstrap, n_systems, n_metrics) or None
+        The bootstrap replicate means, for any further statistic.
+    """
+
+    systems: list[str]
+    metrics: list[str]
+    n_runs: dict[str, int]
+    n_queries: int
+    n_given: int
+    values: dict[str, dict[str, float]]
+    intervals: dict[str, dict[str, tuple[float, float]]] | None
+    ranks: dict[str, dict[str, dict]]
+    pairs: list[dict]
+    settings: dict
+    notes: list[str] = field(default_factory=list)
+    replicates: np.ndarray | None = None
+
+    @classmethod
+    def build(cls, data, o: dict, settings: dict, replicates) -> SystemComparison:
+        names, metrics = data.names, data.metrics
+        values = {s: {m: float(o["point"][i, j]) for j, m in enumerate(metrics)} for i, s in enumerate(names)}
+        intervals = None
+        if o["intervals"] is not None:
+            lo, hi = o["intervals"]
+            intervals = {
+                s: {m: (float(lo[i, j]), float(hi[i, j])) for j, m in enumerate(metrics)} for i, s in enumerate(names)
+            }
+        ranks = {
+            m: {
+                s: {
+                    "rank": int(o["ranks"][i, j, 0]),
+                    "low": int(o["ranks"][i, j, 1]) if intervals is not None else None,
+                    "high": int(o["ranks"][i, j, 2]) if intervals is not None else None,
+                }
+                for i, s in enumerate(names)
+            }
+            for j, m in enumerate(metrics)
+        }
+        pairs = [
+            cls._pair(o, settings["alpha"], data, p, a, b, j)
+            for p, (a, b) in enumerate(o["index"])
+            for j in range(len(metrics))
+        ]
+        return cls(
+            systems=list(names),
+            metrics=list(metrics),
+            n_runs={s: int(r.shape[0]) for s, r in zip(names, data.runs, strict=True)},
+            n_queries=data.n_queries,
+            n_given=data.n_given,
+            values=values,
+            intervals=intervals,
+            ranks=ranks,
+            pairs=pairs,
+            settings=settings,
+            notes=_notes(data, settings),
+            replicates=replicates,
+        )
+
+    @staticmethod
+    def _pair(o: dict, alpha: float, data, p: int, a: int, b: int, j: int) -> dict:
+        ci = o["diff_intervals"]
+        tukey = None if o["p_tukey"] is None else float(o["p_tukey"][p, j])
+        adjusted = float(o["p_adjusted"][p, j])
+        return {
+            "a": data.names[a],
+            "b": data.names[b],
+            "metric": data.metrics[j],
+            "difference": float(o["difference"][p, j]),
+            "low": None if ci is None else float(ci[0, p, j]),
+            "high": None if ci is None else float(ci[1, p, j]),
+            "p_value": float(o["p"][p, j]),
+            "p_adjusted": adjusted,
+            "p_tukey": tukey,
+            "effect_size": float(o["effect"][p, j]),
+            "wins": int(o["wins"][p, j]),
+            "ties": int(o["ties"][p, j]),
+            "losses": int(o["losses"][p, j]),
+            "significant": bool((tukey if tukey is not None else adjusted) < alpha),
+            "n_queries": data.n_queries,
+        }
+
+    def pair(self, a: str, b: str, metric: str) -> dict:
+        """The entry of :attr:`pairs` for A = ``a``, B = ``b`` and ``metric``."""
+        for row in self.pairs:
+            if (row["a"], row["b"], row["metric"]) == (a, b, metric):
+                return row
+        compared = sorted({(r["a"], r["b"]) for r in self.pairs})
+        raise KeyError(
+            f"no pair (a={a!r}, b={b!r}, metric={metric!r}); compared pairs: {compared}, metrics: {self.metrics}"
+        )
+
+    def to_dict(self) -> dict:
+        """Everything but the replicates, in JSON's types (tuples as lists)."""
+        intervals = None
+        if self.intervals is not None:
+            intervals = {s: {m: list(v) for m, v in d.items()} for s, d in self.intervals.items()}
+        return {
+            "systems": self.systems,
+            "metrics": self.metrics,
+            "n_runs": self.n_runs,
+            "n_queries": self.n_queries,
+            "n_given": self.n_given,
+            "values": self.values,
+            "intervals": intervals,
+            "ranks": self.ranks,
+            "pairs": self.pairs,
+            "settings": self.settings,
+            "notes": self.notes,
+        }
+
+    def table(self, fmt: str = "table") -> str:
+        """The comparison as ``fmt``: ``"table"``, ``"markdown"``, ``"csv"``, ``"json"`` or ``"latex"``."""
+        from .tables import render
+
+        return render(self, fmt)
+
+    def __str__(self) -> str:
+        return self.table()
+
+    def __repr__(self) -> str:
+        return (
+            f"SystemComparison(systems={self.systems}, metrics={self.metrics}, n_queries={self.n_queries}, "
+            f"test={self.settings['test']!r}, correction={self.settings['correction']!r})"
+        )
+
+
+def _notes(data, settings: dict) -> list[str]:
+    notes = []
+    if data.n_queries < data.n_given:
+        notes.append(
+            f"{data.n_given - data.n_queries} of {data.n_given} queries left out: "
+            "not evaluated (NaN) by every system and run"
+        )
+    if settings["hierarchical"] and settings["test"] != "bootstrap":
+        notes.append(
+            f"the {settings['test']} test ran on per-query values averaged over each system's runs: it ignores the "
+            "variance between runs (seeds); test='bootstrap' accounts for it"
+        )
+    return notes

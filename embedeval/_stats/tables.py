@@ -1,0 +1,207 @@
+"""A comparison of systems as text: an aligned table, Markdown, CSV, JSON or LaTeX.
+
+Two tables in the text formats: the systems (each metric's value, its interval and the rank
+interval), then the pairs (B minus A, its interval, the p-values, the effect size and the
+win/tie/loss counts), and a legend saying how every number was made. LaTeX prints the systems'
+table with significance marks, as papers do.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .._core.text import aligned_table, csv_table, format_p_value, format_value, markdown_table, percent
+
+_CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "BH", "none": "none"}
+
+
+def _rank(cell: dict, n: int) -> str:
+    if cell["low"] is None:
+        return f"{cell['rank']} of {n}"
+    span = f"{cell['low']}" if cell["low"] == cell["high"] else f"{cell['low']}-{cell['high']}"
+    return f"{cell['rank']} ({span} of {n})"
+
+
+def _value(c, system: str, metric: str) -> str:
+    v = format_value(c.values[system][metric])
+    if c.intervals is None:
+        return v
+    lo, hi = c.intervals[system][metric]
+    return f"{v} [{format_value(lo)}, {format_value(hi)}]"
+
+
+def system_rows(c) -> tuple[list[str], list[list[str]]]:
+    level = c.settings["confidence"]
+    suffix = f" [{percent(level)} interval]" if level is not None else ""
+    head = ["system", *(["runs"] if any(n > 1 for n in c.n_runs.values()) else [])]
+    for m in c.metrics:
+        head += [f"{m}{suffix}", "rank"]
+    rows = []
+    for s in c.systems:
+        name = f"{s} (baseline)" if s == c.settings["baseline"] else s
+        row = [name, *([str(c.n_runs[s])] if len(head) > 1 + 2 * len(c.metrics) else [])]
+        for m in c.metrics:
+            row += [_value(c, s, m), _rank(c.ranks[m][s], len(c.systems))]
+        rows.append(row)
+    return head, rows
+
+
+def pair_rows(c) -> tuple[list[str], list[list[str]]]:
+    level = c.settings["confidence"]
+    name = _CORRECTION_NAMES[c.settings["correction"]]
+    tukey = c.settings["pairs"] == "all"
+    head = [
+        "metric",
+        "pair (B - A)",
+        f"difference [{percent(level)} interval]" if level is not None else "difference",
+        "p",
+        f"p ({name})",
+        *(["p (Tukey HSD)"] if tukey else []),
+        "d_z",
+        "W/T/L",
+    ]
+    rows = []
+    for r in c.pairs:
+        diff = format_value(r["difference"])
+        if r["low"] is not None:
+            diff += f" [{format_value(r['low'])}, {format_value(r['high'])}]"
+        rows.append(
+            [
+                r["metric"],
+                f"{r['b']} - {r['a']}",
+                diff + (" *" if r["significant"] else ""),
+                format_p_value(r["p_value"]),
+                format_p_value(r["p_adjusted"]),
+                *([format_p_value(r["p_tukey"])] if tukey else []),
+                f"{r['effect_size']:.2f}",
+                f"{r['wins']}/{r['ties']}/{r['losses']}",
+            ]
+        )
+    return head, rows
+
+
+def legend(c) -> dict[str, str]:
+    """How every number was made: ``{what: how}``, one sentence each (the text formats print
+    ``what: how`` a line; the reports list them)."""
+    s = c.settings
+    name = _CORRECTION_NAMES[s["correction"]]
+    n_tests = len(c.pairs)
+    runs = ", runs then queries (two levels)" if s["hierarchical"] else ""
+    out = {"queries": f"{c.n_queries} compared, paired by query; seed {s['seed']}"}
+    if s["confidence"] is not None:
+        out["intervals"] = (
+            f"{percent(s['confidence'])} percentile bootstrap, {s['n_bootstrap']} resamples of the queries{runs}"
+        )
+        out["rank"] = "1 = highest value; (low-high of n): its interval over the same resamples"
+    count = {"randomization": f", {s['n_resamples']} resamples", "bootstrap": f", {s['n_bootstrap']} resamples"}
+    out["p"] = s["test_method"] + count.get(s["test"], "")
+    out[f"p ({name})"] = (
+        f"{s['correction_method']} over {n_tests} comparison{'s' if n_tests != 1 else ''} (pairs x metrics)"
+    )
+    if s["pairs"] == "all":
+        out["p (Tukey HSD)"] = (
+            f"randomised Tukey HSD (Sakai), {s['n_resamples']} permutations of the systems within each query; "
+            "controls the family-wise error over the pairs of each metric"
+        )
+    out["significant (marked *)"] = f"{'p (Tukey HSD)' if s['pairs'] == 'all' else f'p ({name})'} < {s['alpha']}"
+    out["d_z"] = "mean / standard deviation of the per-query differences (Cohen's d_z)"
+    out["W/T/L"] = "queries where B is above / equal to / below A"
+    for i, note in enumerate(c.notes):
+        out[f"note {i + 1}" if len(c.notes) > 1 else "note"] = note
+    return out
+
+
+def _legend_lines(c) -> list[str]:
+    return [f"{k}: {v}" for k, v in legend(c).items()]
+
+
+def _csv(c) -> str:
+    head = ["kind", "a", "b", "metric", "value", "low", "high", "rank", "rank_low", "rank_high", "p_value",
+            "p_adjusted", "p_tukey", "effect_size", "wins", "ties", "losses", "n_queries"]  # fmt: skip
+
+    def cell(x) -> str:
+        return "" if x is None else repr(x)
+
+    rows = []
+    for s in c.systems:
+        for m in c.metrics:
+            lo, hi = c.intervals[s][m] if c.intervals is not None else (None, None)
+            rank = c.ranks[m][s]
+            rows.append(["system", s, "", m, cell(c.values[s][m]), cell(lo), cell(hi), cell(rank["rank"]),
+                         cell(rank["low"]), cell(rank["high"]), *[""] * 7, cell(c.n_queries)])  # fmt: skip
+    for r in c.pairs:
+        rows.append(["pair", r["a"], r["b"], r["metric"], cell(r["difference"]), cell(r["low"]), cell(r["high"]),
+                     "", "", "", *(cell(r[k]) for k in ("p_value", "p_adjusted", "p_tukey", "effect_size", "wins",
+                                                         "ties", "losses", "n_queries"))])  # fmt: skip
+    return csv_table(head, rows)
+
+
+def render(c, fmt: str) -> str:
+    """``c`` (a SystemComparison) as ``fmt``."""
+    renderers = {
+        "json": lambda: json.dumps(c.to_dict(), indent=2),
+        "csv": lambda: _csv(c),
+        "markdown": lambda: "\n\n".join(
+            [
+                markdown_table(*system_rows(c)),
+                markdown_table(*pair_rows(c)),
+                "\n".join(f"- {x}" for x in _legend_lines(c)),
+            ]
+        ),
+        "latex": lambda: _latex(c),
+        "table": lambda: "\n\n".join(
+            [aligned_table(*system_rows(c)), aligned_table(*pair_rows(c)), "\n".join(_legend_lines(c))]
+        ),
+    }
+    if fmt not in renderers:
+        raise ValueError(f"'fmt' must be one of {sorted(renderers)}; got {fmt!r}")
+    return renderers[fmt]()
+
+
+def _tex(text: str) -> str:
+    out = text.replace("\\", r"\textbackslash{}")
+    for ch in "&%$#_{}":
+        out = out.replace(ch, "\\" + ch)
+    return out.replace("~", r"\textasciitilde{}").replace("^", r"\textasciicircum{}")
+
+
+def _latex(c) -> str:
+    """A booktabs tabular: the systems' values, the best of each metric in bold, and marks of
+    significance after the correction (against the baseline: dagger above, double dagger below;
+    all pairs: the letters of the systems a value is significantly above)."""
+    s = c.settings
+    letters = {name: chr(ord("a") + i) for i, name in enumerate(c.systems)} if s["pairs"] == "all" else {}
+    marks = {(x, m): "" for x in c.systems for m in c.metrics}
+    for r in c.pairs:
+        if not r["significant"]:
+            continue
+        if letters:
+            winner, loser = (r["b"], r["a"]) if r["difference"] > 0 else (r["a"], r["b"])
+            marks[winner, r["metric"]] += letters[loser]
+        else:
+            marks[r["b"], r["metric"]] = r"\dagger" if r["difference"] > 0 else r"\ddagger"
+    best = {m: max(c.values[x][m] for x in c.systems) for m in c.metrics}
+    lines = [r"\begin{tabular}{l" + "r" * len(c.metrics) + "}", r"\toprule"]
+    lines.append("System & " + " & ".join(_tex(m) for m in c.metrics) + r" \\")
+    lines.append(r"\midrule")
+    for x in c.systems:
+        name = _tex(x) + (f" ({letters[x]})" if letters else "") + (" (baseline)" if x == s["baseline"] else "")
+        cells = []
+        for m in c.metrics:
+            v = format_value(c.values[x][m])
+            v = rf"\textbf{{{v}}}" if c.values[x][m] == best[m] else v
+            mark = "".join(sorted(marks[x, m])) if letters else marks[x, m]
+            cells.append(v + (f"$^{{{mark}}}$" if mark else ""))
+        lines.append(f"{name} & " + " & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    corrected = (
+        "randomised Tukey HSD" if letters else f"{_CORRECTION_NAMES[s['correction']]}-corrected {s['test']} test"
+    )
+    if letters:
+        what = "superscript letters: significantly above the systems with those letters"
+    else:
+        what = r"$^{\dagger}$/$^{\ddagger}$: significantly above/below the baseline"
+    lines.append(
+        f"% {what} ({corrected}, p < {s['alpha']}, {c.n_queries} queries, seed {s['seed']}); bold: best per metric"
+    )
+    return "\n".join(lines)
