@@ -34,6 +34,7 @@ EXAMPLES = """examples:
   embedeval compare model_a.npy model_b.npy labels.txt --metrics precision@1 map@r
   embedeval compare bm25.txt dense.txt hybrid.txt qrels.txt --metrics map ndcg@10 --all-pairs
   embedeval compare base.txt qrels.txt --system tuned=s1.txt,s2.txt,s3.txt --format latex
+  embedeval compare --beir scifact/ --system minilm=q_a.npy,c_a.npy --system e5=q_b.npy,c_b.npy --metrics ndcg@10
   embedeval retrieval q.npy corpus.npy qrels.txt --query-ids q.txt --corpus-ids docs.txt --metrics ndcg@10 map
   embedeval retrieval q.npy corpus.npy --beir scifact/ --split test --metrics ndcg@10 recall@100
   embedeval rankings run.txt qrels.txt --metrics ndcg@10 map recall@100
@@ -294,16 +295,20 @@ def _add_compare(cp: argparse.ArgumentParser) -> None:
     cp.add_argument(
         "inputs",
         metavar="FILE",
-        nargs="+",
+        nargs="*",
         help="the systems, one file each (TREC runs, or embeddings of the same items), then the judgements last "
-        "(a TREC qrels for runs, a labels file for embeddings); told apart by their content",
+        "(a TREC qrels for runs, a labels file for embeddings); told apart by their content; none with --qrels "
+        "or --beir",
     )
     cp.add_argument(
         "--system",
         action="append",
         metavar="NAME=FILE,FILE",
-        help="a system given as several runs (seeds, folds), compared with a two-level bootstrap; repeatable",
+        help="a system given as several runs (seeds, folds), compared with a two-level bootstrap; with --qrels or "
+        "--beir, a system of query and corpus embeddings: NAME=QUERIES,CORPUS (a pair per run: Q1,C1,Q2,C2); "
+        "repeatable",
     )
+    _add_compare_dense(cp)
     cp.add_argument(
         "--metrics",
         nargs="+",
@@ -327,7 +332,12 @@ def _add_compare(cp: argparse.ArgumentParser) -> None:
         default=None,
         help="over every pair and metric (default: holm; bh: Benjamini-Hochberg)",
     )
-    cp.add_argument("--distance", choices=DISTANCES, default="euclidean", help="embeddings (default: euclidean)")
+    cp.add_argument(
+        "--distance",
+        choices=DISTANCES,
+        default=None,
+        help="embeddings (default: euclidean; cosine with --qrels or --beir, as retrieval)",
+    )
     cp.add_argument("--threshold", type=float, default=1.0, help="runs: grade at which an item is relevant (default 1)")
     cp.add_argument("--key", help=_KEY_HELP)
     cp.add_argument("--label-key", help=_LABEL_KEY_HELP)
@@ -337,6 +347,25 @@ def _add_compare(cp: argparse.ArgumentParser) -> None:
     cp.add_argument("--report", metavar="FILE", help="also write a .md or .html report of the comparison")
     _output_options(cp, ci_help="level of the intervals (default 0.95)", formats=(*FORMATS, "latex"))
     cp.set_defaults(run=compare_command)
+
+
+def _add_compare_dense(cp: argparse.ArgumentParser) -> None:
+    """compare's options for systems of query and corpus embeddings (as ``retrieval`` reads them)."""
+    cp.add_argument(
+        "--qrels",
+        metavar="FILE",
+        help="judgements for systems given as --system NAME=QUERIES,CORPUS: TREC qrels or a BEIR table, as retrieval",
+    )
+    cp.add_argument("--beir", metavar="DIR", help="a BEIR folder instead of --qrels (its ids, and qrels/SPLIT.tsv)")
+    cp.add_argument("--split", default=None, help="the qrels of --beir to read (default: test)")
+    cp.add_argument("--query-ids", metavar="FILE", help="with --qrels: an id per query row (default: the qrels' order)")
+    cp.add_argument("--corpus-ids", metavar="FILE", help="with --qrels: an id per corpus row (default: 0, 1, ...)")
+    cp.add_argument(
+        "--absent-docs",
+        choices=("count", "drop", "error"),
+        default=None,
+        help="judged documents missing from the corpus, as retrieval (default: count)",
+    )
 
 
 def _add_ranked(ir: argparse.ArgumentParser, name: str, run) -> None:
