@@ -21,6 +21,25 @@ from ._problems import UsageError, argument_problems
 _DENSE_ONLY = ("--query-ids", "--corpus-ids", "--split", "--absent-docs")
 
 
+def add_dense_arguments(cp) -> None:
+    """compare's options for systems of query and corpus embeddings (as ``retrieval`` reads them)."""
+    cp.add_argument(
+        "--qrels",
+        metavar="FILE",
+        help="judgements for systems given as --system NAME=QUERIES,CORPUS: TREC qrels or a BEIR table, as retrieval",
+    )
+    cp.add_argument("--beir", metavar="DIR", help="a BEIR folder instead of --qrels (its ids, and qrels/SPLIT.tsv)")
+    cp.add_argument("--split", default=None, help="the qrels of --beir to read (default: test)")
+    cp.add_argument("--query-ids", metavar="FILE", help="with --qrels: an id per query row (default: the qrels' order)")
+    cp.add_argument("--corpus-ids", metavar="FILE", help="with --qrels: an id per corpus row (default: 0, 1, ...)")
+    cp.add_argument(
+        "--absent-docs",
+        choices=("count", "drop", "error"),
+        default=None,
+        help="judged documents missing from the corpus, as retrieval (default: count)",
+    )
+
+
 def asked(args) -> bool:
     """Whether the command line asks for the dense form (--qrels or --beir)."""
     return args.qrels is not None or args.beir is not None

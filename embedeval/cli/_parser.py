@@ -17,6 +17,7 @@ from .._metrics.ties import RULES
 from ._argparse import Parser, make_lenient
 from ._commands import evaluate_command, reality_check_command, retrieval_command
 from ._compare import compare_command
+from ._compare_dense import add_dense_arguments
 from ._metrics_command import add_metrics_command
 from ._output import FORMATS, RANKED_FORMATS
 from ._ranked import rankings_command, scores_command
@@ -308,7 +309,7 @@ def _add_compare(cp: argparse.ArgumentParser) -> None:
         "--beir, a system of query and corpus embeddings: NAME=QUERIES,CORPUS (a pair per run: Q1,C1,Q2,C2); "
         "repeatable",
     )
-    _add_compare_dense(cp)
+    add_dense_arguments(cp)
     cp.add_argument(
         "--metrics",
         nargs="+",
@@ -332,12 +333,7 @@ def _add_compare(cp: argparse.ArgumentParser) -> None:
         default=None,
         help="over every pair and metric (default: holm; bh: Benjamini-Hochberg)",
     )
-    cp.add_argument(
-        "--distance",
-        choices=DISTANCES,
-        default=None,
-        help="embeddings (default: euclidean; cosine with --qrels or --beir, as retrieval)",
-    )
+    cp.add_argument("--distance", choices=DISTANCES, help="default: euclidean; cosine with --qrels or --beir")
     cp.add_argument("--threshold", type=float, default=1.0, help="runs: grade at which an item is relevant (default 1)")
     cp.add_argument("--key", help=_KEY_HELP)
     cp.add_argument("--label-key", help=_LABEL_KEY_HELP)
@@ -347,25 +343,6 @@ def _add_compare(cp: argparse.ArgumentParser) -> None:
     cp.add_argument("--report", metavar="FILE", help="also write a .md or .html report of the comparison")
     _output_options(cp, ci_help="level of the intervals (default 0.95)", formats=(*FORMATS, "latex"))
     cp.set_defaults(run=compare_command)
-
-
-def _add_compare_dense(cp: argparse.ArgumentParser) -> None:
-    """compare's options for systems of query and corpus embeddings (as ``retrieval`` reads them)."""
-    cp.add_argument(
-        "--qrels",
-        metavar="FILE",
-        help="judgements for systems given as --system NAME=QUERIES,CORPUS: TREC qrels or a BEIR table, as retrieval",
-    )
-    cp.add_argument("--beir", metavar="DIR", help="a BEIR folder instead of --qrels (its ids, and qrels/SPLIT.tsv)")
-    cp.add_argument("--split", default=None, help="the qrels of --beir to read (default: test)")
-    cp.add_argument("--query-ids", metavar="FILE", help="with --qrels: an id per query row (default: the qrels' order)")
-    cp.add_argument("--corpus-ids", metavar="FILE", help="with --qrels: an id per corpus row (default: 0, 1, ...)")
-    cp.add_argument(
-        "--absent-docs",
-        choices=("count", "drop", "error"),
-        default=None,
-        help="judged documents missing from the corpus, as retrieval (default: count)",
-    )
 
 
 def _add_ranked(ir: argparse.ArgumentParser, name: str, run) -> None:
