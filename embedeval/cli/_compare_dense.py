@@ -17,7 +17,7 @@ from .._metrics.registry import DEFAULT_RANKING_METRICS, RANKINGS
 from ._loaders import load_array, load_ids
 from ._problems import UsageError, argument_problems
 
-# the options that only the dense form reads, and their defaults (None: not given)
+# the options only the dense form reads (each None when not given)
 _DENSE_ONLY = ("--query-ids", "--corpus-ids", "--split", "--absent-docs")
 
 
