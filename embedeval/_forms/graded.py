@@ -16,6 +16,7 @@ tie-aware rule (``ties=``, :mod:`embedeval._metrics.ties`): ``"expected"`` throu
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 import warnings
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ import numpy as np
 
 from .._metrics import expected as _expected
 from .._metrics import kernels as _kernels
-from .._metrics.listing import listing_of
+from .._metrics.listing import listing_of, tied_listing_of
 from .._metrics.registry import per_query_values
 from .._metrics.ties import TIE_RULES, TiedHits, tied_hits_from_groups
 from ..result import EvaluationResult
@@ -87,12 +88,17 @@ class Judged:
         new[1:] = (rows[1:] != rows[:-1]) | (start[1:] != start[:-1])
         return rows, start, size, grade, np.cumsum(new) - 1, np.flatnonzero(new)
 
-    def tied_hits(self, threshold: float) -> TiedHits:
-        """:class:`~embedeval._metrics.ties.TiedHits` at relevance level ``threshold`` (needs the groups)."""
+    def tied_hits(self, threshold: float, with_listing: bool = False) -> TiedHits:
+        """:class:`~embedeval._metrics.ties.TiedHits` at relevance level ``threshold`` (needs the
+        groups); with ``with_listing``, also the whole listing with each position's tie group
+        where the form gave what it needs."""
         rows, start, size, grade, label, first = self._grouped()
         n_relevant, ideal = self._judged_side(threshold)
         per_group = lambda w: np.bincount(label, weights=w, minlength=first.size)  # noqa: E731
-        return tied_hits_from_groups(
+        tied_listing = None
+        if with_listing and self.n_retrieved is not None:
+            tied_listing = self._tied_listing(threshold, ideal)
+        tied = tied_hits_from_groups(
             rows[first],
             start[first],
             size[first],
@@ -102,6 +108,21 @@ class Judged:
             gain_exp=per_group(np.exp2(grade) - 1.0),
             ideal=ideal,
         )
+        return dataclasses.replace(tied, tied_listing=tied_listing) if tied_listing is not None else tied
+
+    def _tied_listing(self, threshold: float, ideal: np.ndarray):
+        """The whole listing in one order the ties allow, each judged item placed at its group's
+        next free position (forms with scores may give every item of a group the group's first
+        rank), with each position's tie group."""
+        start, size = np.asarray(self.group_start, np.int64), np.asarray(self.group_size, np.int64)
+        order = np.lexsort((start, self.rows))
+        rows, start, size = self.rows[order], start[order], size[order]
+        new = np.ones(rows.size, dtype=bool)
+        new[1:] = (rows[1:] != rows[:-1]) | (start[1:] != start[:-1])
+        within = np.arange(rows.size) - np.flatnonzero(new)[np.cumsum(new) - 1]
+        grades = np.asarray(self.grades, dtype=np.float64)[order]
+        lst = listing_of(rows, start + 1 + within, grades, self.n_retrieved, ideal, self.n_zero, threshold)
+        return tied_listing_of(lst, rows, start, size)
 
     def ordered(self, rule: str) -> Judged:
         """The same items ranked by ``rule`` within their tie groups: higher grades first
@@ -192,8 +213,9 @@ def per_query(parsed, judged: Judged, threshold: float, ties: str | None) -> tup
     """(per-query values of each metric, R) of ``judged`` under the tie rule ``ties`` (None: the
     ranks as given; the other rules need the tie groups)."""
     if ties == "expected":
-        tied = judged.tied_hits(threshold)
-        values = _expected.compute([m for m in parsed if m.spec.forms[m.form].expected is not None], tied)
+        derived = [m for m in parsed if m.spec.forms[m.form].expected is not None]
+        tied = judged.tied_hits(threshold, _needs_listing(derived))
+        values = _expected.compute(derived, tied)
         rest = [m for m in parsed if m.name not in values]
         undefined = [m.name for m in rest if not m.spec.order_free]
         if undefined:

@@ -33,7 +33,7 @@ import numpy as np
 
 from . import expected as E
 from . import kernels as K
-from .trec_families import LISTING, ORDER_FREE, TREC_FAMILIES
+from .trec_families import LISTING, ORDER_FREE, TIED, TREC_FAMILIES
 
 EMBEDDINGS = "embeddings"
 RANKINGS = "rankings"
@@ -286,7 +286,7 @@ for _name, (_cut, _definition, _kernel, _graded, _param, _summary) in TREC_FAMIL
     FAMILIES[_name] = Family(
         _TREC_CUTOFFS[_cut],
         None if _cut == "k" else ALL_HITS,
-        _forms(_definition, _kernel, {"gm_map": E.average_precision}.get(_name), (RANKINGS,)),
+        _forms(_definition, _kernel, {"gm_map": E.average_precision, **TIED}.get(_name), (RANKINGS,)),
         graded=_graded,
         param=_param,
         summary=_summary,

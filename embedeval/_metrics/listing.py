@@ -91,3 +91,75 @@ def listing(hits) -> Listing:
             "run's length); evaluate TREC files, {query: {id: score}} mappings or ranked id lists"
         )
     return hits.listing
+
+
+@dataclass(frozen=True)
+class TiedListing:
+    """A :class:`Listing` with the tie group of each position, for the tie-aware twins of the
+    measures that add one term per position (unj, rbp, rbp_resid).
+
+    Attributes
+    ----------
+    listing : Listing
+        The documents in one of the orders the ties allow (trec_eval's); each tie group holds
+        consecutive positions, all of them within the query's ``n_retrieved``.
+    first, end : numpy.ndarray of shape (n_queries, width), int
+        0-based: the first position of each position's tie group, and one past its last. An
+        untied position ``j`` has ``[j, j + 1)``; so does every position beyond ``n_retrieved``.
+    """
+
+    listing: Listing
+    first: np.ndarray
+    end: np.ndarray
+
+    def group_mean(self, values: np.ndarray) -> np.ndarray:
+        r"""Each position's value replaced by the mean over its tie group.
+
+        Over the :math:`g!` orders of a group of g documents, each equally likely, every position
+        of the group holds each of its documents in :math:`(g-1)!` of them, so the mean of a
+        per-document value ``values`` at that position is the group's mean of it: the expected
+        value at each position. A measure that adds ``w(position) * value`` over positions has
+        as its expected value the same sum over these means.
+
+        Parameters
+        ----------
+        values : numpy.ndarray of shape (n_queries, width), float
+            A finite value per position (0 beyond ``n_retrieved``).
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_queries, width)
+            Untied positions keep their value exactly.
+        """
+        n, width = values.shape
+        total = np.zeros((n, width + 1))
+        np.cumsum(values, axis=1, out=total[:, 1:])
+        rows = np.arange(n)[:, None]
+        size = self.end - self.first
+        with np.errstate(invalid="ignore"):
+            mean = (total[rows, self.end] - total[rows, self.first]) / size
+        return np.where(size > 1, mean, values)
+
+
+def tied_listing_of(lst: Listing, rows, start, size) -> TiedListing:
+    """A :class:`TiedListing` from ``lst`` and the tie group of each of its judged documents:
+    its query ``rows``, the documents ranked before its group ``start`` and the group's ``size``
+    (one entry per document, so a group may appear several times). A group is cut at the query's
+    ``n_retrieved``; groups holding no judged document are all alike and need no entry."""
+    n, width = lst.rel.shape
+    rows = np.asarray(rows, dtype=np.int64)
+    start = np.asarray(start, dtype=np.int64)
+    end = np.minimum(start + np.asarray(size, dtype=np.int64), lst.n_retrieved[rows])
+    tied = end - start > 1
+    # +1 after each group's first position, -1 at its end: a running sum > 0 marks a position
+    # that continues the group of the one before it (groups never overlap; repeats add up)
+    steps = np.zeros((n, width + 1), dtype=np.int64)
+    np.add.at(steps, (rows[tied], start[tied] + 1), 1)
+    np.add.at(steps, (rows[tied], end[tied]), -1)
+    inside = np.cumsum(steps, axis=1)[:, :width] > 0
+    position = np.broadcast_to(np.arange(width), (n, width))
+    first = np.maximum.accumulate(np.where(inside, 0, position), axis=1)
+    next_starts = np.ones((n, width), dtype=bool)  # position j + 1 starts a group (or j is the last)
+    next_starts[:, :-1] = ~inside[:, 1:]
+    end_of = np.minimum.accumulate(np.where(next_starts, position + 1, width)[:, ::-1], axis=1)[:, ::-1]
+    return TiedListing(lst, first, np.ascontiguousarray(end_of))

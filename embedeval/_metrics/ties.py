@@ -83,6 +83,9 @@ class TiedHits:
         for input forms without grades (embeddings with labels).
     ideal : numpy.ndarray of shape (n_queries, n_judged), optional
         All judged grades of the query in decreasing order, as in ``Hits``.
+    tied_listing : embedeval._metrics.listing.TiedListing, optional
+        Every retrieved document with its tie group, for trec_eval's measures of the whole
+        listing (unj, rbp, rbp_resid); only forms that give a listing, only when asked.
 
     Notes
     -----
@@ -101,6 +104,7 @@ class TiedHits:
     gain: np.ndarray | None = None
     gain_exp: np.ndarray | None = None
     ideal: np.ndarray | None = None
+    tied_listing: object | None = None
 
     @property
     def n_queries(self) -> int:

@@ -15,6 +15,7 @@ from . import kernels as K
 from . import trec_extra as X
 from . import trec_gains as G
 from . import trec_sets as S
+from . import trec_tied as T
 
 _GAINS = "gains: the grade unless a parameter grade=gain gives another (ndcg_gains@1=3,2=9)"
 
@@ -42,6 +43,10 @@ LISTING = frozenset(
     {"bpref", "gm_bpref", "infap", "set_p", "set_recall", "set_relative_p", "set_map", "set_f", "utility"}
     | {"num_nonrel_judged_ret", "unj", "rbp", "rbp_resid", "ndcg_gains", "g", "ndcg_rel", "rndcg"}
 )
+
+# the tie-aware twins (ties="expected") of the measures that add one term per position; the
+# others of the listing have none (see docs/guides/trec_eval.md)
+TIED = {"unj": T.unjudged_at, "rbp": T.rbp, "rbp_resid": T.rbp_residual}
 
 # name -> (cutoffs, definition, kernel, graded, parameter parser, summary)
 TREC_FAMILIES = {

@@ -150,12 +150,21 @@ def rbp(h, cutoff=None) -> np.ndarray:
     0.9): :math:`(1 - p)\sum_i g_i\,p^{i-1}`, gains scaled to [0, 1] by the table's smallest and
     largest gain when one lies outside it."""
     p, gains = (0.9, {}) if cutoff is None else cutoff
-    lst = listing(h)
+    return rbp_total(rbp_gains(listing(h), gains), p)
+
+
+def rbp_total(g: np.ndarray, p: float) -> np.ndarray:
+    """:math:`(1 - p)\\sum_i g_i\\,p^{i-1}` of the gains per position ``g`` (or their expected values)."""
+    powers = np.cumprod(np.concatenate([[1.0], np.full(g.shape[1] - 1, p)]))
+    return (1 - p) * _row_sum(g * powers)
+
+
+def rbp_gains(lst, gains: dict) -> np.ndarray:
+    """rbp's gain of the document at each position: its table gain, scaled to [0, 1] by the
+    table's smallest and largest gain when one lies outside; 0 without a grade >= 0."""
     g = _mapped(lst.rel, gains)
     low, top = _table(lst, gains)
     scale = (low < 0) | (top > 1)
     with np.errstate(divide="ignore", invalid="ignore"):
         scaled = np.where(scale[:, None], (g - low[:, None]) / (top - low)[:, None], g)
-    g = np.where(lst.rel >= 0, scaled, 0.0)
-    powers = np.cumprod(np.concatenate([[1.0], np.full(g.shape[1] - 1, p)]))
-    return (1 - p) * _row_sum(g * powers)
+    return np.where(lst.rel >= 0, scaled, 0.0)

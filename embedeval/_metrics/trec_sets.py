@@ -73,12 +73,16 @@ def num_nonrel_judged_ret(h, cutoff=None) -> np.ndarray:
 
 def unjudged_at(h, cutoff) -> np.ndarray:
     """unj_k: documents without a grade >= 0 among the top k, / k (trec_eval's unjudged measure)."""
-    lst = listing(h)
-    top = lst.unjudged[:, : int(cutoff)]
-    return np.count_nonzero(top, axis=1) / float(cutoff)
+    return top_share(listing(h).unjudged, cutoff)
 
 
-def _p(cutoff) -> float:
+def top_share(unjudged: np.ndarray, cutoff) -> np.ndarray:
+    """unj_k from a value per position (1 for an unjudged document, or its probability): the sum
+    over the top k positions / k."""
+    return np.sum(unjudged[:, : int(cutoff)], axis=1, dtype=np.float64) / float(cutoff)
+
+
+def rbp_p(cutoff) -> float:
     return 0.9 if cutoff is None else cutoff[0]
 
 
@@ -87,13 +91,18 @@ def rbp_residual(h, cutoff=None) -> np.ndarray:
     document: :math:`p^{n} + (1 - p)\sum_{i\ \mathrm{unjudged}} p^{i}` over 0-based positions i
     of the n retrieved documents; 0 when every retrieved document is judged."""
     lst = listing(h)
-    p = _p(cutoff)
+    return residual(lst, lst.unjudged.astype(np.float64), rbp_p(cutoff))
+
+
+def residual(lst, unjudged: np.ndarray, p: float) -> np.ndarray:
+    """rbp_resid of ``lst`` from a value per position (1 for an unjudged document, or its
+    probability); whether any retrieved document is unjudged is read from ``lst``, whatever
+    the order of its documents."""
     width = lst.rel.shape[1]
     powers = np.cumprod(np.concatenate([[1.0], np.full(width, p)]))  # p^0 .. p^width, multiplied in turn
-    unjudged = lst.unjudged
-    total = np.cumsum(np.where(unjudged, powers[:-1], 0.0), axis=1)[:, -1]
+    total = np.cumsum(unjudged * powers[:-1], axis=1)[:, -1]
     value = powers[lst.n_retrieved] + (1 - p) * total
-    return np.where(unjudged.any(axis=1), value, 0.0)
+    return np.where(lst.unjudged.any(axis=1), value, 0.0)
 
 
 def parse_utility(text: str):

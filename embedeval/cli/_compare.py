@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from .._metrics.registry import DEFAULT_EMBEDDING_METRICS, DEFAULT_RANKING_METRICS, EMBEDDINGS, RANKINGS
+from . import _compare_dense as dense
 from ._problems import UsageError, argument_problems, report_problems, set_level_problems
 
 _RUN = "run"
@@ -123,9 +124,31 @@ def _new_options(args) -> bool:
     )
 
 
+def _comparison_problems(args, names) -> list[str]:
+    """The options of the comparison itself, whatever the systems' kind."""
+    problems = report_problems(args.report)
+    if args.resamples < 1:
+        problems.append(f"--resamples must be >= 1; got {args.resamples}")
+    if args.bootstrap < 1:
+        problems.append(f"--bootstrap must be >= 1; got {args.bootstrap}")
+    if args.baseline is not None and args.baseline not in names:
+        problems.append(f"--baseline must name a system ({', '.join(names)}); got {args.baseline!r}")
+    if args.baseline is not None and args.all_pairs:
+        problems.append("--baseline and --all-pairs exclude each other: a baseline, or every pair")
+    return problems
+
+
 def compare_command(args) -> int:
     """``embedeval compare``: per metric, each system's value and the paired comparisons."""
+    if dense.asked(args):
+        if args.distance is None:
+            args.distance = "cosine"  # as embedeval retrieval
+        results, inputs = dense.evaluate_pairs(args, lambda names: _comparison_problems(args, names))
+        return _compare(args, results, inputs)
+    if args.distance is None:
+        args.distance = "euclidean"
     systems, problems = _systems(args)
+    problems += dense.other_form_problems(args)
     if len(systems) < 2:
         problems.append(
             f"give at least two systems, then the judgements last (A B LABELS, or RUN1 RUN2 QRELS); got {len(systems)}"
@@ -134,15 +157,7 @@ def compare_command(args) -> int:
         f"{name} ({Path(f).name})" if len(files) > 1 else name: f for name, files in systems.items() for f in files
     }
     missing = argument_problems({**paths, "judgements": args.inputs[-1] if args.inputs else None}, [], EMBEDDINGS)
-    problems += report_problems(args.report)
-    if args.resamples < 1:
-        problems.append(f"--resamples must be >= 1; got {args.resamples}")
-    if args.bootstrap < 1:
-        problems.append(f"--bootstrap must be >= 1; got {args.bootstrap}")
-    if args.baseline is not None and args.baseline not in systems:
-        problems.append(f"--baseline must name a system ({', '.join(systems)}); got {args.baseline!r}")
-    if args.baseline is not None and args.all_pairs:
-        problems.append("--baseline and --all-pairs exclude each other: a baseline, or every pair")
+    problems += _comparison_problems(args, systems)
     kind, wrong = ("embeddings", []) if missing or not args.inputs else _kind_problems(systems, args.inputs[-1])
     form = RANKINGS if kind == "runs" else EMBEDDINGS
     if args.metrics is None:
@@ -157,6 +172,13 @@ def compare_command(args) -> int:
 
         return two_embeddings(args, *(files[0] for files in systems.values()), args.inputs[-1])
     results = _evaluate_runs(args, systems) if kind == "runs" else _evaluate_embeddings(args, systems)
+    inputs = {name: ", ".join(files) for name, files in systems.items()}
+    inputs["judgements"] = args.inputs[-1]
+    return _compare(args, results, inputs)
+
+
+def _compare(args, results: dict, inputs: dict[str, str]) -> int:
+    """Compare the evaluated systems and print (and write) the tables."""
     from ..stats import compare_systems
 
     try:
@@ -177,8 +199,6 @@ def compare_command(args) -> int:
     if args.report:
         from ..report import write_comparison_report
 
-        inputs = {name: ", ".join(files) for name, files in systems.items()}
-        inputs["judgements"] = args.inputs[-1]
         write_comparison_report(args.report, comparison, inputs=inputs, command=getattr(args, "command_line", None))
         print(f"wrote {args.report}", file=sys.stderr)
     return 0

@@ -17,6 +17,7 @@ from .._metrics.ties import RULES
 from ._argparse import Parser, make_lenient
 from ._commands import evaluate_command, reality_check_command, retrieval_command
 from ._compare import compare_command
+from ._compare_dense import add_dense_arguments
 from ._metrics_command import add_metrics_command
 from ._output import FORMATS, RANKED_FORMATS
 from ._ranked import rankings_command, scores_command
@@ -34,6 +35,7 @@ EXAMPLES = """examples:
   embedeval compare model_a.npy model_b.npy labels.txt --metrics precision@1 map@r
   embedeval compare bm25.txt dense.txt hybrid.txt qrels.txt --metrics map ndcg@10 --all-pairs
   embedeval compare base.txt qrels.txt --system tuned=s1.txt,s2.txt,s3.txt --format latex
+  embedeval compare --beir scifact/ --system minilm=q_a.npy,c_a.npy --system e5=q_b.npy,c_b.npy --metrics ndcg@10
   embedeval retrieval q.npy corpus.npy qrels.txt --query-ids q.txt --corpus-ids docs.txt --metrics ndcg@10 map
   embedeval retrieval q.npy corpus.npy --beir scifact/ --split test --metrics ndcg@10 recall@100
   embedeval rankings run.txt qrels.txt --metrics ndcg@10 map recall@100
@@ -294,16 +296,20 @@ def _add_compare(cp: argparse.ArgumentParser) -> None:
     cp.add_argument(
         "inputs",
         metavar="FILE",
-        nargs="+",
+        nargs="*",
         help="the systems, one file each (TREC runs, or embeddings of the same items), then the judgements last "
-        "(a TREC qrels for runs, a labels file for embeddings); told apart by their content",
+        "(a TREC qrels for runs, a labels file for embeddings); told apart by their content; none with --qrels "
+        "or --beir",
     )
     cp.add_argument(
         "--system",
         action="append",
         metavar="NAME=FILE,FILE",
-        help="a system given as several runs (seeds, folds), compared with a two-level bootstrap; repeatable",
+        help="a system given as several runs (seeds, folds), compared with a two-level bootstrap; with --qrels or "
+        "--beir, a system of query and corpus embeddings: NAME=QUERIES,CORPUS (a pair per run: Q1,C1,Q2,C2); "
+        "repeatable",
     )
+    add_dense_arguments(cp)
     cp.add_argument(
         "--metrics",
         nargs="+",
@@ -327,7 +333,7 @@ def _add_compare(cp: argparse.ArgumentParser) -> None:
         default=None,
         help="over every pair and metric (default: holm; bh: Benjamini-Hochberg)",
     )
-    cp.add_argument("--distance", choices=DISTANCES, default="euclidean", help="embeddings (default: euclidean)")
+    cp.add_argument("--distance", choices=DISTANCES, help="default: euclidean; cosine with --qrels or --beir")
     cp.add_argument("--threshold", type=float, default=1.0, help="runs: grade at which an item is relevant (default 1)")
     cp.add_argument("--key", help=_KEY_HELP)
     cp.add_argument("--label-key", help=_LABEL_KEY_HELP)
