@@ -76,7 +76,7 @@ def test_window_pass_matches_sort_and_search(monkeypatch):
     results = []
     for mode in ("numpy", "auto"):
         monkeypatch.setenv(compiled.KERNELS_VARIABLE, mode)
-        below, rows, ks, cols = tied_scan._windows(dist, low, high, n_thresholds, busy)
+        below, rows, ks, cols = tied_scan._windows(-dist, np.zeros(m), False, low, high, n_thresholds, busy)
         order = np.lexsort((cols, ks, rows))
         results.append((below, rows[order], ks[order], cols[order]))
     assert results[0][1].size > 4 * b  # more members than the first capacity
