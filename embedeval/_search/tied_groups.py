@@ -48,7 +48,9 @@ class Items:
 
         ``chain_gap`` (T) and ``window_half`` (W) have shape (b,), one per query.
         """
-        order = np.lexsort((a, rows))
+        # by a, then by query with a stable sort (a radix sort on 16-bit row numbers)
+        order = np.argsort(a)
+        order = order[np.argsort(rows[order].astype(np.int16 if b < 1 << 15 else np.int64), kind="stable")]
         rows, cols, level, a = rows[order], cols[order], level[order], a[order]
         new_row = np.ones(rows.size, dtype=bool)
         new_row[1:] = rows[1:] != rows[:-1]

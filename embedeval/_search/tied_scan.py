@@ -69,6 +69,9 @@ from .tied_groups import Items, resolve
 # (max ||q|| + M)^2 outside these: the chunk products in float64 (float32 overflow, or an
 # underflow term that would swamp the bound).
 FLOAT32_SCALES = (2.0**-100, 2.0**100)
+# The compiled window pass places most values with a table of buckets (16 per window, at most
+# 8192 per query: 8 MB for 256 queries) instead of a binary search.
+BUCKETS_PER_WINDOW, MAX_BUCKETS = 16, 1 << 13
 
 
 class TiedScanner:
@@ -156,7 +159,7 @@ class TiedScanner:
         window_half = 2.0 * ((bound64 if wide else bound32) + bound64)
         values, exact = self._values(queries)
         items = Items.arrange(b, rows, cols, level, values(rows, cols), chain_gap, window_half)
-        below, members = self._around(queries, chunks, excluded, items, wide)
+        below, members = self._around(queries, chunks, excluded, items, wide, grades, ignored)
         nearer, equal, at, n_groups = resolve(items, below, members, values, exact, chain_gap, levels.size)
         graded_at = at.sum(axis=2)
         start = nearer + np.cumsum(graded_at, axis=1) - graded_at
@@ -174,7 +177,11 @@ class TiedScanner:
     @staticmethod
     def _graded(b, chunks, grades, ignored, levels):
         """(row, column, level) of each positively graded, unignored pair; per chunk, the flat
-        positions that the count of the others leaves out (graded or ignored)."""
+        positions that the count of the others leaves out (graded or ignored), or None where
+        the compiled pass reads them again from ``grades`` and ``ignored``."""
+        fast = compiled.enabled()
+        if fast:
+            from .tied_kernels import nonzero
         rows, cols, level, excluded = [], [], [], []
         for start, stop in chunks:
             g = grades(start, stop)
@@ -184,17 +191,17 @@ class TiedScanner:
                 left_out = ignored(start, stop)
                 positive = positive & ~left_out
                 out = positive | left_out
-            r, c = np.nonzero(positive)
+            r, c = nonzero(positive) if fast else np.nonzero(positive)
             rows.append(r)
             cols.append(c + start)
             level.append(np.zeros(r.size, dtype=np.int64) if g.dtype == bool else np.searchsorted(levels, g[r, c]))
-            excluded.append(np.flatnonzero(out))
+            excluded.append(None if fast else np.flatnonzero(out))
         if not chunks:
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty, empty, []
         return np.concatenate(rows), np.concatenate(cols), np.concatenate(level), excluded
 
-    def _around(self, queries, chunks, excluded, items, wide):
+    def _around(self, queries, chunks, excluded, items, wide, grades, ignored):
         """``below`` (b, g), the other references strictly below each merged window, and the
         (query, window, reference) of each reference inside one."""
         below = np.zeros(items.low.shape, dtype=np.int64)
@@ -202,30 +209,41 @@ class TiedScanner:
         if not items.rows.size:
             return below, tuple(np.zeros(0, dtype=np.int64) for _ in found)
         busy = np.flatnonzero(items.n_windows)
+        tables, capacity = None, 0
+        if compiled.enabled():
+            from . import tied_kernels
+
+            n_buckets = int(min(BUCKETS_PER_WINDOW * items.low.shape[1], MAX_BUCKETS))
+            tables = tied_kernels.bucket_tables(items.low, items.high, items.n_windows, n_buckets)
         for (start, stop), out in zip(chunks, excluded, strict=True):
             products = self._products(queries, start, stop, wide)
-            products.reshape(-1)[out] = -np.inf  # v = +inf: graded (counted elsewhere) or ignored
-            part, pr, pk, pc = _windows(
-                products, self.norms[start:stop], self.euclidean, items.low, items.high, items.n_windows, busy
-            )
+            if out is None:  # the compiled pass takes the pairs left out as a mask
+                out = _left_out(grades, ignored, start, stop)
+            else:
+                products.reshape(-1)[out] = -np.inf  # v = +inf: graded (counted elsewhere) or ignored
+            window = (items.low, items.high, items.n_windows, busy, tables, capacity)
+            part, pr, pk, pc = _windows(products, out, self.norms[start:stop], self.euclidean, *window)
+            capacity = 2 * pr.size  # the next chunk's first guess
             below += part
             for into, array in zip(found, (pr, pk, pc + start), strict=True):
                 into.append(array)
         return below, tuple(np.concatenate(f) for f in found)
 
 
-def _windows(products, norms, euclidean, low, high, n_windows, busy):
+def _windows(products, left_out, norms, euclidean, low, high, n_windows, busy, tables=None, capacity=0):
     """Per chunk: (below, rows, windows, columns): the values v (``norms - 2 products`` or
     ``-products``, float64) strictly below each window [low, high] (b, g), and the (row, window,
-    column) of each one inside a window. Compiled kernel where enabled, else a sort and binary
-    searches (the reference)."""
-    if compiled.enabled():
+    column) of each one inside a window. The compiled kernel given its ``tables``
+    (:func:`~embedeval._search.tied_kernels.bucket_tables`) and a first guess of the members'
+    ``capacity`` (``left_out``: the (b, m) mask of pairs counted as +inf); else a sort and
+    binary searches (the reference: those pairs already -inf in ``products``)."""
+    if tables is not None:
         from . import tied_kernels
 
-        capacity = 4 * products.shape[0]
+        capacity = capacity or 64 * products.shape[0]
         while True:
             below, rows, ks, cols, n = tied_kernels.window_pass(
-                products, norms, euclidean, low, high, n_windows, capacity
+                products, left_out, norms, euclidean, low, high, n_windows, tables, capacity
             )
             if n <= capacity:
                 return below, rows[:n], ks[:n], cols[:n]
@@ -248,3 +266,11 @@ def _windows(products, norms, euclidean, low, high, n_windows, busy):
     width = hi[r, j] - lo[r, j]
     members = order[np.repeat(slot, width), np.repeat(lo[r, j], width) + offsets_within(width)]
     return lo, np.repeat(r, width), np.repeat(j, width), members
+
+
+def _left_out(grades, ignored, start, stop):
+    """The (b, stop - start) mask of the pairs the count of the others leaves out: positively
+    graded (counted as graded) or ignored."""
+    g = grades(start, stop)
+    out = g if g.dtype == bool else g > 0
+    return out | ignored(start, stop) if ignored is not None else out
