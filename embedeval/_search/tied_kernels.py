@@ -84,7 +84,6 @@ def window_pass(products, left_out, norms, euclidean, low, high, n_windows, tabl
     count = 0
     hist = np.zeros(g + 1, dtype=np.int64)
     values = np.empty(m)
-    inside = np.empty(m, dtype=np.int64)
     for i in range(b):
         n = n_windows[i]
         if n == 0:
@@ -92,21 +91,21 @@ def window_pass(products, left_out, norms, euclidean, low, high, n_windows, tabl
         hist[: n + 1] = 0
         lo_row, hi_row, row = low[i], high[i], table[i]
         first, last, inverse = lo_row[0], hi_row[n - 1], inverses[i]
-        # Pass 1, without branches: the values below every window, and the columns of those
-        # within [first, last] (NaN and +inf fail both tests: after every window).
-        n_below, n_inside = 0, 0
+        # Pass 1, without branches (vectorised): every value, and those below every window
+        # (NaN and +inf after every window). No compaction here: a store whose address depends
+        # on the previous value's test cost more than the branch of pass 2 on this machine.
+        n_below = 0
         for c in range(m):
             v = norms[c] - 2.0 * np.float64(products[i, c]) if euclidean else -np.float64(products[i, c])
             v = np.inf if left_out[i, c] else v
             values[c] = v
             n_below += v < first
-            inside[n_inside] = c
-            n_inside += (v >= first) & (v <= last)
         hist[0] = n_below
         # Pass 2: each value within [first, last], by its bucket or, near a window, one by one.
-        for t in range(n_inside):
-            c = inside[t]
+        for c in range(m):
             v = values[c]
+            if not (v >= first and v <= last):
+                continue
             p = row[_bucket(v, first, inverse, n_buckets)] if inverse > 0.0 else -1
             if p >= 0:  # a bucket with no window end: its low-end count, no window
                 hist[p] += 1
