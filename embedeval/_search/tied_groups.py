@@ -105,8 +105,8 @@ def resolve(items: Items, below, members, values, exact, chain_gap, n_levels):
     window = items.window_first[pr] + pk
     ws, we = items.window_start[window], items.window_stop[window]
     a2 = values(pr, pc)
-    p_lo = _search(items.a, ws, we, a2 - chain_gap[pr], right=False)
-    p_hi = _search(items.a, ws, we, a2 + chain_gap[pr], right=True)
+    p_lo = search_slices(items.a, ws, we, a2 - chain_gap[pr], right=False)
+    p_hi = search_slices(items.a, ws, we, a2 + chain_gap[pr], right=True)
     touch = p_lo < p_hi
     chain = np.cumsum(items.chain_head) - 1
     chain_start = np.flatnonzero(items.chain_head)
@@ -122,8 +122,8 @@ def resolve(items: Items, below, members, values, exact, chain_gap, n_levels):
         t_rows, t_chain, t_stop = pr[touch], chain[p_lo[touch]], we[touch]
         e_c = exact(t_rows, pc[touch])
         cs, ce = chain_start[t_chain], chain_stop[t_chain]
-        lo = _search(e, cs, ce, e_c, right=False)
-        hi = _search(e, cs, ce, e_c, right=True)
+        lo = search_slices(e, cs, ce, e_c, right=False)
+        hi = search_slices(e, cs, ce, e_c, right=True)
         starts.append(hi)
         stops.append(t_stop)
         eq_starts.append(lo)
@@ -159,7 +159,7 @@ def _ranges(starts, stops, n):
     return np.cumsum(diff[:n])
 
 
-def _search(sorted_values, starts, stops, x, right):
+def search_slices(sorted_values, starts, stops, x, right):
     """Per query t, the first position p in [starts[t], stops[t]) with sorted_values[p] >= x[t]
     (> x[t] if ``right``), stops[t] if none: a binary search in each slice, vectorised."""
     lo, hi = starts.astype(np.int64), stops.astype(np.int64)

@@ -64,7 +64,7 @@ from .._core.csr import offsets_within
 from .deep_exact import error_bounds
 from .float64 import max_norm, pair_distances
 from .hamming import Counts
-from .tied_groups import Items, resolve
+from .tied_groups import Items, resolve, search_slices
 
 # (max ||q|| + M)^2 outside these: the chunk products in float64 (float32 overflow, or an
 # underflow term that would swamp the bound).
@@ -208,7 +208,6 @@ class TiedScanner:
         found = ([], [], [])
         if not items.rows.size:
             return below, tuple(np.zeros(0, dtype=np.int64) for _ in found)
-        busy = np.flatnonzero(items.n_windows)
         tables, capacity = None, 0
         if compiled.enabled():
             from . import tied_kernels
@@ -221,7 +220,7 @@ class TiedScanner:
                 out = _left_out(grades, ignored, start, stop)
             else:
                 products.reshape(-1)[out] = -np.inf  # v = +inf: graded (counted elsewhere) or ignored
-            window = (items.low, items.high, items.n_windows, busy, tables, capacity)
+            window = (items.low, items.high, items.n_windows, tables, capacity)
             part, pr, pk, pc = _windows(products, out, self.norms[start:stop], self.euclidean, *window)
             capacity = 2 * pr.size  # the next chunk's first guess
             below += part
@@ -230,7 +229,7 @@ class TiedScanner:
         return below, tuple(np.concatenate(f) for f in found)
 
 
-def _windows(products, left_out, norms, euclidean, low, high, n_windows, busy, tables=None, capacity=0):
+def _windows(products, left_out, norms, euclidean, low, high, n_windows, tables=None, capacity=0):
     """Per chunk: (below, rows, windows, columns): the values v (``norms - 2 products`` or
     ``-products``, float64) strictly below each window [low, high] (b, g), and the (row, window,
     column) of each one inside a window. The compiled kernel given its ``tables``
@@ -250,22 +249,27 @@ def _windows(products, left_out, norms, euclidean, low, high, n_windows, busy, t
             capacity = n
     dist = norms - 2.0 * products.astype(np.float64) if euclidean else -products.astype(np.float64)
     b, g = low.shape
-    ranked = np.sort(dist, axis=1)
-    lo, hi = np.zeros((b, g), dtype=np.int64), np.zeros((b, g), dtype=np.int64)
-    for i in busy:
-        n = n_windows[i]
-        lo[i, :n] = np.searchsorted(ranked[i], low[i, :n], "left")
-        hi[i, :n] = np.searchsorted(ranked[i], high[i, :n], "right")
-    r, j = np.nonzero(hi > lo)
-    if not r.size:
-        empty = np.zeros(0, dtype=np.int64)
-        return lo, empty, empty, empty
-    # Only rows holding one are argsorted (a sort gives the counts, not the members).
-    tied_rows, slot = np.unique(r, return_inverse=True)
-    order = np.argsort(dist[tied_rows], axis=1)
-    width = hi[r, j] - lo[r, j]
-    members = order[np.repeat(slot, width), np.repeat(lo[r, j], width) + offsets_within(width)]
-    return lo, np.repeat(r, width), np.repeat(j, width), members
+    every = np.arange(b)
+    busy_row = n_windows > 0
+    first = np.where(busy_row, low[:, 0], np.inf)
+    last = np.where(busy_row, high[every, np.maximum(n_windows - 1, 0)], -np.inf)
+    hist = np.zeros((b, g + 1), dtype=np.int64)
+    hist[:, 0] = (dist < first[:, None]).sum(axis=1)
+    # The values within [first, last] of their row (NaN in neither): how many low ends lie at or
+    # below each (p), and the windows k < p whose high end is >= it (q <= k < p), by binary
+    # searches in each row's window ends.
+    r, c = np.nonzero((dist >= first[:, None]) & (dist <= last[:, None]))
+    v = dist[r, c]
+    starts = r * g
+    stops = starts + n_windows[r]
+    p = search_slices(low.reshape(-1), starts, stops, v, right=True) - starts
+    q = search_slices(high.reshape(-1), starts, stops, v, right=False) - starts
+    hist += np.bincount(r * (g + 1) + p, minlength=b * (g + 1)).reshape(b, g + 1)
+    below = np.cumsum(hist[:, :g], axis=1)
+    below[np.arange(g)[None, :] >= n_windows[:, None]] = 0
+    width = np.maximum(p - q, 0)
+    ks = np.repeat(q, width) + offsets_within(width)
+    return below, np.repeat(r, width), ks, np.repeat(c, width)
 
 
 def _left_out(grades, ignored, start, stop):
