@@ -64,7 +64,7 @@ from .._core.csr import offsets_within
 from .deep_exact import error_bounds
 from .float64 import max_norm, pair_distances
 from .hamming import Counts
-from .tied_groups import Items, resolve, search_slices
+from .tied_groups import Items, resolve
 
 # (max ||q|| + M)^2 outside these: the chunk products in float64 (float32 overflow, or an
 # underflow term that would swamp the bound).
@@ -260,10 +260,12 @@ def _windows(products, left_out, norms, euclidean, low, high, n_windows, tables=
     # searches in each row's window ends.
     r, c = np.nonzero((dist >= first[:, None]) & (dist <= last[:, None]))
     v = dist[r, c]
-    starts = r * g
-    stops = starts + n_windows[r]
-    p = search_slices(low.reshape(-1), starts, stops, v, right=True) - starts
-    q = search_slices(high.reshape(-1), starts, stops, v, right=False) - starts
+    p, q = np.empty_like(r), np.empty_like(r)
+    bounds = np.searchsorted(r, np.arange(b + 1))  # r is sorted: each row's slice
+    for i in np.flatnonzero(np.diff(bounds)):
+        part, n = slice(bounds[i], bounds[i + 1]), n_windows[i]
+        p[part] = np.searchsorted(low[i, :n], v[part], "right")
+        q[part] = np.searchsorted(high[i, :n], v[part], "left")
     hist += np.bincount(r * (g + 1) + p, minlength=b * (g + 1)).reshape(b, g + 1)
     below = np.cumsum(hist[:, :g], axis=1)
     below[np.arange(g)[None, :] >= n_windows[:, None]] = 0
