@@ -30,11 +30,14 @@ after normalisation), in real arithmetic, u32 = 2**-24, u64 = 2**-53, M the larg
 norm and e the exact formula. Then |e - (s + c)| <= X with c = ||q||^2 (or 0) and
 X = 1.01 (d + 4) u64 (||q|| + M)^2 (or 1.01 (d + 3) u64 ||q|| M), and:
 
-* v from float32 P: sgemm sums d products in some order, so |P - q.r| <= gamma_d ||q|| ||r||
-  (gamma_d = d u32 / (1 - d u32), Cauchy-Schwarz on sum |q_j r_j|) plus (2d + 4) 2**-149 for
-  products that underflow; ||r||^2 (float64) and the float64 subtraction add u64 terms, so
+* v from float32 P: sgemm sums d products in some order, with or without FMA, so
+  |P - q.r| <= gamma_d ||q|| ||r|| (gamma_d = d u32 / (1 - d u32); sum |q_j r_j| <= ||q|| ||r||
+  by Cauchy-Schwarz), plus 2**-150 for each product that underflows. v = ||r||^2 - 2 P
+  doubles that: 2 gamma_d ||q|| M <= 1.01 (d + 4) u32 (||q|| + M)^2 while d u32 <= 0.0099;
+  ||r||^2 (float64 sums of exact float64 squares) and the float64 subtraction add only u64
+  terms, within the 1.01. So, with X and the underflow terms,
   E_v = 1.01 (d + 4) u32 (||q|| + M)^2 + X + (2 d + 4) (2**-149 + 2**-1074) (euclidean) and
-  1.01 (d + 3) u32 ||q|| M + X + ... (inner product): ``error_bounds(...)[0]``;
+  1.01 (d + 3) u32 ||q|| M + X + ... (inner product, v = -P): ``error_bounds(...)[0]``;
 * a (float64 sums): E_a = 1.01 (2 d + 4) u64 (||q|| + M)^2 + X + ... (``error_bounds(...)[1]``).
 
 A reference with v < a - (E_v + E_a) has e < e_graded (strictly), one with v > a + E_v + E_a
