@@ -5,6 +5,7 @@
     python bench/bench_deep.py --no-faiss         # without (b) (the half-class row's faiss takes a minute)
     python bench/bench_deep.py --pieces           # the measurements behind _budget.DEEP_TIE_COLUMNS
     python bench/bench_deep.py --crossover        # the depth behind _budget.DEEP_FROM
+    python bench/bench_deep.py --crossover --sizes 20000x128 40000x64 10000x384 --threads 1
 
 The memory case (n = 200,000, d = 64, one class of 100,000) is bench/bench_memory.py.
 
@@ -33,8 +34,10 @@ import faiss
 import numpy as np
 from _common import best_of, faiss_search, gaussian_classes, product, summary_line
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))  # this checkout's embedeval
 import embedeval
 from embedeval._core import budget as _budget
+from embedeval._core import compiled
 
 METRICS = ["precision@1", "recall@1", "recall@10", "r_precision", "map@r"]
 # (n, d, number of classes or "half")
@@ -103,20 +106,27 @@ def table(args):
 
 def crossover(args):
     """evaluate with every block through faiss's search, then every block through the deep ranking,
-    at n = 20,000, d = 128 and growing R (the depth where the second wins is _budget.DEEP_FROM)."""
-    print(f"# n=20000, d=128; load {os.getloadavg()[0]:.2f}; seconds, best of {args.repeat}")
-    print("| R | faiss route s | deep route s | deep / faiss |")
-    print("|---|---|---|---|")
+    for each (n, d) of --sizes and growing R (the depth where the second wins is _budget.DEEP_FROM),
+    with the kernels of EMBEDEVAL_KERNELS (compiled where numba is installed, or the numpy passes)."""
+    kernels = "numpy passes" if not compiled.enabled() else "compiled kernels"
+    load = os.getloadavg()[0]
+    print(f"# {kernels}; n_threads {args.threads or 'all'}; load {load:.2f}; seconds, best of {args.repeat}")
+    print("| n | d | R | faiss route s | deep route s | deep / faiss |")
+    print("|---|---|---|---|---|---|")
     saved = _budget.DEEP_FROM
     try:
-        for r in args.depths:
-            x, labels = gaussian_classes(20000, 128, 20000 // r)
-            times = []
-            for deep_from in (10**9, 0):
-                _budget.DEEP_FROM = deep_from
-                times.append(best_of(args.repeat, lambda x=x, y=labels: embedeval.evaluate(x, y, metrics=METRICS))[0])
-            print(f"| {r} | {times[0]:.2f} | {times[1]:.2f} | {times[1] / times[0]:.2f} |")
-            sys.stdout.flush()
+        for size in args.sizes:
+            n, d = (int(v) for v in size.lower().split("x"))
+            for r in args.depths:
+                x, labels = gaussian_classes(n, d, n // r)
+                embedeval.evaluate(x[:2000], labels[:2000], metrics=METRICS)  # imports, kernels loaded
+                times = []
+                for deep_from in (10**9, 0):
+                    _budget.DEEP_FROM = deep_from
+                    run = lambda x=x, y=labels: embedeval.evaluate(x, y, metrics=METRICS, n_threads=args.threads)  # noqa: E731
+                    times.append(best_of(args.repeat, run)[0])
+                print(f"| {n} | {d} | {r} | {times[0]:.2f} | {times[1]:.2f} | {times[1] / times[0]:.2f} |")
+                sys.stdout.flush()
     finally:
         _budget.DEEP_FROM = saved
 
@@ -183,9 +193,13 @@ def main():
     parser.add_argument("--pieces", action="store_true")
     parser.add_argument("--crossover", action="store_true")
     parser.add_argument("--depths", type=int, nargs="+", default=[100, 200, 400, 800], help="--crossover: R")
+    parser.add_argument("--sizes", nargs="+", default=["20000x128"], help="--crossover: n x d, e.g. 20000x128 40000x64")
+    parser.add_argument("--threads", type=int, default=None, help="--crossover: evaluate's n_threads (and faiss's)")
     parser.add_argument("--no-faiss", action="store_true", help="skip (b) (the half-class row takes a minute)")
     parser.add_argument("--no-pml", action="store_true", help="skip (d)")
     args = parser.parse_args()
+    if args.threads:
+        faiss.omp_set_num_threads(args.threads)
     if args.pieces:
         pieces(args)
     elif args.crossover:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import deep_count as steps
-
 
 def count(block, mixed: bool, rows, top, threshold):
     """``(ranks (m, w), short (m,))`` as :meth:`~embedeval._search.deep_block.Block._count` (class codes,
@@ -28,8 +26,9 @@ def count(block, mixed: bool, rows, top, threshold):
     ranked = np.count_nonzero(nearest <= (top + window)[:, None], axis=1)
     below = np.count_nonzero(nearest <= threshold[:, None], axis=1)  # NaN: none
     counts = np.zeros((m, nearest.shape[1] + 1), dtype=np.int64)
+    limits = top + 2 * window
     found, out = [], np.empty((0, 3), dtype=np.int32)
-    for i0, c0, chunk, lim in block._chunks_within(rows, top + 2 * window):
+    for i0, c0, chunk, lim in block._chunks_within(rows, limits):
         if out.shape[0] < chunk.size:
             out = np.empty((chunk.size, 3), dtype=np.int32)
         n = kernels.place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out)
@@ -38,17 +37,14 @@ def count(block, mixed: bool, rows, top, threshold):
     tied = np.zeros(m, dtype=bool)
     if found:
         near = np.concatenate(found)
-        near = near[np.argsort(near[:, 0], kind="stable")]
-        at, cols, place = near[:, 0], near[:, 1], near[:, 2]
         if mixed:  # those others again, in float64
-            other, place64 = block._float64_places(nearest, rows, at, cols)
-            np.subtract.at(counts, (at, np.minimum(place, ranked[at])), 1)
-            np.add.at(counts, (at, np.minimum(place64, ranked[at])), 1)
-            still = steps.near(padded.ravel(), at * padded.shape[1] + place64, other, 2 * block.bound_rel[rows][at])
-            at = at[still]
-        tied[at] = True
+            factors, matrix = block.factors64, block.ranker._matrix64
+            bound = np.ascontiguousarray(block.bound_rel[rows])
+            still = kernels.replace_float64(near, rows, factors, matrix, padded, ranked, bound, counts)
+            near = near[still]
+        tied[near[:, 0]] = True
     short = ~np.isnan(threshold) & (below < depth)
-    ranks = steps.ranks_from_counts(counts, ranked, depth)
+    ranks = kernels.ranks_from_counts(counts, ranked, np.asarray(depth, dtype=np.float64))
     redo = np.flatnonzero(tied & ~short)
     if redo.size:  # rows with a near-tie: ranked exactly from their candidates by the numpy passes
         ranks[redo] = block._count(None, mixed, rows[redo], top[redo], threshold[redo], fused=False)[0]

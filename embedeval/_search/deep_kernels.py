@@ -17,6 +17,21 @@ import numba
 import numpy as np
 
 
+@numba.njit(inline="always")
+def _search(row, v, low, high):  # pragma: no cover
+    """numpy's ``searchsorted(row[1:-1], v, side="right")`` known to lie in [low, high] (row[0] = -inf,
+    row[-1] = +inf): a binary search."""
+    m = high - low
+    while m > 0:
+        half = m >> 1
+        if row[low + half + 1] <= v:
+            low += half + 1
+            m -= half + 1
+        else:
+            m = half
+    return low
+
+
 @numba.njit(cache=True, nogil=True)
 def place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out):  # pragma: no cover
     """One chunk (h, w) of rows ``i0:i0 + h`` at columns ``c0:c0 + w``; returns the near-ties written."""
@@ -31,14 +46,7 @@ def place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, b
             if not chunk[a, c] <= limit:
                 continue
             v = np.float64(chunk[a, c])
-            low, m = 0, n_nearest
-            while m > 0:  # numpy's searchsorted(row[1:-1], v, side="right"), the answer in [low, low + m]
-                half = m >> 1
-                if row[low + half + 1] <= v:
-                    low += half + 1
-                    m -= half + 1
-                else:
-                    m = half
+            low = _search(row, v, 0, n_nearest)
             counts[i, min(low, top)] += 1
             if v <= t:
                 below[i] += 1
@@ -48,3 +56,44 @@ def place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, b
                 out[n_out, 2] = low
                 n_out += 1
     return n_out
+
+
+@numba.njit(cache=True, nogil=True)
+def replace_float64(near, rows, factors64, matrix64, padded, ranked, bound_rel, counts):  # pragma: no cover
+    """Place the near-ties ``near`` (k, 3: row, column, float32 place) again with float64 values.
+
+    Each pair's value is the float64 product of its row's factors and column (summed in order:
+    the bounds hold for any order), its place moves from the float32 one in ``counts``, and
+    the result says which are still within twice the float64 bound of a relevant neighbour.
+    """
+    n_nearest = padded.shape[1] - 2
+    d = matrix64.shape[1]
+    still = np.zeros(near.shape[0], dtype=np.bool_)
+    for k in range(near.shape[0]):
+        i, col, place = near[k, 0], near[k, 1], near[k, 2]
+        f = factors64[rows[i]]
+        m = matrix64[col]
+        v = 0.0
+        for j in range(d):
+            v += f[j] * m[j]
+        row = padded[i]
+        low = _search(row, v, 0, n_nearest)
+        counts[i, min(place, ranked[i])] -= 1
+        counts[i, min(low, ranked[i])] += 1
+        win = 2 * bound_rel[i]
+        still[k] = v - row[low] <= win or row[low + 1] - v <= win
+    return still
+
+
+@numba.njit(cache=True, nogil=True)
+def ranks_from_counts(counts, ranked, depth):  # pragma: no cover
+    """:func:`embedeval._search.deep_count.ranks_from_counts` in one pass (same float64 values)."""
+    m, w = counts.shape[0], counts.shape[1] - 1
+    ranks = np.empty((m, w))
+    for i in range(m):
+        run = 0
+        for j in range(w):
+            run += counts[i, j]
+            r = np.float64(run) + np.float64(j + 1)
+            ranks[i, j] = r if j < ranked[i] and not r > depth[i] else np.inf
+    return ranks

@@ -88,3 +88,76 @@ def test_the_compiled_count_is_switched_off_by_the_environment(monkeypatch):
     assert not compiled.enabled()
     monkeypatch.setenv(compiled.KERNELS_VARIABLE, "auto")
     assert compiled.enabled()
+
+
+def _rows(rng, m, j):
+    """Padded rows (m, j + 2): -inf, j ascending values (duplicates, lattices, extreme magnitudes,
+    a tail of +inf), +inf."""
+    kind = rng.integers(0, 5)
+    if kind == 0:
+        values = rng.standard_normal((m, j))
+    elif kind == 1:
+        values = rng.integers(-3, 4, (m, j)).astype(np.float64)  # heavy duplicates
+    elif kind == 2:
+        values = rng.standard_normal((m, j)) * 10.0 ** rng.integers(-300, 300, (m, 1))
+    elif kind == 3:
+        values = 1e6 + rng.standard_normal((m, j)) * 1e-9  # crowded far from the origin
+    else:
+        values = np.exp(rng.standard_normal((m, j)) * 20)  # very uneven spacing
+    values.sort(axis=1)
+    tail = rng.integers(0, j + 1, m)
+    values[np.arange(j)[None, :] >= j - tail[:, None]] = np.inf
+    padded = np.full((m, j + 2), np.inf)
+    padded[:, 0] = -np.inf
+    padded[:, 1:-1] = values
+    return padded
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_compiled_placement_equals_numpy_searchsorted(seed):
+    """place_chunk's counts and near-ties equal numpy's searchsorted and comparisons for any
+    window: uneven spacing, duplicates, +inf tails, a single value,
+    1e±300 magnitudes, values just inside and outside the windows, +inf,
+    NaN, limits below the smallest relevant value."""
+    from embedeval._search import deep_kernels as kernels
+
+    rng = np.random.default_rng(seed)
+    m, j, w = int(rng.integers(1, 9)), int(rng.integers(1, 300)), int(rng.integers(1, 400))
+    padded = _rows(rng, m, j)
+    finite = padded[:, 1:-1][np.isfinite(padded[:, 1:-1])]
+    offsets = np.array([0.0, 1e-12, -1e-9, 1.5e-9, 2.5e-9, 0.05, -0.1, 0.15, -0.25])  # inside and just outside windows
+    near = (finite[:, None] + offsets * np.maximum(np.abs(finite[:, None]), 1)).ravel()
+    pool = np.concatenate([finite, near, np.array([0.0, -1e308, 1e308, np.inf, np.nan])])
+    chunk = rng.choice(pool if pool.size else np.zeros(1), size=(m, w))
+    limits = (
+        rng.choice(np.concatenate([pool[np.isfinite(pool)], [np.inf]]), size=m) if pool.size else np.full(m, np.inf)
+    )
+    threshold, window = np.full(m, np.nan), rng.choice([0.0, 1e-300, 1e-9, 0.1], m)
+    ranked = rng.integers(0, j + 1, m)
+    counts = np.zeros((m, j + 1), dtype=np.int64)
+    below = np.zeros(m, dtype=np.int64)
+    out = np.empty((chunk.size, 3), dtype=np.int32)
+    n = kernels.place_chunk(chunk, 0, 0, limits, padded, ranked, threshold, window, counts, below, out)
+    want = np.zeros_like(counts)
+    for i in range(m):
+        inside = chunk[i][chunk[i] <= limits[i]]
+        places = np.searchsorted(padded[i, 1:-1], inside, side="right")
+        np.add.at(want[i], np.minimum(places, ranked[i]), 1)
+        on = out[:n][out[:n, 0] == i]
+        ties = (inside - padded[i, places] <= window[i]) | (padded[i, places + 1] - inside <= window[i])
+        assert on.shape[0] == np.count_nonzero(ties)
+        np.testing.assert_array_equal(on[:, 2], places[ties])
+    np.testing.assert_array_equal(counts, want)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_compiled_ranks_from_counts_equal_the_numpy_step(seed):
+    from embedeval._search import deep_count, deep_kernels
+
+    rng = np.random.default_rng(seed)
+    m, w = int(rng.integers(1, 30)), int(rng.integers(1, 50))
+    counts = rng.integers(0, 4, (m, w + 1))
+    ranked = rng.integers(0, w + 1, m)
+    depth = rng.integers(1, 3 * w, m)
+    want = deep_count.ranks_from_counts(counts, ranked, depth)
+    np.testing.assert_array_equal(deep_kernels.ranks_from_counts(counts, ranked, depth.astype(np.float64)), want)
