@@ -1,8 +1,15 @@
-"""Compiled kernel (numba) of the tied scan's per-chunk pass, used where
-:func:`embedeval._core.compiled.enabled`: for each row of a chunk of float64 BLAS distances,
-the references strictly below each threshold's window and the members of every window, in one
-pass over the row (no sort). The numpy path of :class:`~embedeval._search.tied_scan.TiedScanner`
-(sort, then binary searches) is the reference; the suite requires identical counts.
+"""Compiled kernels (numba) of the tied scan, used where :func:`embedeval._core.compiled.enabled`.
+
+* :func:`window_pass`: for each row of a chunk of BLAS products (float32, or float64 where the
+  float32 bound is of no use), the values v (``norms - 2 P`` or ``-P``, in float64) strictly
+  below each window and the members of every window, in one pass over the row (no sort);
+* :func:`pair_values`: the float64 value of listed (query, reference) pairs, summed in the
+  loop's own order (within :func:`~embedeval._search.deep_exact.error_bounds`' float64 bound of
+  the exact formula, never used as the exact formula).
+
+The numpy path of :class:`~embedeval._search.tied_scan.TiedScanner` (sort, binary searches, and
+the exact formula in place of :func:`pair_values`) is the reference; the suite requires
+identical counts.
 """
 
 from __future__ import annotations
@@ -12,48 +19,99 @@ import numpy as np
 
 
 @numba.njit(cache=True, nogil=True)
-def window_pass(dist, low, high, n_thresholds, capacity):  # pragma: no cover - compiled
+def bucket_tables(low, high, n_windows, n_buckets):  # pragma: no cover - compiled
+    """Per row, ``n_buckets`` buckets of equal width over [low[i, 0], high[i, n - 1]]: ``table``
+    (b, n_buckets) int32, the number of low ends below every value that falls in the bucket, or
+    -1 where a window end falls in it or a window covers it (those values are placed one by
+    one); ``first`` and ``inverse`` (b,) place a value: ``bucket = int((v - first) * inverse)``.
+
+    Exact whatever the rounding, since the bucket of a value is a non-decreasing function of
+    it, computed the same way for the values and the window ends: in a bucket t that holds no
+    end, a low end with bucket < t is <= every value in t, one with bucket > t is above them,
+    and a window whose ends lie in buckets on either side of t is marked -1.
+    """
+    b = low.shape[0]
+    table = np.full((b, n_buckets), -1, dtype=np.int32)
+    first, inverse = np.zeros(b), np.zeros(b)
+    for i in range(b):
+        n = n_windows[i]
+        if n == 0:
+            continue
+        lo_row, hi_row = low[i], high[i]
+        first[i] = lo_row[0]
+        width = (hi_row[n - 1] - lo_row[0]) / n_buckets
+        if not (width > 0.0 and width < np.inf):
+            continue  # one point, or an infinite span: every value placed one by one
+        inverse[i] = 1.0 / width
+        row = table[i]
+        row[:] = 0
+        for w in range(n):  # each low end counts in the buckets after its own
+            a = _bucket(lo_row[w], first[i], inverse[i], n_buckets)
+            if a + 1 < n_buckets:
+                row[a + 1] += 1
+        for t in range(1, n_buckets):
+            row[t] += row[t - 1]
+        for w in range(n):  # the buckets of a window's ends, and those between
+            a = _bucket(lo_row[w], first[i], inverse[i], n_buckets)
+            z = _bucket(hi_row[w], first[i], inverse[i], n_buckets)
+            for t in range(a, z + 1):
+                row[t] = -1
+    return table, first, inverse
+
+
+@numba.njit(cache=True, nogil=True)
+def window_pass(products, left_out, norms, euclidean, low, high, n_windows, tables, capacity):  # pragma: no cover
     """Below-window counts and window members of a chunk.
 
-    dist (b, m) float64 (excluded references +inf); low, high (b, g) float64, increasing along
-    each row's first ``n_thresholds[i]`` entries. Returns ``below`` (b, g) int64, the values
-    v < low[i, k]; and (rows, ks, cols, n_members): the (row, threshold, column) of each value in
+    products (b, m) float32 or float64; left_out (b, m) bool, the pairs not counted (graded,
+    counted elsewhere, or ignored: their value is taken as +inf); norms (m,) float64, the
+    references' squared norms (euclidean; unused otherwise); each value is
+    ``v = norms[c] - 2 products[i, c]`` (euclidean) or ``-products[i, c]``, in float64.
+    low, high (b, g) float64, increasing along each row's first ``n_windows[i]`` entries;
+    ``tables``: :func:`bucket_tables` of them. Returns ``below`` (b, g) int64, the values
+    v < low[i, k]; and (rows, ks, cols, n_members): the (row, window, column) of each value in
     [low[i, k], high[i, k]], the first ``n_members`` of the arrays (n_members > capacity: the
     arrays overflowed, call again with ``capacity = n_members``).
     """
-    b, m = dist.shape
+    table, _, inverses = tables
+    b, m = products.shape
     g = low.shape[1]
+    n_buckets = table.shape[1]
     below = np.zeros((b, g), dtype=np.int64)
     rows = np.empty(capacity, dtype=np.int64)
     ks = np.empty(capacity, dtype=np.int64)
     cols = np.empty(capacity, dtype=np.int64)
     count = 0
     hist = np.zeros(g + 1, dtype=np.int64)
-    guess = np.zeros(4 * g + 1, dtype=np.int64)
+    values = np.empty(m)
     for i in range(b):
-        n = n_thresholds[i]
+        n = n_windows[i]
         if n == 0:
             continue
         hist[: n + 1] = 0
-        lo_row, hi_row = low[i], high[i]
-        first, last = lo_row[0], hi_row[n - 1]
-        n_buckets, width = _buckets(lo_row, n, first, last, guess)
+        lo_row, hi_row, row = low[i], high[i], table[i]
+        first, last, inverse = lo_row[0], hi_row[n - 1], inverses[i]
+        # Pass 1, without branches (vectorised): every value, and those below every window
+        # (NaN and +inf after every window). Writing the columns within [first, last] to a
+        # list here instead (a store at a running index) was no faster than pass 2's branch.
+        n_below = 0
         for c in range(m):
-            v = dist[i, c]
-            # The common cases first: beyond every window, or below every one.
-            if v > last or v != v:  # NaN: after every value, as numpy's sort puts it
-                hist[n] += 1
+            v = norms[c] - 2.0 * np.float64(products[i, c]) if euclidean else -np.float64(products[i, c])
+            v = np.inf if left_out[i, c] else v
+            values[c] = v
+            n_below += v < first
+        hist[0] = n_below
+        # Pass 2: each value within [first, last], by its bucket or, near a window, one by one.
+        for c in range(m):
+            v = values[c]
+            if not (v >= first and v <= last):
                 continue
-            if v < first:
-                hist[0] += 1
+            p = row[_bucket(v, first, inverse, n_buckets)] if inverse > 0.0 else -1
+            if p >= 0:  # a bucket with no window end: its low-end count, no window
+                hist[p] += 1
                 continue
-            # p: the thresholds whose low end is <= v (v is strictly below the windows k >= p),
-            # from a bucket's guess corrected both ways (exact whatever the rounding of the guess)
-            p = guess[_bucket(v, first, width, n_buckets)]
-            while p > 0 and lo_row[p - 1] > v:
-                p -= 1
-            while p < n and lo_row[p] <= v:
-                p += 1
+            # p: the windows whose low end is <= v (v is strictly below the windows k >= p)
+            p = _place(lo_row, n, v)
             hist[p] += 1
             # v lies in the windows k < p whose high end is >= v (the high ends increase)
             k = p - 1
@@ -69,29 +127,60 @@ def window_pass(dist, low, high, n_thresholds, capacity):  # pragma: no cover - 
     return below, rows, ks, cols, count
 
 
-@numba.njit(cache=True, nogil=True)
-def _buckets(lo_row, n, first, last, guess):  # pragma: no cover - compiled
-    """4 n buckets of equal width over [first, last]; guess[t] = the low ends <= bucket t's left
-    edge (a starting point only: the caller corrects it). Returns (n_buckets, width)."""
-    n_buckets = 4 * n
-    width = (last - first) / n_buckets
-    if not (width > 0.0 and width < np.inf):
-        guess[0] = 0
-        return 1, 1.0
-    p = 0
-    for t in range(n_buckets):
-        edge = first + t * width
-        while p < n and lo_row[p] <= edge:
-            p += 1
-        guess[t] = p
-    return n_buckets, width
+@numba.njit(cache=True, nogil=True, inline="always")
+def _place(lo_row, n, v):  # pragma: no cover - compiled
+    """The number of lo_row[:n] (increasing) that are <= v: a binary search."""
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if lo_row[mid] <= v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _bucket(v, first, width, n_buckets):  # pragma: no cover - compiled
-    f = (v - first) / width
+def _bucket(v, first, inverse, n_buckets):  # pragma: no cover - compiled
+    f = (v - first) * inverse
     if f >= n_buckets:
         return n_buckets - 1
     if f > 0.0:
         return int(f)
     return 0
+
+
+@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def pair_values(queries, reference, norms, euclidean, rows, cols):  # pragma: no cover - compiled
+    """float64 ``norms[c] - 2 q.r`` (euclidean) or ``-q.r`` of each pair (queries[rows[t]],
+    reference[cols[t]]), the products (exact in float64) summed in float64 in any order the
+    compiler likes (reassociation and fused multiply-adds allowed: the bound holds for every
+    order; no other fast-math liberty is taken)."""
+    out = np.empty(rows.size)
+    d = queries.shape[1]
+    for t in range(rows.size):
+        q, r = queries[rows[t]], reference[cols[t]]
+        acc = 0.0
+        for j in range(d):
+            acc += np.float64(q[j]) * np.float64(r[j])
+        out[t] = norms[cols[t]] - 2.0 * acc if euclidean else -acc
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def nonzero(mask):  # pragma: no cover - compiled
+    """(rows, cols) of the True entries of a (b, m) boolean array, row-major: numpy's
+    ``nonzero`` in one counting pass and one filling pass."""
+    b, m = mask.shape
+    n = 0
+    for i in range(b):
+        for c in range(m):
+            n += mask[i, c]
+    rows, cols = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    k = 0
+    for i in range(b):
+        for c in range(m):
+            if mask[i, c]:
+                rows[k], cols[k] = i, c
+                k += 1
+    return rows, cols

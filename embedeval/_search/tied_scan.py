@@ -8,21 +8,51 @@ that distance, by grade). Tied means exactly equal float64 distances computed by
 that orders near-tied candidates under the index rule, so that the index rule's order and these
 groups agree.
 
-For a block of queries the scan makes two passes over the references, in chunks of
-``pairs // b`` references (memory O(b x chunk), never queries x references):
+The scan
+--------
+For a block of queries, in chunks of ``pairs // b`` references (memory O(b x chunk), never
+queries x references):
 
-1. the graded references of each query (from ``grades``, ignored ones left out) and their exact
-   distances; each query's distinct values, sorted, are its thresholds T;
-2. float64 BLAS distances v to every other reference, with a rigorous bound E on
-   |v - exact| (:func:`~embedeval._search.deep_exact.error_bounds`, doubled): a reference with
-   v < T - E is strictly nearer than T, one with v > T + E strictly farther, and only those in
-   [T - E, T + E] (exact ties and near-ties) are recomputed with the exact formula. Each chunk
-   row is sorted once and the thresholds' windows found in it by binary search; only rows
-   whose windows hold a reference are argsorted, to name those references.
+1. the graded references of each query (from ``grades``, ignored ones left out) and a float64
+   value a of each (:func:`~embedeval._search.tied_kernels.pair_values`, or the exact formula
+   on the numpy path);
+2. a BLAS product P of the queries with each chunk, in float32 (sgemm) where the bound below is
+   of use, and each other reference's value v = ||r||^2 - 2 P (euclidean) or -P, in float64;
+3. :mod:`~embedeval._search.tied_groups`: v below a graded reference's window is strictly
+   nearer, above it strictly farther; only the references inside a window (near-ties), and
+   graded references near each other, are decided by a float64 value and, where that is not
+   enough, by the exact formula.
+
+The bound
+---------
+Let s = ||q - r||^2 - ||q||^2 = ||r||^2 - 2 q.r (euclidean) or s = -q.r (inner product, cosine
+after normalisation), in real arithmetic, u32 = 2**-24, u64 = 2**-53, M the largest reference
+norm and e the exact formula. Then |e - (s + c)| <= X with c = ||q||^2 (or 0) and
+X = 1.01 (d + 4) u64 (||q|| + M)^2 (or 1.01 (d + 3) u64 ||q|| M), and:
+
+* v from float32 P: sgemm sums d products in some order, with or without FMA, so
+  |P - q.r| <= gamma_d ||q|| ||r|| (gamma_d = d u32 / (1 - d u32); sum |q_j r_j| <= ||q|| ||r||
+  by Cauchy-Schwarz), plus 2**-150 for each product that underflows. v = ||r||^2 - 2 P
+  doubles that: 2 gamma_d ||q|| M <= 1.01 (d + 4) u32 (||q|| + M)^2 while d u32 <= 0.0099;
+  ||r||^2 (float64 sums of exact float64 squares) and the float64 subtraction add only u64
+  terms, within the 1.01. So, with X and the underflow terms,
+  E_v = 1.01 (d + 4) u32 (||q|| + M)^2 + X + (2 d + 4) (2**-149 + 2**-1074) (euclidean) and
+  1.01 (d + 3) u32 ||q|| M + X + ... (inner product, v = -P): ``error_bounds(...)[0]``;
+* a (float64 sums): E_a = 1.01 (2 d + 4) u64 (||q|| + M)^2 + X + ... (``error_bounds(...)[1]``).
+
+A reference with v < a - (E_v + E_a) has e < e_graded (strictly), one with v > a + E_v + E_a
+has e > e_graded; the windows use twice that (W = 2 (E_v + E_a)), which covers the float64
+roundings of a - W and of the bounds themselves. At d = 128 and norms near 20, W is about 0.03
+against distances near 600: a few references per window, recomputed in float64.
+
+Extreme magnitudes: float32 P needs ||q|| M below float32's overflow, and the underflow term
+must stay small against the relative one. A block whose (max ||q|| + M)^2 lies outside
+[2**-100, 2**100] is multiplied in float64 instead (then E_v = E_a). Inputs prepared by
+:mod:`embedeval._inputs.magnitude` (largest norm in [2**-40, 2**40]) always use float32.
 
 The result is a :class:`~embedeval._search.hamming.Counts` whose columns alternate between a
-*gap* (the references between two thresholds, none graded) and a *threshold* (every reference
-at exactly that distance): the layout the Hamming path's tie-aware values read.
+*gap* (the references between two tie groups, none graded) and a *group* (every reference at
+exactly that distance): the layout the Hamming path's tie-aware values read.
 """
 
 from __future__ import annotations
@@ -37,6 +67,14 @@ from .._core.csr import offsets_within
 from .deep_exact import error_bounds
 from .float64 import max_norm, pair_distances
 from .hamming import Counts
+from .tied_groups import Items, resolve
+
+# (max ||q|| + M)^2 outside these: the chunk products in float64 (float32 overflow, or an
+# underflow term that would swamp the bound).
+FLOAT32_SCALES = (2.0**-100, 2.0**100)
+# The compiled window pass places most values with a table of buckets (16 per window, at most
+# 8192 per query: 8 MB for 256 queries) instead of a binary search.
+BUCKETS_PER_WINDOW, MAX_BUCKETS = 16, 1 << 13
 
 
 class TiedScanner:
@@ -49,7 +87,7 @@ class TiedScanner:
     euclidean : bool
         Squared euclidean distance (True) or minus the inner product (cosine after normalisation).
     pairs : int
-        (query, reference) pairs per chunk: bounds the working memory (about 32 bytes each).
+        (query, reference) pairs per chunk: bounds the working memory (about 8 bytes each).
     """
 
     exact = True
@@ -57,19 +95,36 @@ class TiedScanner:
     def __init__(self, reference: np.ndarray, euclidean: bool, pairs: int = _budget.TIED_SCAN_PAIRS):
         self.reference = np.ascontiguousarray(reference, dtype=np.float32)
         self.euclidean, self.pairs, self.size = euclidean, pairs, self.reference.shape[0]
-        self.wide = self.reference.astype(np.float64)
-        self.norms = np.einsum("ij,ij->i", self.wide, self.wide)
+        self.norms = np.einsum("ij,ij->i", self.reference, self.reference, dtype=np.float64)
         self.max_norm = max_norm(self.reference) if self.size else 0.0
 
-    def _approximate(self, queries: np.ndarray, start: int, stop: int) -> np.ndarray:
-        """float64 BLAS distances (b, stop - start), less ||q||^2 for the euclidean distance."""
-        dist = queries @ self.wide[start:stop].T
-        if self.euclidean:
-            dist *= -2.0
-            dist += self.norms[start:stop]
-        else:
-            np.negative(dist, out=dist)
-        return dist
+    def _products(self, queries: np.ndarray, start: int, stop: int, wide: bool) -> np.ndarray:
+        """BLAS products (b, stop - start) of the queries with a chunk: float32, or float64 (``wide``)."""
+        if wide:
+            return queries.astype(np.float64) @ self.reference[start:stop].T.astype(np.float64)
+        return queries @ self.reference[start:stop].T
+
+    def _values(self, queries):
+        """``values(rows, cols)``: float64 values within E_a of s (compiled, or the exact formula
+        less ||q||^2), and ``exact(rows, cols)``: the exact formula."""
+
+        def exact(rows, cols):
+            return pair_distances(queries, rows, cols, self.reference.__getitem__, self.euclidean)
+
+        if compiled.enabled():
+            from . import tied_kernels
+
+            def values(rows, cols):
+                return tied_kernels.pair_values(queries, self.reference, self.norms, self.euclidean, rows, cols)
+
+            return values, exact
+        shift = np.einsum("ij,ij->i", queries, queries, dtype=np.float64) if self.euclidean else None
+
+        def values(rows, cols):
+            e = exact(rows, cols)
+            return e - shift[rows] if shift is not None else e
+
+        return values, exact
 
     def count(
         self,
@@ -88,24 +143,32 @@ class TiedScanner:
         Returns
         -------
         Counts
-            ``total`` and ``graded`` of shape (b, 2 g) and (b, 2 g, L), g the most distinct
-            graded distances of a query: column 2j holds the references strictly between
-            threshold j - 1 and threshold j, column 2j + 1 those at exactly threshold j.
+            ``total`` and ``graded`` of shape (b, 2 g) and (b, 2 g, L), g the most tie groups
+            holding a graded reference of a query: column 2j holds the references strictly
+            between group j - 1 and group j, column 2j + 1 those of group j.
         """
         if keep is not None:
             raise ValueError("a tied scan counts tie groups; the index rule's ranks are the searchers' work")
-        b = queries.shape[0]
+        queries = np.ascontiguousarray(queries, dtype=np.float32)
+        b, d = queries.shape
         step = max(1, self.pairs // max(b, 1))
         chunks = [(s, min(s + step, self.size)) for s in range(0, self.size, step)]
         rows, cols, level, excluded = self._graded(b, chunks, grades, ignored, levels)
-        exact = pair_distances(queries, rows, cols, self.reference.__getitem__, self.euclidean)
-        thresholds, n_thresholds, at = _thresholds(b, rows, exact, level, levels.size)
-        nearer, equal = self._around(queries, chunks, excluded, thresholds, n_thresholds)
+        q_norms = np.sqrt(np.einsum("ij,ij->i", queries, queries, dtype=np.float64))
+        scale = (q_norms.max(initial=0.0) + self.max_norm) ** 2
+        wide = not FLOAT32_SCALES[0] <= scale <= FLOAT32_SCALES[1]
+        bound32, bound64 = error_bounds(q_norms, self.max_norm, d, self.euclidean)
+        chain_gap = 4.0 * bound64
+        window_half = 2.0 * ((bound64 if wide else bound32) + bound64)
+        values, exact = self._values(queries)
+        items = Items.arrange(b, rows, cols, level, values(rows, cols), chain_gap, window_half)
+        below, members = self._around(queries, chunks, excluded, items, wide, grades, ignored)
+        nearer, equal, at, n_groups = resolve(items, below, members, values, exact, chain_gap, levels.size)
         graded_at = at.sum(axis=2)
         start = nearer + np.cumsum(graded_at, axis=1) - graded_at
         size = equal + graded_at
-        valid = np.arange(thresholds.shape[1])[None, :] < n_thresholds[:, None]
-        total = np.zeros((b, 2 * thresholds.shape[1]), dtype=np.int64)
+        valid = np.arange(nearer.shape[1])[None, :] < n_groups[:, None]
+        total = np.zeros((b, 2 * nearer.shape[1]), dtype=np.int64)
         total[:, 1::2] = np.where(valid, size, 0)
         end = np.zeros_like(start)  # where the previous group ends
         end[:, 1:] = start[:, :-1] + size[:, :-1]
@@ -117,7 +180,11 @@ class TiedScanner:
     @staticmethod
     def _graded(b, chunks, grades, ignored, levels):
         """(row, column, level) of each positively graded, unignored pair; per chunk, the flat
-        positions that the count of the others leaves out (graded or ignored)."""
+        positions that the count of the others leaves out (graded or ignored), or None where
+        the compiled pass reads them again from ``grades`` and ``ignored``."""
+        fast = compiled.enabled()
+        if fast:
+            from .tied_kernels import nonzero
         rows, cols, level, excluded = [], [], [], []
         for start, stop in chunks:
             g = grades(start, stop)
@@ -127,99 +194,92 @@ class TiedScanner:
                 left_out = ignored(start, stop)
                 positive = positive & ~left_out
                 out = positive | left_out
-            r, c = np.nonzero(positive)
+            r, c = nonzero(positive) if fast else np.nonzero(positive)
             rows.append(r)
             cols.append(c + start)
             level.append(np.zeros(r.size, dtype=np.int64) if g.dtype == bool else np.searchsorted(levels, g[r, c]))
-            excluded.append(np.flatnonzero(out))
+            excluded.append(None if fast else np.flatnonzero(out))
         if not chunks:
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty, empty, []
         return np.concatenate(rows), np.concatenate(cols), np.concatenate(level), excluded
 
-    def _around(self, queries, chunks, excluded, thresholds, n_thresholds):
-        """(nearer, equal), each of shape (b, g): the other references strictly nearer than each
-        threshold and exactly at it."""
-        b, g = thresholds.shape
-        nearer, equal = np.zeros((b, g), dtype=np.int64), np.zeros((b, g), dtype=np.int64)
-        if g == 0:
-            return nearer, equal
-        wide = queries.astype(np.float64)
-        q_norms = np.sqrt(np.einsum("ij,ij->i", wide, wide))
-        # Doubled: the bound covers v's error and the exact formula's own; the slack covers the
-        # rounding of ||q||^2 and of the shifted thresholds.
-        bound = 2.0 * error_bounds(q_norms, self.max_norm, queries.shape[1], self.euclidean)[1]
-        shifted = thresholds - (q_norms**2)[:, None] if self.euclidean else thresholds
-        low, high = shifted - bound[:, None], shifted + bound[:, None]
-        busy = np.flatnonzero(n_thresholds)
+    def _around(self, queries, chunks, excluded, items, wide, grades, ignored):
+        """``below`` (b, g), the other references strictly below each merged window, and the
+        (query, window, reference) of each reference inside one."""
+        below = np.zeros(items.low.shape, dtype=np.int64)
+        found = ([], [], [])
+        if not items.rows.size:
+            return below, tuple(np.zeros(0, dtype=np.int64) for _ in found)
+        tables, capacity = None, 0
+        if compiled.enabled():
+            from . import tied_kernels
+
+            n_buckets = int(min(BUCKETS_PER_WINDOW * items.low.shape[1], MAX_BUCKETS))
+            tables = tied_kernels.bucket_tables(items.low, items.high, items.n_windows, n_buckets)
         for (start, stop), out in zip(chunks, excluded, strict=True):
-            dist = self._approximate(wide, start, stop)
-            dist.reshape(-1)[out] = np.inf  # graded and ignored: counted elsewhere or not at all
-            below, pr, pj, members = _windows(dist, low, high, n_thresholds, busy)
-            nearer += below
-            if pr.size:  # the references within a threshold's window: decided by the exact formula
-                members = members + start
-                exact = pair_distances(queries, pr, members, self.reference.__getitem__, self.euclidean)
-                at = thresholds[pr, pj]
-                key = pr * g + pj
-                nearer += np.bincount(key, weights=exact < at, minlength=b * g).astype(np.int64).reshape(b, g)
-                equal += np.bincount(key, weights=exact == at, minlength=b * g).astype(np.int64).reshape(b, g)
-        return nearer, equal
+            products = self._products(queries, start, stop, wide)
+            if out is None:  # the compiled pass takes the pairs left out as a mask
+                out = _left_out(grades, ignored, start, stop)
+            else:
+                products.reshape(-1)[out] = -np.inf  # v = +inf: graded (counted elsewhere) or ignored
+            window = (items.low, items.high, items.n_windows, tables, capacity)
+            part, pr, pk, pc = _windows(products, out, self.norms[start:stop], self.euclidean, *window)
+            capacity = 2 * pr.size  # the next chunk's first guess
+            below += part
+            for into, array in zip(found, (pr, pk, pc + start), strict=True):
+                into.append(array)
+        return below, tuple(np.concatenate(f) for f in found)
 
 
-def _windows(dist, low, high, n_thresholds, busy):
-    """Per chunk: (below, rows, thresholds, columns): the references strictly below each
-    threshold's window [low, high] (b, g), and the (row, threshold, column) of each one inside a
-    window. Compiled kernel where enabled, else a sort and binary searches (the reference)."""
-    if compiled.enabled():
+def _windows(products, left_out, norms, euclidean, low, high, n_windows, tables=None, capacity=0):
+    """Per chunk: (below, rows, windows, columns): the values v (``norms - 2 products`` or
+    ``-products``, float64) strictly below each window [low, high] (b, g), and the (row, window,
+    column) of each one inside a window. The compiled kernel given its ``tables``
+    (:func:`~embedeval._search.tied_kernels.bucket_tables`) and a first guess of the members'
+    ``capacity`` (``left_out``: the (b, m) mask of pairs counted as +inf); else a sort and
+    binary searches (the reference: those pairs already -inf in ``products``)."""
+    if tables is not None:
         from . import tied_kernels
 
-        capacity = 4 * dist.shape[0]
+        capacity = capacity or 64 * products.shape[0]
         while True:
-            below, rows, ks, cols, n = tied_kernels.window_pass(dist, low, high, n_thresholds, capacity)
+            below, rows, ks, cols, n = tied_kernels.window_pass(
+                products, left_out, norms, euclidean, low, high, n_windows, tables, capacity
+            )
             if n <= capacity:
                 return below, rows[:n], ks[:n], cols[:n]
             capacity = n
+    dist = norms - 2.0 * products.astype(np.float64) if euclidean else -products.astype(np.float64)
     b, g = low.shape
-    ranked = np.sort(dist, axis=1)
-    lo, hi = np.zeros((b, g), dtype=np.int64), np.zeros((b, g), dtype=np.int64)
-    for i in busy:
-        n = n_thresholds[i]
-        lo[i, :n] = np.searchsorted(ranked[i], low[i, :n], "left")
-        hi[i, :n] = np.searchsorted(ranked[i], high[i, :n], "right")
-    r, j = np.nonzero(hi > lo)
-    if not r.size:
-        empty = np.zeros(0, dtype=np.int64)
-        return lo, empty, empty, empty
-    # Only rows holding one are argsorted (a sort gives the counts, not the members).
-    tied_rows, slot = np.unique(r, return_inverse=True)
-    order = np.argsort(dist[tied_rows], axis=1)
-    width = hi[r, j] - lo[r, j]
-    members = order[np.repeat(slot, width), np.repeat(lo[r, j], width) + offsets_within(width)]
-    return lo, np.repeat(r, width), np.repeat(j, width), members
+    every = np.arange(b)
+    busy_row = n_windows > 0
+    first = np.where(busy_row, low[:, 0], np.inf)
+    last = np.where(busy_row, high[every, np.maximum(n_windows - 1, 0)], -np.inf)
+    hist = np.zeros((b, g + 1), dtype=np.int64)
+    hist[:, 0] = (dist < first[:, None]).sum(axis=1)
+    # The values within [first, last] of their row (NaN in neither): how many low ends lie at or
+    # below each (p), and the windows k < p whose high end is >= it (q <= k < p), by binary
+    # searches in each row's window ends.
+    r, c = np.nonzero((dist >= first[:, None]) & (dist <= last[:, None]))
+    v = dist[r, c]
+    p, q = np.empty_like(r), np.empty_like(r)
+    bounds = np.searchsorted(r, np.arange(b + 1))  # r is sorted: each row's slice
+    for i in np.flatnonzero(np.diff(bounds)):
+        part, n = slice(bounds[i], bounds[i + 1]), n_windows[i]
+        p[part] = np.searchsorted(low[i, :n], v[part], "right")
+        q[part] = np.searchsorted(high[i, :n], v[part], "left")
+    hist += np.bincount(r * (g + 1) + p, minlength=b * (g + 1)).reshape(b, g + 1)
+    below = np.cumsum(hist[:, :g], axis=1)
+    below[np.arange(g)[None, :] >= n_windows[:, None]] = 0
+    width = np.maximum(p - q, 0)
+    ks = np.repeat(q, width) + offsets_within(width)
+    return below, np.repeat(r, width), ks, np.repeat(c, width)
 
 
-def _thresholds(b: int, rows, exact, level, n_levels: int):
-    """Each query's distinct graded distances, increasing, and the graded references at each.
-
-    Returns
-    -------
-    thresholds : numpy.ndarray of shape (b, g), float64
-        +inf after a query's last one.
-    n_thresholds : numpy.ndarray of shape (b,), int64
-    at : numpy.ndarray of shape (b, g, n_levels), int64
-        Graded references at each threshold, by level.
-    """
-    order = np.lexsort((exact, rows))
-    rows, exact, level = rows[order], exact[order], level[order]
-    head = np.ones(rows.size, dtype=bool)
-    head[1:] = (rows[1:] != rows[:-1]) | (exact[1:] != exact[:-1])
-    n_thresholds = np.bincount(rows[head], minlength=b).astype(np.int64)
-    g = int(n_thresholds.max(initial=0))
-    unique = np.cumsum(head) - 1  # each item's threshold, numbered across the block
-    first = np.cumsum(n_thresholds) - n_thresholds  # each row's first threshold number
-    column = unique - first[rows]
-    thresholds = np.full((b, g), np.inf)
-    thresholds[rows[head], column[head]] = exact[head]
-    at = np.bincount((rows * g + column) * n_levels + level, minlength=b * g * n_levels).reshape(b, g, n_levels)
-    return thresholds, n_thresholds, at.astype(np.int64)
+def _left_out(grades, ignored, start, stop):
+    """The (b, stop - start) mask of the pairs the count of the others leaves out: positively
+    graded (counted as graded) or ignored."""
+    g = grades(start, stop)
+    out = g if g.dtype == bool else g > 0
+    return out | ignored(start, stop) if ignored is not None else out

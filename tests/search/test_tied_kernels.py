@@ -1,9 +1,12 @@
-"""The tied scan's compiled window pass against its numpy path: identical counts.
+"""The tied scan against a float64 full sort, its compiled path against its numpy path, and its bound.
 
 Both paths of :class:`~embedeval._search.tied_scan.TiedScanner` (``EMBEDEVAL_KERNELS=numpy``
-and the numba kernel) run on the same inputs: ties, duplicates, integer lattices, extreme
-magnitudes, chunks of one reference to all; every count must be equal. A kernel that miscounts
-a reference below a window, or drops or repeats a window member, changes ``total`` here.
+and the numba kernels) run on the same inputs: ties, duplicates, integer lattices, collapsed
+embeddings, magnitudes from 1e-15 to 1e15 (and beyond float32's useful range, where the scan
+multiplies in float64), chunks of one reference to all, queries drawn from the references or
+apart from them. Every count must equal the one a full sort of the exact float64 distances
+gives, in both paths. A kernel that miscounts a reference below a window, drops or repeats a
+member, or a bound too tight for the float32 products, changes ``total`` here.
 """
 
 from __future__ import annotations
@@ -14,9 +17,11 @@ import pytest
 from embedeval._core import compiled
 from embedeval._inputs.arrays import prepare
 from embedeval._search import tied_scan
+from embedeval._search.deep_exact import error_bounds
 from embedeval._search.tied_scan import TiedScanner
 
-pytestmark = pytest.mark.skipif(compiled._numba() is None, reason="numba not installed")
+MODES = ["numpy", "auto"] if compiled._numba() is not None else ["numpy"]
+KINDS = ["gaussian", "wide", "lattice", "duplicates", "collapsed", "extreme", "huge", "tiny"]
 
 
 def _inputs(kind, rng, n, d):
@@ -27,58 +32,134 @@ def _inputs(kind, rng, n, d):
     if kind == "duplicates":
         base = rng.standard_normal((max(2, n // 4), d)).astype(np.float32)
         return base[rng.integers(0, base.shape[0], n)]
+    if kind == "collapsed":  # every vector the same, but a few
+        x = np.tile(rng.standard_normal((1, d)).astype(np.float32), (n, 1))
+        x[: n // 10] += 1.0
+        return x
+    x = rng.standard_normal((n, d)).astype(np.float32)
     if kind == "extreme":
-        x = rng.standard_normal((n, d)).astype(np.float32)
         return x * np.float32(10.0) ** rng.integers(-15, 16, size=(n, 1)).astype(np.float32)
-    return rng.standard_normal((n, d)).astype(np.float32)
+    if kind == "huge":  # (||q|| + M)^2 past 2**100: float64 products
+        return x * np.float32(1e19)
+    if kind == "tiny":  # below 2**-100: float64 products
+        return x * np.float32(1e-30)
+    return x
 
 
-def _count(monkeypatch, mode, scanner, queries, grades, ignored, levels):
+def full_sort_counts(queries, reference, euclidean, graded, left_out, n_levels):
+    """(total, graded) of the scan's layout from every exact float64 distance, query by query."""
+    rows = []
+    for i, q in enumerate(queries):
+        diff = reference.astype(np.float64) - q.astype(np.float64)
+        e = (diff * diff).sum(axis=1) if euclidean else -(reference.astype(np.float64) * q).sum(axis=1)
+        kept = ~left_out[i]
+        positive = kept & (graded[i] > 0)
+        thresholds = np.unique(e[positive])
+        row_total, row_graded, previous = [], [], -np.inf
+        for t in thresholds:
+            row_total += [int((kept & (e > previous) & (e < t)).sum()), int((kept & (e == t)).sum())]
+            at = np.bincount(graded[i][positive & (e == t)] - 1, minlength=n_levels)
+            row_graded += [np.zeros(n_levels, dtype=np.int64), at]
+            previous = t
+        rows.append((row_total, row_graded))
+    width = max(len(t) for t, _ in rows)
+    total = np.zeros((len(rows), width), dtype=np.int64)
+    by_level = np.zeros((len(rows), width, n_levels), dtype=np.int64)
+    for i, (t, g) in enumerate(rows):
+        total[i, : len(t)] = t
+        if g:
+            by_level[i, : len(g)] = np.array(g)
+    return total, by_level
+
+
+def _scan(monkeypatch, mode, scanner, queries, graded, left_out, levels):
     monkeypatch.setenv(compiled.KERNELS_VARIABLE, mode)
-    return scanner.count(queries, grades, ignored, levels)
+    return scanner.count(queries, lambda s, e: graded[:, s:e], lambda s, e: left_out[:, s:e], levels)
 
 
-@pytest.mark.parametrize("kind", ["gaussian", "lattice", "duplicates", "extreme"])
-@pytest.mark.parametrize("distance", ["euclidean", "cosine"])
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("distance", ["euclidean", "cosine", "inner_product"])
 @pytest.mark.parametrize("pairs", [1, 37, 1 << 20])
-def test_kernel_and_numpy_counts_are_identical(monkeypatch, kind, distance, pairs):
-    rng = np.random.default_rng([len(kind), len(distance), pairs])
-    n, b, d = 90, 17, 3
-    x = _inputs(kind, rng, n, d)
-    reference = prepare(x, distance)
-    queries = reference[rng.integers(0, n, b)]
+@pytest.mark.parametrize("separate", [False, True])
+def test_both_paths_equal_a_full_sort(monkeypatch, kind, distance, pairs, separate):
+    rng = np.random.default_rng([len(kind), len(distance), pairs, separate])
+    n, b = 90, 17
+    d = 40 if kind == "wide" else 3
+    reference = prepare(_inputs(kind, rng, n, d), distance)
+    if separate:
+        queries = prepare(_inputs(kind, rng, b, d), distance)
+    else:
+        queries = reference[rng.integers(0, n, b)]
     graded = rng.integers(0, 3, size=(b, n))  # grades 0, 1, 2
     graded[rng.random((b, n)) < 0.6] = 0
     graded[0] = 0  # a query with nothing graded
     left_out = rng.random((b, n)) < 0.1
     levels = np.array([1, 2])
     scanner = TiedScanner(reference, distance == "euclidean", pairs=pairs)
-    args = (scanner, queries, lambda s, e: graded[:, s:e], lambda s, e: left_out[:, s:e], levels)
-    numpy_counts = _count(monkeypatch, "numpy", *args)
-    kernel_counts = _count(monkeypatch, "auto", *args)
-    assert numpy_counts.total.shape[1] > 2  # several thresholds per query: windows overlap
-    np.testing.assert_array_equal(kernel_counts.total, numpy_counts.total)
-    np.testing.assert_array_equal(kernel_counts.graded, numpy_counts.graded)
+    want_total, want_graded = full_sort_counts(queries, reference, distance == "euclidean", graded, left_out, 2)
+    assert want_total.shape[1] > 2  # several tie groups per query
+    for mode in MODES:
+        counts = _scan(monkeypatch, mode, scanner, queries, graded, left_out, levels)
+        np.testing.assert_array_equal(counts.total, want_total, err_msg=mode)
+        np.testing.assert_array_equal(counts.graded, want_graded, err_msg=mode)
 
 
-def test_window_pass_matches_sort_and_search(monkeypatch):
-    """Overlapping windows, values on their ends, +inf and rows with no threshold, and a member
+def _misplaced_by_float32():
+    """A query q = (4096, 1) and references q itself (distance 0, not graded) and (4096, 0)
+    (distance 1, graded). In float32, q.q = 2**24 + 1 rounds to 2**24, so the value of q itself
+    lands 1 above the graded one's: only a window as wide as the float32 bound catches it."""
+    q = np.array([[4096.0, 1.0]], dtype=np.float32)
+    reference = np.array([[4096.0, 1.0], [4096.0, 0.0], [0.0, 0.0]], dtype=np.float32)
+    graded = np.array([[0, 1, 0]])
+    return q, reference, graded
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_reference_misplaced_by_float32_rounding_is_counted_nearer(monkeypatch, mode):
+    q, reference, graded = _misplaced_by_float32()
+    product = (q @ reference.T)[0]
+    assert product[0] == np.float32(2.0**24) and product[1] == np.float32(2.0**24)  # the premise
+    counts = _scan(monkeypatch, mode, TiedScanner(reference, True), q, graded, np.zeros((1, 3), bool), np.array([1]))
+    np.testing.assert_array_equal(counts.total, [[1, 1]])  # q itself strictly nearer, then the graded one
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_bound_too_tight_for_float32_is_caught(monkeypatch, mode):
+    """The same case with the float64 bound in place of the float32 one (the scan's windows then
+    miss q itself): the count is wrong, so the test above fails for such a bound."""
+
+    def float64_only(*args):
+        _, bound64 = error_bounds(*args)
+        return bound64, bound64
+
+    monkeypatch.setattr(tied_scan, "error_bounds", float64_only)
+    q, reference, graded = _misplaced_by_float32()
+    counts = _scan(monkeypatch, mode, TiedScanner(reference, True), q, graded, np.zeros((1, 3), bool), np.array([1]))
+    assert counts.total.tolist() == [[0, 1]]
+
+
+@pytest.mark.skipif(compiled._numba() is None, reason="numba not installed")
+def test_window_pass_matches_sort_andsearch_slices(monkeypatch):
+    """Overlapping windows, values on their ends, +inf and rows with no window, and a member
     capacity that overflows (the kernel is called again)."""
+    from embedeval._search import tied_kernels
+
     rng = np.random.default_rng(3)
     b, m, g = 9, 200, 6
     dist = rng.integers(0, 20, size=(b, m)).astype(np.float64)
     dist[rng.random((b, m)) < 0.1] = np.inf
     centre = np.sort(rng.integers(0, 20, size=(b, g)).astype(np.float64), axis=1)
     low, high = centre - 1.0, centre + 1.0
-    n_thresholds = rng.integers(0, g + 1, b)
-    n_thresholds[0] = 0
-    busy = np.flatnonzero(n_thresholds)
+    n_windows = rng.integers(0, g + 1, b)
+    n_windows[0] = 0
     results = []
-    for mode in ("numpy", "auto"):
-        monkeypatch.setenv(compiled.KERNELS_VARIABLE, mode)
-        below, rows, ks, cols = tied_scan._windows(dist, low, high, n_thresholds, busy)
+    for n_buckets in (0, 1, 7, 64):
+        tables = tied_kernels.bucket_tables(low, high, n_windows, n_buckets) if n_buckets else None
+        mask, norms = np.zeros((b, m), bool), np.zeros(m)
+        below, rows, ks, cols = tied_scan._windows(-dist, mask, norms, False, low, high, n_windows, tables, 4)
         order = np.lexsort((cols, ks, rows))
         results.append((below, rows[order], ks[order], cols[order]))
-    assert results[0][1].size > 4 * b  # more members than the first capacity
-    for expected, got in zip(*results, strict=True):
-        np.testing.assert_array_equal(got, expected)
+    assert results[0][1].size > 4  # more members than the first capacity
+    for got in results[1:]:
+        for want, part in zip(results[0], got, strict=True):
+            np.testing.assert_array_equal(part, want)
