@@ -57,7 +57,7 @@ def tile_pass(
     """
     h, w = dist.shape
     lo, scale, top, margin = grid[0], grid[1], grid[2], grid[3]
-    f, clip_lo, clip_hi, e = table[0], table[1], table[2], table[3]
+    f = table[0]
     want_hist = hist.size > 0
     want_near = guessed.size > 0
     n_slow = n_near = n_unsure = 0
@@ -85,18 +85,26 @@ def tile_pass(
                 n_near += 1
             if not held_bins[b] or qc == r_codes[j]:
                 continue
-            scaled = c * f
-            if scaled < clip_lo:
-                scaled = clip_lo
-            if scaled > clip_hi:
-                scaled = clip_hi
-            cell = np.floor(scaled)
-            frac = scaled - cell
-            if frac >= e and frac < 1 - e:
-                index = np.int64(cell) + offset[b]
-                if count[index] == 0:
-                    fast += before[index]
-                    continue
-            out[0, n_slow] = i * w + j
-            n_slow += 1
+            settled = _settled(c * f, b, table, offset, before, count)
+            if settled >= 0:
+                fast += settled
+            else:
+                out[0, n_slow] = i * w + j
+                n_slow += 1
     return 2 * fast, n_slow, n_near, n_unsure
+
+
+@numba.njit(cache=True, nogil=True)
+def _settled(scaled, b, table, offset, before, count):  # pragma: no cover - compiled
+    """``before`` of the table cell of a negative at ``scaled`` = coordinate * F in bin ``b``, or
+    -1 when the cell is uncertain (within ``e`` of its edge) or holds positives."""
+    if scaled < table[1]:
+        scaled = table[1]
+    if scaled > table[2]:
+        scaled = table[2]
+    cell = np.floor(scaled)
+    frac = scaled - cell
+    if frac < table[3] or frac >= 1 - table[3]:
+        return -1
+    index = np.int64(cell) + offset[b]
+    return np.int64(before[index]) if count[index] == 0 else -1
