@@ -31,7 +31,8 @@ def main_pass(
     jobs = ((None, (number, tile)) for number, tile in enumerate(space.tiles()))
     work = _TileWork(space, grid, held, want_histogram, guessed)
     with one_blas_thread_each(n_threads):
-        for _, (number, tile, coords, bins, margin, part, fast, slow, near) in run_threads(jobs, work, n_threads):
+        for _, result in run_threads(jobs, work, n_threads):
+            number, tile, coords, slow, slow_bins, margin, part, fast, near, near_bins = result
             if want_histogram:
                 hist += part
             local2 += fast
@@ -39,7 +40,7 @@ def main_pass(
                 at = slow[s : s + _budget.AUROC_BATCH]
                 local2 += held._neighbours(
                     coords[at],
-                    bins[at].astype(np.int64),
+                    slow_bins[s : s + _budget.AUROC_BATCH],
                     margin,
                     lambda i, at=at, tile=tile: space.exact(*pair_indices(tile, at[i])),
                 )
@@ -49,7 +50,7 @@ def main_pass(
                     kept = None  # the guess was wrong: the thresholds are collected by another pass
                 elif near.size:
                     rows, cols = pair_indices(tile, near)
-                    kept[number] = (bins[near], rows.astype(index), cols.astype(index))
+                    kept[number] = (near_bins.astype(np.int32), rows.astype(index), cols.astype(index))
     if guessed is None or kept is None:
         return hist, local2, None
     if not kept:
@@ -59,40 +60,63 @@ def main_pass(
 
 
 class _TileWork:
-    """One tile's compiled work (run on a thread): distances, exact bins, histogram and selections."""
+    """One tile's compiled work (run on a thread): distances, then one kernel for the bins,
+    histogram and selections; the few pairs with an uncertain bin are binned on their exact
+    distances here and handled as the numpy passes handle them."""
 
     def __init__(self, space, grid, held, want_histogram, guessed):
         from . import pair_kernels  # numba, imported only when compiled kernels are on
 
-        self.kernels = pair_kernels
+        self.kernel = pair_kernels.tile_pass
         self.space, self.grid, self.held = space, grid, held
         self.hist_size = grid.n_bins + 2 if want_histogram else 0
         self.guessed = np.zeros(0, dtype=bool) if guessed is None else guessed
-        self.table = (held.f, *held.clip, held.offset, held.before, held.count)
 
     def __call__(self, job):
         number, tile = job
-        space, grid, kernels = self.space, self.grid, self.kernels
+        space, grid, held = self.space, self.grid, self.held
         dist, error = space.approx(tile)
         margin = grid.margin(error)
-        bins = np.empty(dist.shape, dtype=np.int32)
-        if kernels.tile_bins(dist, grid.lo, grid.scale, grid.n_bins, margin, bins):
-            at = np.flatnonzero(bins < 0)
-            bins.reshape(-1)[at] = grid.bins(space.exact(*pair_indices(tile, at)))
         hist = np.zeros(self.hist_size, dtype=np.int64)
-        out = np.empty((2, bins.size), dtype=np.int32)
-        fast, n_slow, n_near = kernels.tile_select(
-            bins,
+        out = np.empty((3, dist.size), dtype=np.int32)
+        q_codes, r_codes = space.q_codes[tile.rows], space.r_codes[tile.cols]
+        fast, n_slow, n_near, n_unsure = self.kernel(
             dist,
-            space.q_codes[tile.rows],
-            space.r_codes[tile.cols],
+            np.array([grid.lo, grid.scale, grid.n_bins, margin]),
+            q_codes,
+            r_codes,
             tile.upper,
             hist,
-            self.held.bins,
+            held.bins,
             self.guessed,
-            *self.table,
-            margin * self.held.f,
+            np.array([held.f, *held.clip, margin * held.f]),
+            held.offset,
+            held.before,
+            held.count,
             out,
         )
+        coords = dist.reshape(-1)
         slow, near = out[0, :n_slow].astype(np.int64), out[1, :n_near].astype(np.int64)
-        return number, tile, dist.reshape(-1), bins.reshape(-1), margin, hist, int(fast), slow, near
+        slow_bins, near_bins = _certain_bins(grid, coords[slow]), _certain_bins(grid, coords[near])
+        if n_unsure:
+            unsure = out[2, :n_unsure].astype(np.int64)
+            rows, cols = pair_indices(tile, unsure)
+            bins = grid.bins(space.exact(rows, cols))
+            if hist.size:
+                hist += np.bincount(bins, minlength=hist.size)
+            negative = held.bins[bins] & (space.q_codes[rows] != space.r_codes[cols])
+            slow, slow_bins = np.concatenate([slow, unsure[negative]]), np.concatenate([slow_bins, bins[negative]])
+            if self.guessed.size:
+                inside = self.guessed[bins]
+                near = np.concatenate([near, unsure[inside]])
+                near_bins = np.concatenate([near_bins, bins[inside]])
+                order = np.argsort(near, kind="stable")  # the numpy passes' order: flat positions
+                near, near_bins = near[order], near_bins[order]
+        return number, tile, coords, slow, slow_bins, margin, hist, int(fast), near, near_bins
+
+
+def _certain_bins(grid: Grid, coords: np.ndarray) -> np.ndarray:
+    """Bins of coordinates farther than the margin from a bin edge (as the kernel computes them)."""
+    k = np.floor(coords)
+    np.clip(k, -1, grid.n_bins, out=k)
+    return k.astype(np.int64) + 1

@@ -1,15 +1,25 @@
-"""Compiled passes over a tile of pair distances (numba; imported only when
-:func:`embedeval._core.compiled.enabled`): the per-tile work of the verification's main pass in two
-loops instead of a dozen numpy passes, with the same floating-point operations in the same order,
-so that every bin, count and kept pair equals the numpy path's (:mod:`.verification`).
+"""The compiled pass over a tile of pair distances (numba; imported only when
+:func:`embedeval._core.compiled.enabled`): the per-tile work of the verification's main pass in
+one loop instead of a dozen numpy passes, with the same floating-point operations, so that every
+bin, count and kept pair equals the numpy path's (:mod:`.verification`).
 
-* :func:`tile_bins`: each distance's grid coordinate (in place), its bin, and whether the bin is
-  uncertain (the coordinate within the error margin of a bin edge: ``bins`` holds -1 there, to
-  be recomputed exactly) - rows in parallel.
-* :func:`tile_select`: the histogram of the tile's counted pairs, the AUROC counts of the
-  negatives whose table cell is certain and holds no positive (``2 * before``, as
-  :meth:`.pair_auroc.HeldPositives.count2`), the positions of the other negatives in held bins
-  (compared one by one there) and of the pairs in guessed bins.
+:func:`tile_pass`, for each counted pair of the tile (every pair, or those above the diagonal):
+
+* its grid coordinate ``(dist - lo) * scale`` (written back into ``dist``) and its bin
+  ``clip(floor(coord), -1, n_bins) + 1``, or, when the coordinate lies within ``margin`` of a bin
+  edge, its position in ``out[2]`` (the caller bins it on its exact distance and handles it as
+  the numpy passes do);
+* the histogram of the certain bins;
+* for a negative pair in a held bin: its AUROC count ``2 * before`` when its table cell is
+  certain and holds no positive (as :meth:`.pair_auroc.HeldPositives.count2`), otherwise its
+  position in ``out[0]`` (compared one by one by the caller);
+* the positions of the pairs in ``guessed`` bins in ``out[1]``.
+
+One kernel rather than two keeps the tile's memory read once and the first call's compilation
+short (one function to compile: ``python bench/bench_compile.py --cold``). Each row is binned
+first (a loop LLVM vectorises), then walked. The clipping is written as conditional expressions
+(numba compiles them faster than ``min``/``max``; the same values), and the table lookup is
+written inline (a helper function, even inlined, made the loop 40% slower).
 """
 
 from __future__ import annotations
@@ -19,52 +29,60 @@ import numpy as np
 
 
 @numba.njit(cache=True, nogil=True)
-def tile_bins(dist, lo, scale, n_bins, margin, bins):  # pragma: no cover - compiled
-    """Coordinates ``(dist - lo) * scale`` into ``dist`` and bins into ``bins`` (-1: uncertain);
-    returns the number of uncertain pairs."""
-    h = dist.shape[0]
-    unsure = np.zeros(h, dtype=np.int64)
-    for i in range(h):
-        unsure[i] = _row_bins(dist[i], lo, scale, float(n_bins), margin, bins[i])
-    return unsure.sum()
-
-
-@numba.njit(cache=True, nogil=True)
-def _row_bins(row, lo, scale, n_bins, margin, out):  # pragma: no cover - compiled
-    n_unsure = 0
-    for j in range(row.size):
-        c = (row[j] - lo) * scale
-        row[j] = c
-        k = np.floor(c)
-        frac = c - k
-        if frac < margin or frac >= 1 - margin:
-            out[j] = -1
-            n_unsure += 1
-        else:
-            out[j] = int(min(max(k, -1.0), n_bins)) + 1
-    return n_unsure
-
-
-@numba.njit(cache=True, nogil=True)
-def tile_select(
-    bins, coords, q_codes, r_codes, upper, hist, held_bins, guessed, f, clip_lo, clip_hi, offset, before, count, e, out
+def tile_pass(
+    dist, grid, q_codes, r_codes, upper, hist, held_bins, guessed, table, offset, before, count, out
 ):  # pragma: no cover - compiled
-    """One pass over a tile's bins (see the module docstring).
+    """One pass over a tile (see the module docstring).
 
-    ``out`` (2, bins.size), int32, receives the flat positions of the held-bin negatives left to
-    compare (row 0) and of the pairs in ``guessed`` bins (row 1; an empty ``guessed``: none
-    collected); ``hist`` (empty: not wanted) is added to. Returns ``(fast, n_slow, n_near)``:
-    the AUROC sum 2 * before of the negatives settled by the table, and the two counts.
+    Parameters
+    ----------
+    dist : float64 (h, w), C-contiguous
+        Approximate distances; overwritten with their grid coordinates.
+    grid : float64 (4,)
+        ``lo, scale, n_bins, margin`` (the coordinate margin of the tile's error bound).
+    q_codes, r_codes : int64 (h,), (w,)
+    upper : bool
+        Only pairs above the diagonal count.
+    hist : int64 (n_bins + 2,) or empty (not wanted); added to.
+    held_bins, guessed : bool (n_bins + 2,); ``guessed`` empty: no pair collected.
+    table : float64 (4,)
+        ``f, clip_lo, clip_hi, e`` of :class:`.pair_auroc.HeldPositives` (``e`` = margin * f).
+    offset : int64; before, count : int32 - the held positives' lookup table.
+    out : int32 (3, h * w)
+        Receives the flat positions of the held-bin negatives left to compare (row 0), of the pairs
+        in ``guessed`` bins (row 1) and of the pairs with an uncertain bin (row 2).
+
+    Returns
+    -------
+    (int, int, int, int)
+        The AUROC sum 2 * before of the negatives settled by the table, and the three counts.
     """
-    h, w = bins.shape
+    h, w = dist.shape
+    lo, scale, top, margin = grid[0], grid[1], grid[2], grid[3]
+    f, clip_lo, clip_hi, e = table[0], table[1], table[2], table[3]
     want_hist = hist.size > 0
     want_near = guessed.size > 0
-    n_slow = n_near = 0
+    n_slow = n_near = n_unsure = 0
     fast = 0
+    row_bins = np.empty(w, dtype=np.int64)
     for i in range(h):
         qc = q_codes[i]
-        for j in range(i + 1 if upper else 0, w):
-            b = bins[i, j]
+        start = i + 1 if upper else 0
+        row = dist[i]
+        for j in range(start, w):  # a loop without stores but these two: vectorised
+            c = (row[j] - lo) * scale
+            row[j] = c
+            k = np.floor(c)
+            frac = c - k
+            k = -1.0 if k < -1.0 else k
+            k = top if k > top else k
+            row_bins[j] = -1 if frac < margin or frac >= 1 - margin else np.int64(k) + 1
+        for j in range(start, w):
+            b = row_bins[j]
+            if b < 0:
+                out[2, n_unsure] = i * w + j
+                n_unsure += 1
+                continue
             if want_hist:
                 hist[b] += 1
             if want_near and guessed[b]:
@@ -72,18 +90,16 @@ def tile_select(
                 n_near += 1
             if not held_bins[b] or qc == r_codes[j]:
                 continue
-            scaled = min(max(coords[i, j] * f, clip_lo), clip_hi)
+            scaled = row[j] * f
+            scaled = clip_lo if scaled < clip_lo else scaled
+            scaled = clip_hi if scaled > clip_hi else scaled
             cell = np.floor(scaled)
             frac = scaled - cell
-            if frac < e or frac >= 1 - e:
-                index = offset[b] + (b - 1) * f
-                certain = False
-            else:
-                index = int(cell) + offset[b]
-                certain = True
-            if certain and count[index] == 0:
-                fast += before[index]
-            else:
-                out[0, n_slow] = i * w + j
-                n_slow += 1
-    return 2 * fast, n_slow, n_near
+            if frac >= e and frac < 1 - e:
+                index = np.int64(cell) + offset[b]
+                if count[index] == 0:
+                    fast += before[index]
+                    continue
+            out[0, n_slow] = i * w + j
+            n_slow += 1
+    return 2 * fast, n_slow, n_near, n_unsure
