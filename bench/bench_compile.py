@@ -3,9 +3,11 @@ machine code loaded from the on-disk cache, or compiled when the cache is cold).
 
     python bench/bench_compile.py            # a warm cache (run once before to fill it)
     python bench/bench_compile.py --cold     # the cache emptied first: the compilation itself
+    python bench/bench_compile.py --cold --deep   # a first deep ranking (two classes of 1,000)
 
-Prints the seconds of ``import numba`` and of a first small pair verification with the compiled
-kernels and with the numpy passes, each in a new interpreter.
+Prints the seconds of ``import numba`` and of a first small pair verification (or, with
+``--deep``, a first evaluate whose rankings take the deep ranking) with the compiled kernels and
+with the numpy passes, each in a new interpreter.
 """
 
 from __future__ import annotations
@@ -30,9 +32,14 @@ t1 = time.perf_counter()
 if os.environ["EMBEDEVAL_KERNELS"] != "numpy":
     import numba
 t2 = time.perf_counter()
-pair_verification(x, y)
+call = pair_verification
+if os.environ["BENCH_DEEP"] == "1":
+    x = rng.standard_normal((2000, 16)).astype(np.float32)
+    y = rng.integers(0, 2, 2000)
+    call = lambda x, y: embedeval.evaluate(x, y, metrics=["r_precision", "map@r"], n_threads=1)
+call(x, y)
 t3 = time.perf_counter()
-pair_verification(x, y)
+call(x, y)
 t4 = time.perf_counter()
 kernels = os.environ["EMBEDEVAL_KERNELS"]
 print(f"{kernels:6s} import numba {t2 - t1:.2f} s, first call {t3 - t2:.2f} s, second {t4 - t3:.2f} s")
@@ -42,12 +49,13 @@ print(f"{kernels:6s} import numba {t2 - t1:.2f} s, first call {t3 - t2:.2f} s, s
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cold", action="store_true", help="remove the kernels' numba cache first")
+    parser.add_argument("--deep", action="store_true", help="a deep ranking instead of a verification")
     args = parser.parse_args()
     if args.cold:
         for path in glob.glob(os.path.join(ROOT, "embedeval", "*", "__pycache__", "*_kernels.*.nb[ic]")):
             os.remove(path)
     for kernels in ("auto", "numpy"):
-        env = dict(os.environ, EMBEDEVAL_KERNELS=kernels, PYTHONPATH=ROOT)
+        env = dict(os.environ, EMBEDEVAL_KERNELS=kernels, PYTHONPATH=ROOT, BENCH_DEEP=str(int(args.deep)))
         subprocess.run([sys.executable, "-c", PROGRAM], env=env, check=True)
 
 

@@ -4,7 +4,7 @@
     python bench/bench_deep.py --rows 4 5         # some of them (1-based)
     python bench/bench_deep.py --no-faiss         # without (b) (the half-class row's faiss takes a minute)
     python bench/bench_deep.py --pieces           # the measurements behind _budget.DEEP_TIE_COLUMNS
-    python bench/bench_deep.py --crossover        # the depth behind _budget.DEEP_FROM
+    python bench/bench_deep.py --crossover        # the depths behind _budget.deep_from()
     python bench/bench_deep.py --crossover --sizes 20000x128 40000x64 10000x384 --threads 1
 
 The memory case (n = 200,000, d = 64, one class of 100,000) is bench/bench_memory.py.
@@ -14,7 +14,7 @@ Columns of the table, all on one machine in one run (best of --repeat):
                 queries: the work no exact method can skip.
   (b) faiss     faiss IndexFlatL2.search with k = the largest class (no metrics, no ties).
   (c) evaluate  embedeval.evaluate (leave-one-out): faiss's search for blocks ranked no deeper
-                than _budget.DEEP_FROM, the deep ranking (embedeval._search.deep) for deeper ones.
+                than _budget.deep_from(), the deep ranking (embedeval._search.deep) for deeper ones.
   (d) pml       pytorch-metric-learning's AccuracyCalculator(k="max_bin_count"), when torch and
                 pytorch-metric-learning are installed and the pairs fit (not the half-class row).
 Metrics: precision@1, recall@1, recall@10, r_precision, map@r. Rows: Gaussian classes (class
@@ -70,7 +70,7 @@ def table(args):
     print(
         f"# OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}, "
         f"threadpoolctl {'installed' if threadpoolctl_installed() else 'absent'}, "
-        f"DEEP_FROM {_budget.DEEP_FROM}, load {os.getloadavg()[0]:.2f}"
+        f"deep from R > {_budget.deep_from()}, load {os.getloadavg()[0]:.2f}"
     )
     print("| data | (a) product s | (b) faiss s | (c) evaluate s | (d) pml s | c/a | c/b | d/c |")
     print("|---|---|---|---|---|---|---|---|")
@@ -106,15 +106,16 @@ def table(args):
 
 def crossover(args):
     """evaluate with every block through faiss's search, then every block through the deep ranking,
-    for each (n, d) of --sizes and growing R (the depth where the second wins is _budget.DEEP_FROM),
-    with the kernels of EMBEDEVAL_KERNELS (compiled where numba is installed, or the numpy passes)."""
+    for each (n, d) of --sizes and growing R (where the second wins sets _budget.DEEP_FROM and
+    DEEP_FROM_COMPILED), with the kernels of EMBEDEVAL_KERNELS (compiled where numba is installed,
+    or the numpy passes)."""
     kernels = "numpy passes" if not compiled.enabled() else "compiled kernels"
     load = os.getloadavg()[0]
     clock = "CPU seconds of this process" if args.threads == 1 else "seconds"
     print(f"# {kernels}; n_threads {args.threads or 'all'}; load {load:.2f}; {clock}, best of {args.repeat}")
     print("| n | d | R | faiss route s | deep route s | deep / faiss |")
     print("|---|---|---|---|---|---|")
-    saved = _budget.DEEP_FROM
+    saved = _budget.DEEP_FROM, _budget.DEEP_FROM_COMPILED
     try:
         for size in args.sizes:
             n, d = (int(v) for v in size.lower().split("x"))
@@ -123,14 +124,14 @@ def crossover(args):
                 embedeval.evaluate(x[:2000], labels[:2000], metrics=METRICS)  # imports, kernels loaded
                 times = []
                 for deep_from in (10**9, 0):
-                    _budget.DEEP_FROM = deep_from
+                    _budget.DEEP_FROM = _budget.DEEP_FROM_COMPILED = deep_from
                     run = lambda x=x, y=labels: embedeval.evaluate(x, y, metrics=METRICS, n_threads=args.threads)  # noqa: E731
                     clocked = cpu_seconds if args.threads == 1 else (lambda fn: timed(fn)[0])
                     times.append(min(clocked(run) for _ in range(args.repeat)))
                 print(f"| {n} | {d} | {r} | {times[0]:.2f} | {times[1]:.2f} | {times[1] / times[0]:.2f} |")
                 sys.stdout.flush()
     finally:
-        _budget.DEEP_FROM = saved
+        _budget.DEEP_FROM, _budget.DEEP_FROM_COMPILED = saved
 
 
 def cpu_seconds(fn) -> float:

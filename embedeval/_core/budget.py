@@ -6,6 +6,8 @@ decide how big the blocks are. None of them changes a result, only time and memo
 
 from __future__ import annotations
 
+from . import compiled
+
 # Rows of an input read at once by checks that scan a whole (possibly memory-mapped) array.
 SCAN_ROWS = 65536
 
@@ -25,10 +27,16 @@ RECOMPUTE_ELEMENTS = 1 << 17
 # float64 copy of a 200,000 x 384 corpus (614 MB) cost 0.3 to 1.2 s in page faults alone.
 NORMALISE_ELEMENTS = 1 << 19
 # Rankings deeper than this take the deep ranking (embedeval._search.deep) where the searcher
-# holds its references in memory, shallower ones faiss's search. bench/bench_deep.py --crossover
-# on a quiet machine (n = 20,000, d = 128): deep / faiss = 1.74, 1.43, 1.12, 0.79 at R = 100, 200,
-# 400, 800, so the routes cross near R = 550 (256 before that measurement).
+# holds its references in memory, shallower ones faiss's search; deep_from() picks the depth for the
+# kernels in use. bench/bench_deep.py --crossover, CPU seconds on one thread (the shared machine's
+# wall clock moved by half between runs). With numpy passes (n = 20,000, d = 128, wall clock on a
+# quiet machine): deep / faiss = 1.74, 1.43, 1.12, 0.79 at R = 100, 200, 400, 800, crossing near
+# R = 550. With the compiled kernels, at R = 100, 200, 400: 1.06, 0.97, 0.76 (20,000 x 128),
+# 1.26, 1.03, 0.88 (40,000 x 64), 0.99, 0.89, 0.80 (10,000 x 384), 1.01, 0.95, 0.90
+# (20,000 x 384), 1.01, 0.85, 0.68 (10,000 x 128): crossing between R = 100 and 230, so 256 keeps
+# every measured size at or below faiss. docs/performance.md has the tables.
 DEEP_FROM = 512
+DEEP_FROM_COMPILED = 256
 # Rows x references of one block of the deep ranking: its (rows x R) float64 products of the
 # relevant slices, nearest relevant values and ranks are each at most this many elements
 # (32 MB); without class codes, so is its (rows x references) float64 product.
@@ -86,3 +94,9 @@ VERIFICATION_CELLS = 1 << 23
 VERIFICATION_SAMPLE = 1 << 17
 PAIR_RECOMPUTE_ELEMENTS = 1 << 20
 AUROC_BATCH = 1 << 15
+
+
+def deep_from() -> int:
+    """The depth from which rankings take the deep ranking: :data:`DEEP_FROM_COMPILED` where the
+    compiled kernels run (:func:`embedeval._core.compiled.enabled`), :data:`DEEP_FROM` otherwise."""
+    return DEEP_FROM_COMPILED if compiled.enabled() else DEEP_FROM

@@ -31,7 +31,7 @@ def score(options, queries, references, relevance: Relevance, metrics, evaluated
         return per_query, None
     searcher = options.searcher(references)
     executor = options.executor()
-    deep_from = _budget.DEEP_FROM if searcher.exact and searcher.ranks_deep else None
+    deep_from = _budget.deep_from() if searcher.exact and searcher.ranks_deep else None
     jobs = block_jobs(
         queries, relevance, evaluated, metrics, options.distance, options.block_size, executor.n_workers, deep_from
     )
