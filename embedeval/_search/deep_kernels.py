@@ -5,7 +5,8 @@ its row's nearest relevant values in one loop, with the comparisons of
 counts and near-ties are the same.
 
 For every value v of row i within the row's limit: its place p (how many of the row's nearest
-relevant values are <= v, a binary search), ``counts[i, min(p, ranked[i])] += 1`` (the others
+relevant values are <= v: a binary search, or once the row has placed enough values, a bucket
+of a table and a binary search within it), ``counts[i, min(p, ranked[i])] += 1`` (the others
 before each relevant value, summed later), ``below[i] += v <= threshold[i]``, and when v lies
 within ``window[i]`` of the relevant value on either side (a near-tie: the float32 or float64
 error bounds cannot order them), its (row, column, place) is written to ``out``.
@@ -33,10 +34,17 @@ def _search(row, v, low, high):  # pragma: no cover
 
 
 @numba.njit(cache=True, nogil=True)
-def place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out):  # pragma: no cover
-    """One chunk (h, w) of rows ``i0:i0 + h`` at columns ``c0:c0 + w``; returns the near-ties written."""
+def place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables):  # pragma: no cover
+    """One chunk (h, w) of rows ``i0:i0 + h`` at columns ``c0:c0 + w``; returns the near-ties written.
+
+    ``tables``: :func:`new_tables` for the rows of ``padded``, filled here row by row once a row
+    has placed enough values by binary search to repay a table (:func:`_fill_table`).
+    """
     h, w = chunk.shape
     n_nearest = padded.shape[1] - 2
+    table, info, state = tables
+    n_buckets = table.shape[1] - 1
+    enough = (n_nearest >> 4) + 16  # binary searches before a row's table pays (about 3 n_nearest steps)
     n_out = 0
     for a in range(h):
         i = i0 + a
@@ -46,7 +54,26 @@ def place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, b
             if not chunk[a, c] <= limit:
                 continue
             v = np.float64(chunk[a, c])
-            low = _search(row, v, 0, n_nearest)
+            if state[i] == -1 and v < np.inf:
+                first, last = info[i, 0], info[i, 1]
+                if v < first:
+                    low = 0
+                elif v >= last:
+                    low = table[i, n_buckets]
+                else:
+                    k = _bucket(v, first, info[i, 2], n_buckets)
+                    low, high = table[i, k], table[i, k + 1]
+                    if high - low > 8:  # a crowded bucket (duplicates): a binary search within it
+                        low = _search(row, v, low, high)
+                    else:  # a few values: a scan (the value after the bucket is above v)
+                        while row[low + 1] <= v:
+                            low += 1
+            else:
+                low = _search(row, v, 0, n_nearest)
+                if state[i] >= 0:
+                    state[i] += 1
+                    if state[i] > enough:
+                        state[i] = -1 if _fill_table(row, n_nearest, table[i], info[i]) else -2
             counts[i, min(low, top)] += 1
             if v <= t:
                 below[i] += 1
@@ -56,6 +83,63 @@ def place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, b
                 out[n_out, 2] = low
                 n_out += 1
     return n_out
+
+
+def new_tables(m, n_nearest):
+    """Empty bucket tables for ``m`` padded rows of ``n_nearest`` values (filled by
+    :func:`place_chunk` where they pay): (table (m, n_buckets + 1) int32, info (m, 3) float64,
+    state (m,) int64: binary searches so far, -1 once the row's table is filled, -2 where it cannot
+    be). ``n_buckets``: a power of two, at least 16 and ``n_nearest``. ``np.empty``: the pages of
+    rows never filled are never touched."""
+    n_buckets = 16
+    while n_buckets < n_nearest:
+        n_buckets *= 2
+    return np.empty((m, n_buckets + 1), np.int32), np.empty((m, 3)), np.zeros(m, np.int64)
+
+
+@numba.njit(nogil=True)
+def _fill_table(row, n_nearest, table, info):  # pragma: no cover
+    """Buckets of equal width over the row's finite values [first, last]: ``table[k]`` = how many
+    of them lie in buckets before k (``table[-1]``: all of them), ``info`` = (first, last,
+    1 / width). Returns False where no such buckets exist (no finite value, one value repeated,
+    a span that overflows).
+
+    A value v in [first, last) has its place (how many row values are <= v) in
+    [table[k], table[k + 1]] for k = its bucket: the bucket is a non-decreasing function of v,
+    computed the same way for both, so a row value in an earlier bucket is below v and one in a
+    later bucket above it, whatever the rounding.
+    """
+    n_fin = n_nearest
+    while n_fin > 0 and not row[n_fin] < np.inf:  # row[k + 1] holds value k; +inf values last
+        n_fin -= 1
+    if n_fin == 0:
+        return False
+    first, last = row[1], row[n_fin]
+    n_buckets = table.shape[0] - 1
+    width = (last - first) / n_buckets
+    if not (first > -np.inf and width > 0.0 and width < np.inf):
+        return False
+    inverse = 1.0 / width
+    if not inverse < np.inf:  # a subnormal width
+        return False
+    table[:] = 0
+    for k in range(n_fin):
+        table[_bucket(row[k + 1], first, inverse, n_buckets) + 1] += 1
+    for k in range(1, n_buckets + 1):
+        table[k] += table[k - 1]
+    info[0], info[1], info[2] = first, last, inverse
+    return True
+
+
+@numba.njit(inline="always")
+def _bucket(v, first, inverse, n_buckets):  # pragma: no cover
+    """The bucket of v (0 .. n_buckets - 1): non-decreasing in v under any rounding."""
+    f = (v - first) * inverse
+    if f >= n_buckets:
+        return n_buckets - 1
+    if f > 0.0:
+        return int(f)
+    return 0
 
 
 @numba.njit(cache=True, nogil=True)

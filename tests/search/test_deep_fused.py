@@ -113,12 +113,14 @@ def _rows(rng, m, j):
     return padded
 
 
+@pytest.mark.parametrize("eager", [False, True])
 @pytest.mark.parametrize("seed", range(40))
-def test_the_compiled_placement_equals_numpy_searchsorted(seed):
+def test_the_compiled_placement_equals_numpy_searchsorted(seed, eager):
     """place_chunk's counts and near-ties equal numpy's searchsorted and comparisons for any
     window: uneven spacing, duplicates, +inf tails, a single value,
     1e±300 magnitudes, values just inside and outside the windows, +inf,
-    NaN, limits below the smallest relevant value."""
+    NaN, limits below the smallest relevant value; by binary search alone, or (``eager``) with
+    every row's bucket table filled at its first value."""
     from embedeval._search import deep_kernels as kernels
 
     rng = np.random.default_rng(seed)
@@ -137,7 +139,17 @@ def test_the_compiled_placement_equals_numpy_searchsorted(seed):
     counts = np.zeros((m, j + 1), dtype=np.int64)
     below = np.zeros(m, dtype=np.int64)
     out = np.empty((chunk.size, 3), dtype=np.int32)
-    n = kernels.place_chunk(chunk, 0, 0, limits, padded, ranked, threshold, window, counts, below, out)
+    tables = kernels.new_tables(m, j)
+    if eager:
+        tables[2][:] = 10**9  # past any count of searches: the table is filled at the first value
+    n = kernels.place_chunk(chunk, 0, 0, limits, padded, ranked, threshold, window, counts, below, out, tables)
+    filled = tables[2] == -1
+    if eager:  # rows with a finite span have their table; the others keep binary searches
+        spans = np.isfinite(padded[:, 1]) & (
+            np.nanmax(np.where(np.isinf(padded[:, 1:-1]), np.nan, padded[:, 1:-1]), axis=1, initial=-np.inf)
+            > padded[:, 1]
+        )
+        assert (filled == spans)[np.any(chunk <= limits[:, None], axis=1)].all()
     want = np.zeros_like(counts)
     for i in range(m):
         inside = chunk[i][chunk[i] <= limits[i]]
