@@ -6,15 +6,23 @@ branch-free searches in lockstep (independent loads in flight at once).
     python bench/bench_search.py
 
 Prints nanoseconds per value for rows of 200, 2,000 and 20,000 sorted values (200 rows, 5,000
-Gaussian probes each), after checking that the three agree on every probe. Needs numba.
+Gaussian probes each), after checking that the three agree on every probe. Then the kernel's
+whole pass (``deep_kernels.place_chunk``) per value, with binary searches only and with each
+row's bucket table: 64 rows of 200 relevant values N(300, 30²) and 9,800 other values each,
+interleaved with them (N(330, 30²)) or beyond them (N(600, 30²)). Needs numba.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 
 import numba
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+from embedeval._search import deep_kernels
 
 GROUP = 8
 
@@ -103,6 +111,37 @@ def main():
                 best = min(best, time.perf_counter() - start)
             times.append(best / probes.size * 1e9)
         print(f"| {width} | " + " | ".join(f"{t:.1f}" for t in times) + " |")
+    place_pass()
+
+
+def place_pass():
+    """place_chunk's ns per value, binary searches only (tables refused) and with tables."""
+    rng = np.random.default_rng(0)
+    m, j, w = 64, 200, 9800
+    padded = np.full((m, j + 2), np.inf)
+    padded[:, 0] = -np.inf
+    padded[:, 1:-1] = np.sort(rng.normal(300, 30, (m, j)), axis=1)
+    print()
+    print("| others | binary searches ns/value | bucket tables ns/value |")
+    print("|---|---|---|")
+    for label, centre in (("interleaved", 330), ("beyond", 600)):
+        chunk = rng.normal(centre, 30, (m, w)).astype(np.float32)
+        out = np.empty((chunk.size, 3), np.int32)
+        times, results = [], []
+        for state in (-2, 10**9):  # -2: a row never fills its table; 10**9: it fills it at once
+            best = float("inf")
+            for _ in range(5):
+                counts, below = np.zeros((m, j + 1), np.int64), np.zeros(m, np.int64)
+                tables = deep_kernels.new_tables(m, j)
+                tables[2][:] = state
+                args = (np.full(m, np.inf), padded, np.full(m, j), np.full(m, np.nan), np.full(m, 1e-4))
+                start = time.perf_counter()
+                deep_kernels.place_chunk(chunk, 0, 0, *args, counts, below, out, tables)
+                best = min(best, time.perf_counter() - start)
+            times.append(best / chunk.size * 1e9)
+            results.append(counts)
+        assert (results[0] == results[1]).all()
+        print(f"| {label} | {times[0]:.1f} | {times[1]:.1f} |")
 
 
 if __name__ == "__main__":
