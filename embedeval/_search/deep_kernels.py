@@ -50,38 +50,37 @@ def place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, b
         i = i0 + a
         row = padded[i]
         limit, top, t, win = lim[a], ranked[i], threshold[i], window[i]
+        st = state[i]  # kept in registers for the row, as are its counts of the commonest cases
+        first, last, inverse, n_fin = _table_info(table[i], info[i], st)
+        n_below, n_beyond = 0, 0
         for c in range(w):
             if not chunk[a, c] <= limit:
                 continue
             v = np.float64(chunk[a, c])
-            if state[i] == -1 and v < np.inf:
-                first, last = info[i, 0], info[i, 1]
-                if v < first:
-                    low = 0
-                elif v >= last:
-                    low = table[i, n_buckets]
-                else:
-                    k = _bucket(v, first, info[i, 2], n_buckets)
-                    low, high = table[i, k], table[i, k + 1]
-                    if high - low > 8:  # a crowded bucket (duplicates): a binary search within it
-                        low = _search(row, v, low, high)
-                    else:  # a few values: a scan (the value after the bucket is above v)
-                        while row[low + 1] <= v:
-                            low += 1
+            if v <= t:
+                n_below += 1
+            if st == -1 and v < np.inf:
+                if v >= last:  # after every relevant value: place n_fin, the commonest case
+                    n_beyond += 1
+                    if v - last <= win or row[n_fin + 1] - v <= win:
+                        out[n_out, 0], out[n_out, 1], out[n_out, 2] = i, c0 + c, n_fin
+                        n_out += 1
+                    continue
+                low = 0 if v < first else _table_place(row, v, table[i], _bucket(v, first, inverse, n_buckets))
             else:
                 low = _search(row, v, 0, n_nearest)
-                if state[i] >= 0:
-                    state[i] += 1
-                    if state[i] > enough:
-                        state[i] = -1 if _fill_table(row, n_nearest, table[i], info[i]) else -2
+                if st >= 0:
+                    st += 1
+                    if st > enough:
+                        st = -1 if _fill_table(row, n_nearest, table[i], info[i]) else -2
+                        first, last, inverse, n_fin = _table_info(table[i], info[i], st)
             counts[i, min(low, top)] += 1
-            if v <= t:
-                below[i] += 1
             if v - row[low] <= win or row[low + 1] - v <= win:
-                out[n_out, 0] = i
-                out[n_out, 1] = c0 + c
-                out[n_out, 2] = low
+                out[n_out, 0], out[n_out, 1], out[n_out, 2] = i, c0 + c, low
                 n_out += 1
+        counts[i, min(n_fin, top)] += n_beyond
+        below[i] += n_below
+        state[i] = st
     return n_out
 
 
@@ -129,6 +128,25 @@ def _fill_table(row, n_nearest, table, info):  # pragma: no cover
         table[k] += table[k - 1]
     info[0], info[1], info[2] = first, last, inverse
     return True
+
+
+@numba.njit(inline="always")
+def _table_place(row, v, table, k):  # pragma: no cover
+    """The place of v (in bucket k of the row's filled ``table``) among the row's values."""
+    low, high = table[k], table[k + 1]
+    if high - low > 8:  # a crowded bucket (duplicates): a binary search within it
+        return _search(row, v, low, high)
+    while row[low + 1] <= v:  # a few values: a scan (the value after the bucket is above v)
+        low += 1
+    return low
+
+
+@numba.njit(inline="always")
+def _table_info(table, info, state):  # pragma: no cover
+    """(first, last, 1 / width, n_fin) of a filled table, zeros where ``state`` says unfilled."""
+    if state != -1:
+        return 0.0, 0.0, 0.0, 0
+    return info[0], info[1], info[2], np.int64(table[table.shape[0] - 1])
 
 
 @numba.njit(inline="always")

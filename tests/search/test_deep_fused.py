@@ -134,7 +134,9 @@ def test_the_compiled_placement_equals_numpy_searchsorted(seed, eager):
     limits = (
         rng.choice(np.concatenate([pool[np.isfinite(pool)], [np.inf]]), size=m) if pool.size else np.full(m, np.inf)
     )
-    threshold, window = np.full(m, np.nan), rng.choice([0.0, 1e-300, 1e-9, 0.1], m)
+    window = rng.choice([0.0, 1e-300, 1e-9, 0.1], m)
+    threshold = rng.choice(np.concatenate([[np.nan], chunk.ravel()]), m)  # NaN: no threshold; or a value met
+
     ranked = rng.integers(0, j + 1, m)
     counts = np.zeros((m, j + 1), dtype=np.int64)
     below = np.zeros(m, dtype=np.int64)
@@ -151,6 +153,9 @@ def test_the_compiled_placement_equals_numpy_searchsorted(seed, eager):
         )
         assert (filled == spans)[np.any(chunk <= limits[:, None], axis=1)].all()
     want = np.zeros_like(counts)
+    np.testing.assert_array_equal(
+        below, [np.count_nonzero(r[r <= lim] <= t) for r, lim, t in zip(chunk, limits, threshold, strict=True)]
+    )
     for i in range(m):
         inside = chunk[i][chunk[i] <= limits[i]]
         places = np.searchsorted(padded[i, 1:-1], inside, side="right")
