@@ -4,16 +4,21 @@ often help elsewhere: a branch-free search (a select instead of a branch per ste
 branch-free searches in lockstep (independent loads in flight at once).
 
     python bench/bench_search.py
+    python bench/bench_search.py --evaluate    # whole evaluate calls, tables on and off (slower)
 
 Prints nanoseconds per value for rows of 200, 2,000 and 20,000 sorted values (200 rows, 5,000
 Gaussian probes each), after checking that the three agree on every probe. Then the kernel's
 whole pass (``deep_kernels.place_chunk``) per value, with binary searches only and with each
 row's bucket table: 64 rows of 200 relevant values N(300, 30²) and 9,800 other values each,
-interleaved with them (N(330, 30²)) or beyond them (N(600, 30²)). Needs numba.
+interleaved with them (N(330, 30²)) or beyond them (N(600, 30²)). With ``--evaluate``:
+CPU seconds of embedeval.evaluate on one thread (n = 10,000, d = 128, Gaussian classes) with the
+tables and with binary searches only, alternating, three times: R ~ 2,000 (precision@1,
+r_precision, map@r) and R ~ 200 whole rankings (map, mrr). Needs numba.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
@@ -22,6 +27,10 @@ import numba
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import gaussian_classes
+
+import embedeval
 from embedeval._search import deep_kernels
 
 GROUP = 8
@@ -144,5 +153,38 @@ def place_pass():
         print(f"| {label} | {times[0]:.1f} | {times[1]:.1f} |")
 
 
+def evaluate_both_ways():
+    """CPU seconds of whole evaluate calls with the bucket tables and without (state -2)."""
+    filled = deep_kernels.new_tables
+
+    def refused(m, n_nearest):
+        tables = filled(m, n_nearest)
+        tables[2][:] = -2
+        return tables
+
+    print("| case | run | bucket tables s | binary searches only s |")
+    print("|---|---|---|---|")
+    cases = (("R ~ 2000", 5, ["precision@1", "r_precision", "map@r"]), ("R ~ 200, whole", 50, ["map", "mrr"]))
+    try:
+        for label, n_classes, metrics in cases:
+            x, labels = gaussian_classes(10000, 128, n_classes)
+            embedeval.evaluate(x[:2000], labels[:2000] % 2, metrics=metrics, n_threads=1)  # kernels loaded
+            for run in range(3):
+                seconds = []
+                for make in (filled, refused):
+                    deep_kernels.new_tables = make
+                    start = time.process_time()
+                    embedeval.evaluate(x, labels, metrics=metrics, n_threads=1)
+                    seconds.append(time.process_time() - start)
+                print(f"| {label} | {run + 1} | {seconds[0]:.2f} | {seconds[1]:.2f} |")
+    finally:
+        deep_kernels.new_tables = filled
+
+
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--evaluate", action="store_true", help="whole evaluate calls, tables on and off")
+    if parser.parse_args().evaluate:
+        evaluate_both_ways()
+    else:
+        main()

@@ -44,7 +44,7 @@ def place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, b
     n_nearest = padded.shape[1] - 2
     table, info, state = tables
     n_buckets = table.shape[1] - 1
-    enough = (n_nearest >> 4) + 16  # binary searches before a row's table pays (about 3 n_nearest steps)
+    enough = (n_nearest >> 2) + 16  # binary searches before a row's table pays (its fill: about 3 n_nearest steps)
     n_out = 0
     for a in range(h):
         i = i0 + a
