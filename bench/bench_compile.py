@@ -4,6 +4,8 @@ machine code loaded from the on-disk cache, or compiled when the cache is cold).
     python bench/bench_compile.py            # a warm cache (run once before to fill it)
     python bench/bench_compile.py --cold     # the cache emptied first: the compilation itself
     python bench/bench_compile.py --cold --deep   # a first deep ranking (two classes of 1,000)
+    python bench/bench_compile.py --place    # the deep pass alone, compiled from an empty cache
+    python bench/bench_compile.py --place --root DIR   # the same for another checkout (an older commit)
 
 Prints the seconds of ``import numba`` and of a first small pair verification (or, with
 ``--deep``, a first evaluate whose rankings take the deep ranking) with the compiled kernels and
@@ -45,12 +47,42 @@ kernels = os.environ["EMBEDEVAL_KERNELS"]
 print(f"{kernels:6s} import numba {t2 - t1:.2f} s, first call {t3 - t2:.2f} s, second {t4 - t3:.2f} s")
 """
 
+PLACE = """
+import time
+import numpy as np
+t0 = time.perf_counter()
+from embedeval._search import deep_kernels as kernels
+t1 = time.perf_counter()
+m, j = 4, 10
+padded = np.full((m, j + 2), np.inf)
+padded[:, 0] = -np.inf
+padded[:, 1:-1] = np.sort(np.random.default_rng(0).random((m, j)), axis=1)
+rest = (padded, np.full(m, j), np.full(m, np.nan), np.zeros(m), np.zeros((m, j + 1), np.int64),
+        np.zeros(m, np.int64), np.empty((200, 3), np.int32))
+rest += (kernels.new_tables(m, j),) if hasattr(kernels, "new_tables") else ()  # before the bucket tables: none
+seconds = []
+for dtype in (np.float32, np.float64):
+    start = time.perf_counter()
+    kernels.place_chunk(np.ones((m, 50), dtype), 0, 0, np.full(m, np.inf, dtype), *rest)
+    seconds.append(time.perf_counter() - start)
+print(f"import numba and the kernels {t1 - t0:.2f} s; place_chunk compiled for float32 {seconds[0]:.2f} s, "
+      f"then float64 {seconds[1]:.2f} s")
+"""
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cold", action="store_true", help="remove the kernels' numba cache first")
     parser.add_argument("--deep", action="store_true", help="a deep ranking instead of a verification")
+    parser.add_argument("--place", action="store_true", help="the deep pass alone (empties its cache first)")
+    parser.add_argument("--root", default=ROOT, help="the checkout whose embedeval is timed (--place)")
     args = parser.parse_args()
+    if args.place:
+        root = args.root
+        for path in glob.glob(os.path.join(root, "embedeval", "_search", "__pycache__", "deep_kernels.*.nb[ic]")):
+            os.remove(path)
+        subprocess.run([sys.executable, "-c", PLACE], env=dict(os.environ, PYTHONPATH=root), check=True, cwd=root)
+        return
     if args.cold:
         for path in glob.glob(os.path.join(ROOT, "embedeval", "*", "__pycache__", "*_kernels.*.nb[ic]")):
             os.remove(path)
