@@ -4,12 +4,17 @@ machine code loaded from the on-disk cache, or compiled when the cache is cold).
     python bench/bench_compile.py            # a warm cache (run once before to fill it)
     python bench/bench_compile.py --cold     # the cache emptied first: the compilation itself
     python bench/bench_compile.py --cold --deep   # a first deep ranking (two classes of 1,000)
+    python bench/bench_compile.py --cold --ties   # a first tie-aware evaluate (ties="expected")
     python bench/bench_compile.py --place    # the deep pass alone, compiled from an empty cache
     python bench/bench_compile.py --place --root DIR   # the same for another checkout (an older commit)
+    python bench/bench_compile.py --routines # what one numpy routine inside a kernel adds to its compilation
 
 Prints the seconds of ``import numba`` and of a first small pair verification (or, with
-``--deep``, a first evaluate whose rankings take the deep ranking) with the compiled kernels and
-with the numpy passes, each in a new interpreter.
+``--deep``, a first evaluate whose rankings take the deep ranking; with ``--ties``, a first
+evaluate with ``ties="expected"``, the tied scan) with the compiled kernels and with the numpy
+passes, each in a new interpreter. A last line times a fixed pure-Python loop in the same
+sitting: compilation is single-threaded Python and LLVM work, so that loop says how fast the
+machine was when the figures were taken.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import glob
 import os
 import subprocess
 import sys
+import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir)
 PROGRAM = """
@@ -35,10 +41,14 @@ if os.environ["EMBEDEVAL_KERNELS"] != "numpy":
     import numba
 t2 = time.perf_counter()
 call = pair_verification
-if os.environ["BENCH_DEEP"] == "1":
+if os.environ["BENCH_MODE"] == "deep":
     x = rng.standard_normal((2000, 16)).astype(np.float32)
     y = rng.integers(0, 2, 2000)
     call = lambda x, y: embedeval.evaluate(x, y, metrics=["r_precision", "map@r"], n_threads=1)
+elif os.environ["BENCH_MODE"] == "ties":
+    x = rng.standard_normal((1000, 16)).astype(np.float32)
+    y = rng.integers(0, 20, 1000)
+    call = lambda x, y: embedeval.evaluate(x, y, metrics=["r_precision", "map@r"], ties="expected", n_threads=1)
 call(x, y)
 t3 = time.perf_counter()
 call(x, y)
@@ -69,14 +79,61 @@ print(f"import numba and the kernels {t1 - t0:.2f} s; place_chunk compiled for f
       f"then float64 {seconds[1]:.2f} s")
 """
 
+ROUTINES = """
+import time
+import numba
+import numpy as np
+
+@numba.njit
+def warm(a):
+    return a[0]
+
+@numba.njit
+def plain(a):
+    for i in range(a.shape[0]):
+        a[i] = 0
+    return a
+
+@numba.njit
+def zeros(n):
+    return np.zeros(n)
+
+@numba.njit
+def empty(n):
+    return np.empty((n, n), dtype=np.int32)
+
+@numba.njit
+def full(n):
+    return np.full((n, n), -1, dtype=np.int32)
+
+@numba.njit
+def slice_set(a):
+    a[:] = 0
+    return a
+
+warm(np.ones(2))  # numba's own start-up, paid once per process
+for name, f, arg in (("a loop writing zeros", plain, np.ones(3)), ("np.zeros(n)", zeros, 3),
+                     ("np.empty((n, n), int32)", empty, 3), ("np.full((n, n), -1, int32)", full, 3),
+                     ("a[:] = 0", slice_set, np.ones(3))):
+    start = time.perf_counter()
+    f(arg)
+    print(f"a function with {name}: compiled in {time.perf_counter() - start:.3f} s")
+"""
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cold", action="store_true", help="remove the kernels' numba cache first")
-    parser.add_argument("--deep", action="store_true", help="a deep ranking instead of a verification")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--deep", action="store_true", help="a deep ranking instead of a verification")
+    mode.add_argument("--ties", action="store_true", help='a tie-aware evaluate (ties="expected") instead')
     parser.add_argument("--place", action="store_true", help="the deep pass alone (empties its cache first)")
+    parser.add_argument("--routines", action="store_true", help="compile time of tiny functions, one routine each")
     parser.add_argument("--root", default=ROOT, help="the checkout whose embedeval is timed (--place)")
     args = parser.parse_args()
+    if args.routines:
+        subprocess.run([sys.executable, "-c", ROUTINES], check=True)
+        return
     if args.place:
         root = args.root
         for path in glob.glob(os.path.join(root, "embedeval", "_search", "__pycache__", "deep_kernels.*.nb[ic]")):
@@ -84,11 +141,27 @@ def main():
         subprocess.run([sys.executable, "-c", PLACE], env=dict(os.environ, PYTHONPATH=root), check=True, cwd=root)
         return
     if args.cold:
-        for path in glob.glob(os.path.join(ROOT, "embedeval", "*", "__pycache__", "*_kernels.*.nb[ic]")):
+        paths = glob.glob(os.path.join(ROOT, "embedeval", "*", "__pycache__", "*_kernels.*.nb[ic]"))
+        for path in paths:
             os.remove(path)
+        print(f"cache emptied: {len(paths)} files removed")
+    mode = "deep" if args.deep else "ties" if args.ties else "verification"
     for kernels in ("auto", "numpy"):
-        env = dict(os.environ, EMBEDEVAL_KERNELS=kernels, PYTHONPATH=ROOT, BENCH_DEEP=str(int(args.deep)))
+        env = dict(os.environ, EMBEDEVAL_KERNELS=kernels, PYTHONPATH=ROOT, BENCH_MODE=mode)
         subprocess.run([sys.executable, "-c", PROGRAM], env=env, check=True)
+    print(f"yardstick: a fixed pure-Python loop took {yardstick():.2f} s")
+
+
+def yardstick():
+    """Seconds of a fixed pure-Python loop (best of three): the machine's speed at the time."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        total = 0
+        for k in range(3_000_000):
+            total += k % 7
+        best = min(best, time.perf_counter() - start)
+    return best
 
 
 if __name__ == "__main__":

@@ -10,6 +10,11 @@ of a table and a binary search within it), ``counts[i, min(p, ranked[i])] += 1``
 before each relevant value, summed later), ``below[i] += v <= threshold[i]``, and when v lies
 within ``window[i]`` of the relevant value on either side (a near-tie: the float32 or float64
 error bounds cannot order them), its (row, column, place) is written to ``out``.
+
+The compiled loops allocate nothing: numba compiles its own implementation of each
+``np.zeros`` or ``np.empty`` a kernel calls, as costly to compile as a small loop, so the
+outputs come from numpy in plain Python wrappers (``python bench/bench_compile.py --cold
+--deep``).
 """
 
 from __future__ import annotations
@@ -121,7 +126,8 @@ def _fill_table(row, n_nearest, table, info):  # pragma: no cover
     inverse = 1.0 / width
     if not inverse < np.inf:  # a subnormal width
         return False
-    table[:] = 0
+    for k in range(n_buckets + 1):
+        table[k] = 0
     for k in range(n_fin):
         table[_bucket(row[k + 1], first, inverse, n_buckets) + 1] += 1
     for k in range(1, n_buckets + 1):
@@ -160,17 +166,25 @@ def _bucket(v, first, inverse, n_buckets):  # pragma: no cover
     return 0
 
 
-@numba.njit(cache=True, nogil=True)
-def replace_float64(near, rows, factors64, matrix64, padded, ranked, bound_rel, counts):  # pragma: no cover
+def replace_float64(near, rows, factors64, matrix64, padded, ranked, bound_rel, counts):
     """Place the near-ties ``near`` (k, 3: row, column, float32 place) again with float64 values.
 
     Each pair's value is the float64 product of its row's factors and column (summed in order:
     the bounds hold for any order), its place moves from the float32 one in ``counts``, and
     the result says which are still within twice the float64 bound of a relevant neighbour.
     """
+    still = np.empty(near.shape[0], dtype=np.bool_)
+    _replace_float64_into(near, rows, factors64, matrix64, padded, ranked, bound_rel, counts, still)
+    return still
+
+
+@numba.njit(cache=True, nogil=True)
+def _replace_float64_into(
+    near, rows, factors64, matrix64, padded, ranked, bound_rel, counts, still
+):  # pragma: no cover - compiled
+    """:func:`replace_float64` with its result written to ``still`` (k,)."""
     n_nearest = padded.shape[1] - 2
     d = matrix64.shape[1]
-    still = np.zeros(near.shape[0], dtype=np.bool_)
     for k in range(near.shape[0]):
         i, col, place = near[k, 0], near[k, 1], near[k, 2]
         f = factors64[rows[i]]
@@ -184,18 +198,22 @@ def replace_float64(near, rows, factors64, matrix64, padded, ranked, bound_rel, 
         counts[i, min(low, ranked[i])] += 1
         win = 2 * bound_rel[i]
         still[k] = v - row[low] <= win or row[low + 1] - v <= win
-    return still
+
+
+def ranks_from_counts(counts, ranked, depth):
+    """:func:`embedeval._search.deep_count.ranks_from_counts` in one pass (same float64 values)."""
+    ranks = np.empty((counts.shape[0], counts.shape[1] - 1))
+    _ranks_from_counts_into(counts, ranked, depth, ranks)
+    return ranks
 
 
 @numba.njit(cache=True, nogil=True)
-def ranks_from_counts(counts, ranked, depth):  # pragma: no cover
-    """:func:`embedeval._search.deep_count.ranks_from_counts` in one pass (same float64 values)."""
-    m, w = counts.shape[0], counts.shape[1] - 1
-    ranks = np.empty((m, w))
+def _ranks_from_counts_into(counts, ranked, depth, ranks):  # pragma: no cover
+    """:func:`ranks_from_counts` into ``ranks`` (m, w)."""
+    m, w = ranks.shape
     for i in range(m):
         run = 0
         for j in range(w):
             run += counts[i, j]
             r = np.float64(run) + np.float64(j + 1)
             ranks[i, j] = r if j < ranked[i] and not r > depth[i] else np.inf
-    return ranks

@@ -10,6 +10,12 @@
 The numpy path of :class:`~embedeval._search.tied_scan.TiedScanner` (sort, binary searches, and
 the exact formula in place of :func:`pair_values`) is the reference; the suite requires
 identical counts.
+
+Each public function here is a plain Python wrapper that allocates the outputs with numpy and
+hands them to a compiled ``_..._into`` loop: numba compiles its own implementation of every
+``np.zeros``, ``np.full`` or ``np.empty`` a kernel calls, which together cost about as much
+compilation as the loops themselves (``python bench/bench_compile.py --cold --ties`` and
+``--routines``).
 """
 
 from __future__ import annotations
@@ -18,8 +24,7 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True, nogil=True)
-def bucket_tables(low, high, n_windows, n_buckets):  # pragma: no cover - compiled
+def bucket_tables(low, high, n_windows, n_buckets):
     """Per row, ``n_buckets`` buckets of equal width over [low[i, 0], high[i, n - 1]]: ``table``
     (b, n_buckets) int32, the number of low ends below every value that falls in the bucket, or
     -1 where a window end falls in it or a window covers it (those values are placed one by
@@ -33,6 +38,14 @@ def bucket_tables(low, high, n_windows, n_buckets):  # pragma: no cover - compil
     b = low.shape[0]
     table = np.full((b, n_buckets), -1, dtype=np.int32)
     first, inverse = np.zeros(b), np.zeros(b)
+    _bucket_tables_into(low, high, n_windows, table, first, inverse)
+    return table, first, inverse
+
+
+@numba.njit(cache=True, nogil=True)
+def _bucket_tables_into(low, high, n_windows, table, first, inverse):  # pragma: no cover - compiled
+    """:func:`bucket_tables` into ``table`` (b, n_buckets) of -1 and ``first``, ``inverse`` (b,) of 0."""
+    b, n_buckets = table.shape
     for i in range(b):
         n = n_windows[i]
         if n == 0:
@@ -44,7 +57,8 @@ def bucket_tables(low, high, n_windows, n_buckets):  # pragma: no cover - compil
             continue  # one point, or an infinite span: every value placed one by one
         inverse[i] = 1.0 / width
         row = table[i]
-        row[:] = 0
+        for t in range(n_buckets):
+            row[t] = 0
         for w in range(n):  # each low end counts in the buckets after its own
             a = _bucket(lo_row[w], first[i], inverse[i], n_buckets)
             if a + 1 < n_buckets:
@@ -56,11 +70,9 @@ def bucket_tables(low, high, n_windows, n_buckets):  # pragma: no cover - compil
             z = _bucket(hi_row[w], first[i], inverse[i], n_buckets)
             for t in range(a, z + 1):
                 row[t] = -1
-    return table, first, inverse
 
 
-@numba.njit(cache=True, nogil=True)
-def window_pass(products, left_out, norms, euclidean, low, high, n_windows, tables, capacity):  # pragma: no cover
+def window_pass(products, left_out, norms, euclidean, low, high, n_windows, tables, capacity):
     """Below-window counts and window members of a chunk.
 
     products (b, m) float32 or float64; left_out (b, m) bool, the pairs not counted (graded,
@@ -73,22 +85,33 @@ def window_pass(products, left_out, norms, euclidean, low, high, n_windows, tabl
     [low[i, k], high[i, k]], the first ``n_members`` of the arrays (n_members > capacity: the
     arrays overflowed, call again with ``capacity = n_members``).
     """
-    table, _, inverses = tables
     b, m = products.shape
     g = low.shape[1]
-    n_buckets = table.shape[1]
     below = np.zeros((b, g), dtype=np.int64)
-    rows = np.empty(capacity, dtype=np.int64)
-    ks = np.empty(capacity, dtype=np.int64)
-    cols = np.empty(capacity, dtype=np.int64)
+    members = np.empty((3, capacity), dtype=np.int64)
+    scratch = (np.empty(g + 1, dtype=np.int64), np.empty(m))
+    table, _, inverses = tables
+    window = (low, high, n_windows, table, inverses)
+    n = _window_pass_into(products, left_out, norms, euclidean, *window, below, members, *scratch)
+    return below, members[0], members[1], members[2], n
+
+
+@numba.njit(cache=True, nogil=True)
+def _window_pass_into(
+    products, left_out, norms, euclidean, low, high, n_windows, table, inverses, below, members, hist, values
+):  # pragma: no cover - compiled
+    """:func:`window_pass` into ``below`` (b, g) of 0 and ``members`` (3, capacity): rows, ks,
+    cols; ``hist`` (g + 1,) and ``values`` (m,): scratch. Returns n_members."""
+    b, m = products.shape
+    n_buckets = table.shape[1]
+    capacity = members.shape[1]
     count = 0
-    hist = np.zeros(g + 1, dtype=np.int64)
-    values = np.empty(m)
     for i in range(b):
         n = n_windows[i]
         if n == 0:
             continue
-        hist[: n + 1] = 0
+        for k in range(n + 1):
+            hist[k] = 0
         lo_row, hi_row, row = low[i], high[i], table[i]
         first, last, inverse = lo_row[0], hi_row[n - 1], inverses[i]
         # Pass 1, without branches (vectorised): every value, and those below every window
@@ -117,14 +140,14 @@ def window_pass(products, left_out, norms, euclidean, low, high, n_windows, tabl
             k = p - 1
             while k >= 0 and hi_row[k] >= v:
                 if count < capacity:
-                    rows[count], ks[count], cols[count] = i, k, c
+                    members[0, count], members[1, count], members[2, count] = i, k, c
                 count += 1
                 k -= 1
         running = 0
         for k in range(n):
             running += hist[k]
             below[i, k] = running
-    return below, rows, ks, cols, count
+    return count
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -150,13 +173,19 @@ def _bucket(v, first, inverse, n_buckets):  # pragma: no cover - compiled
     return 0
 
 
-@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
-def pair_values(queries, reference, norms, euclidean, rows, cols):  # pragma: no cover - compiled
+def pair_values(queries, reference, norms, euclidean, rows, cols):
     """float64 ``norms[c] - 2 q.r`` (euclidean) or ``-q.r`` of each pair (queries[rows[t]],
     reference[cols[t]]), the products (exact in float64) summed in float64 in any order the
     compiler likes (reassociation and fused multiply-adds allowed: the bound holds for every
     order; no other fast-math liberty is taken)."""
     out = np.empty(rows.size)
+    _pair_values_into(queries, reference, norms, euclidean, rows, cols, out)
+    return out
+
+
+@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _pair_values_into(queries, reference, norms, euclidean, rows, cols, out):  # pragma: no cover - compiled
+    """:func:`pair_values` into ``out`` (rows.size,)."""
     d = queries.shape[1]
     for t in range(rows.size):
         q, r = queries[rows[t]], reference[cols[t]]
@@ -164,23 +193,24 @@ def pair_values(queries, reference, norms, euclidean, rows, cols):  # pragma: no
         for j in range(d):
             acc += np.float64(q[j]) * np.float64(r[j])
         out[t] = norms[cols[t]] - 2.0 * acc if euclidean else -acc
-    return out
+
+
+def nonzero(mask):
+    """(rows, cols) of the True entries of a (b, m) boolean array, row-major, int64: numpy's
+    ``nonzero`` as numpy's count and one compiled filling pass."""
+    n = np.count_nonzero(mask)
+    rows, cols = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    _nonzero_into(mask, rows, cols)
+    return rows, cols
 
 
 @numba.njit(cache=True, nogil=True)
-def nonzero(mask):  # pragma: no cover - compiled
-    """(rows, cols) of the True entries of a (b, m) boolean array, row-major: numpy's
-    ``nonzero`` in one counting pass and one filling pass."""
+def _nonzero_into(mask, rows, cols):  # pragma: no cover - compiled
+    """:func:`nonzero` into ``rows`` and ``cols`` (count_nonzero(mask),)."""
     b, m = mask.shape
-    n = 0
-    for i in range(b):
-        for c in range(m):
-            n += mask[i, c]
-    rows, cols = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
     k = 0
     for i in range(b):
         for c in range(m):
             if mask[i, c]:
                 rows[k], cols[k] = i, c
                 k += 1
-    return rows, cols

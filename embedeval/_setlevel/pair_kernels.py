@@ -30,7 +30,7 @@ import numpy as np
 
 @numba.njit(cache=True, nogil=True)
 def tile_pass(
-    dist, grid, q_codes, r_codes, upper, hist, held_bins, guessed, table, offset, before, count, out
+    dist, grid, q_codes, r_codes, upper, hist, held_bins, guessed, table, offset, before, count, out, row_bins
 ):  # pragma: no cover - compiled
     """One pass over a tile (see the module docstring).
 
@@ -51,6 +51,9 @@ def tile_pass(
     out : int32 (3, h * w)
         Receives the flat positions of the held-bin negatives left to compare (row 0), of the pairs
         in ``guessed`` bins (row 1) and of the pairs with an uncertain bin (row 2).
+    row_bins : int64 (w,)
+        Scratch: a row's bins (allocated by the caller: an ``np.empty`` in the kernel would
+        lengthen its first call's compilation).
 
     Returns
     -------
@@ -64,7 +67,6 @@ def tile_pass(
     want_near = guessed.size > 0
     n_slow = n_near = n_unsure = 0
     fast = 0
-    row_bins = np.empty(w, dtype=np.int64)
     for i in range(h):
         qc = q_codes[i]
         start = i + 1 if upper else 0
