@@ -106,7 +106,8 @@ def table(args):
 
         threadpoolctl.threadpool_limits(args.threads, user_api="blas")
     n, d = (5000, 64) if args.quick else (args.n, args.d)
-    print(f"# {platform.machine()}, {os.cpu_count()} cores, faiss {faiss.__version__}, numpy {np.__version__}")
+    print(f"# {platform.machine()}, {os.cpu_count()} cores, {cpu_model()}")
+    print(f"# faiss {faiss.__version__}, numpy {np.__version__}")
     print(f"# n = {n}, d = {d}; kernels {args.kernels}; threads {args.threads or 'all'}; best of {args.repeat}")
     print(f"# load {os.getloadavg()[0]:.2f}")
     print("| row | regime | product s | embedeval s | numpy s | faiss s | pml s | e/p | n/p | e/f | pml/e | target |")
@@ -161,6 +162,20 @@ def table(args):
         )
         print("#   " + ", ".join(f"{k}={v:.5f}" for k, v in result.summary.items()))
         sys.stdout.flush()
+
+
+def cpu_model():
+    """The CPU's model name and whether it has AVX-512 (from /proc/cpuinfo where there is one): the
+    ratios to the product move with it, since BLAS uses the widest vectors and the kernels may not."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            text = f.read()
+    except OSError:
+        return platform.processor() or "cpu unknown"
+    name = next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("model name")), "?")
+    family = next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("cpu family")), "?")
+    model = next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("model\t")), "?")
+    return f"{name} (family {family}, model {model}, {'AVX-512' if 'avx512f' in text else 'no AVX-512'})"
 
 
 def main():
