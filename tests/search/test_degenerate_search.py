@@ -74,3 +74,30 @@ def test_collapsed_embeddings_cost_no_quadratic_float64_work(noise, monkeypatch)
     hits = labels[ranked] == labels[:, None]
     p1 = hits[:, 0].mean()
     assert result.summary["precision@1"] == pytest.approx(p1, abs=1e-12)
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 1 << 20])
+def test_row_hashes_are_blocked_and_equal_for_equal_rows(block, monkeypatch):
+    """The distinct-rows test hashes a few rows at a time: the same hashes whatever the block
+    (one row, a block that splits rows, all at once), equal for rows equal bit for bit, and the
+    distinct rows found exactly (-0.0 and 0.0 differ in their bits, so they are two rows)."""
+    from embedeval._search import duplicates
+
+    rng = np.random.default_rng(5)
+    rows = rng.standard_normal((6, 5)).astype(np.float32)
+    rows[4] = 0.0
+    rows[5] = -0.0
+    x = rows[rng.integers(0, 6, 40)]
+    words = x.view(np.uint32).astype(np.uint64)
+    weights = np.random.default_rng(0).integers(1, 2**61, size=5, dtype=np.uint64) | np.uint64(1)
+    with np.errstate(over="ignore"):
+        want = (words * weights).sum(axis=1)
+    monkeypatch.setattr(duplicates, "HASH_BLOCK", block)
+    hashes = duplicates._row_hashes(x)
+    np.testing.assert_array_equal(hashes, want)
+    same = (x.view(np.uint32)[:, None, :] == x.view(np.uint32)[None, :, :]).all(axis=2)
+    assert (hashes[:, None] == hashes[None, :])[same].all()
+    first, inverse, counts = duplicates.distinct_rows(x)
+    assert first.size == np.unique(x.view(np.uint32), axis=0).shape[0]
+    np.testing.assert_array_equal(x[first][inverse].view(np.uint32), x.view(np.uint32))
+    assert counts.sum() == x.shape[0]
