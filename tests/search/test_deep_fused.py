@@ -113,14 +113,15 @@ def _rows(rng, m, j):
     return padded
 
 
-@pytest.mark.parametrize("eager", [False, True])
+@pytest.mark.parametrize("eager", [False, True, "filled"])
 @pytest.mark.parametrize("seed", range(40))
 def test_the_compiled_placement_equals_numpy_searchsorted(seed, eager):
     """place_chunk's counts and near-ties equal numpy's searchsorted and comparisons for any
     window: uneven spacing, duplicates, +inf tails, a single value,
     1e±300 magnitudes, values just inside and outside the windows, +inf,
     NaN, limits below the smallest relevant value; by binary search alone, or (``eager``) with
-    every row's bucket table filled at its first value."""
+    every row's bucket table filled at its first value, or (``"filled"``) filled by an earlier
+    chunk, so that the chunk takes the two-pass loop of filled rows."""
     from embedeval._search import deep_kernels as kernels
 
     rng = np.random.default_rng(seed)
@@ -144,6 +145,11 @@ def test_the_compiled_placement_equals_numpy_searchsorted(seed, eager):
     tables = kernels.new_tables(m, j)
     if eager:
         tables[2][:] = 10**9  # past any count of searches: the table is filled at the first value
+    if eager == "filled":  # an earlier chunk of one value fills the tables; its counts are dropped
+        kernels.place_chunk(
+            np.zeros((m, 1)), 0, 0, np.full(m, np.inf), padded, ranked, threshold, window, counts, below, out, tables
+        )
+        counts[:], below[:] = 0, 0
     n = kernels.place_chunk(chunk, 0, 0, limits, padded, ranked, threshold, window, counts, below, out, tables)
     filled = tables[2] == -1
     if eager:  # rows with a finite span have their table; the others keep binary searches
@@ -178,3 +184,31 @@ def test_the_compiled_ranks_from_counts_equal_the_numpy_step(seed):
     depth = rng.integers(1, 3 * w, m)
     want = deep_count.ranks_from_counts(counts, ranked, depth)
     np.testing.assert_array_equal(deep_kernels.ranks_from_counts(counts, ranked, depth.astype(np.float64)), want)
+
+
+def test_a_filled_row_places_infinite_values_after_its_infinite_tail():
+    """+inf among the other values of a row whose table is filled (two-pass loop) is placed after
+    every relevant value, +inf ones included (numpy's searchsorted), counted at min(that, ranked)
+    even where ``ranked`` reaches past the row's finite values; a value within the window after
+    the last finite one is a near-tie, one beyond it is not."""
+    from embedeval._search import deep_kernels as kernels
+
+    padded = np.array([[-np.inf, 1.0, 2.0, 3.0, np.inf, np.inf, np.inf]])  # j = 5: three finite, two +inf
+    ranked, threshold, window = np.array([5]), np.array([np.nan]), np.array([0.5])
+    counts, below = np.zeros((1, 6), dtype=np.int64), np.zeros(1, dtype=np.int64)
+    out = np.empty((16, 3), dtype=np.int32)
+    tables = kernels.new_tables(1, 5)
+    tables[2][:] = 10**9
+    kernels.place_chunk(
+        np.array([[2.5]]), 0, 0, np.array([np.inf]), padded, ranked, threshold, window, counts, below, out, tables
+    )
+    assert tables[2][0] == -1
+    counts[:] = 0
+    chunk = np.array([[np.inf, 3.2, 1.5, np.inf, 9.0, 0.5, np.nan]])
+    n = kernels.place_chunk(
+        chunk, 0, 100, np.array([np.inf]), padded, ranked, threshold, window, counts, below, out, tables
+    )
+    np.testing.assert_array_equal(counts[0], [1, 1, 0, 2, 0, 2])  # 0.5 | 1.5 | - | 3.2, 9.0 | - | two +inf
+    np.testing.assert_array_equal(
+        out[:n], [[0, 101, 3], [0, 102, 1], [0, 105, 0]]
+    )  # 3.2 near 3, 1.5 and 0.5 near 1 and 2
