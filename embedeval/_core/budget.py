@@ -44,6 +44,10 @@ DEEP_ELEMENTS = 1 << 22
 # Elements of one chunk of the deep ranking's products with the other references, made and
 # compared while in cache (4 MB of float64); its float64 relevant slices are made whole.
 DEEP_CHUNK_ELEMENTS = 1 << 19
+# Rows of one such chunk at most, so that each row's chunk is long (2,048 values or more): a row's
+# relevant values, counts and bucket table are read into cache once per chunk, which cost about
+# a fifth of the compiled pass with all of a block's rows in every chunk (256 values each).
+DEEP_CHUNK_ROWS = 256
 # References sampled to place the deep ranking's thresholds (at most 1/16 of them), and how
 # many standard deviations of the sampled count a threshold aims above the depth (a row whose
 # threshold proves too tight is counted again with a looser one).

@@ -259,18 +259,23 @@ class Block(ExactRows):
         # (a product per class would read the references once per class), slices masked.
         runs = spans if len(spans) == 1 else [(0, rows.size, 0, 0)]
         ignored_pos, ignored_col = self._ignored_in(rows)
-        for i0, i1, lo, hi in runs:
-            factors = self.factors_other[rows[i0:i1]]
-            lim = steps.round_up(limit[i0:i1], matrix.dtype)
-            step = max(256, _budget.DEEP_CHUNK_ELEMENTS // (i1 - i0))
-            for c0, c1 in _chunks([(0, lo), (hi, rk.size)], step):
-                chunk = factors @ matrix[c0:c1].T
-                if len(spans) > 1:
-                    for a, z, slo, shi in spans:
-                        chunk[a:z, max(slo, c0) - c0 : max(min(shi, c1) - c0, 0)] = np.inf
-                a, z = np.searchsorted(ignored_col, [c0, c1])
-                chunk[ignored_pos[a:z] - i0, ignored_col[a:z] - c0] = np.inf  # runs hold all rows
-                yield i0, c0, chunk, lim
+        for r0, r1, lo, hi in runs:
+            for i0 in range(r0, r1, _budget.DEEP_CHUNK_ROWS):  # long rows: a row's values placed while in cache
+                i1 = min(i0 + _budget.DEEP_CHUNK_ROWS, r1)
+                factors = self.factors_other[rows[i0:i1]]
+                lim = steps.round_up(limit[i0:i1], matrix.dtype)
+                step = max(256, _budget.DEEP_CHUNK_ELEMENTS // (i1 - i0))
+                for c0, c1 in _chunks([(0, lo), (hi, rk.size)], step):
+                    chunk = factors @ matrix[c0:c1].T
+                    if len(spans) > 1:
+                        for a, z, slo, shi in spans:
+                            a, z = max(a, i0), min(z, i1)
+                            chunk[a - i0 : max(z - i0, 0), max(slo, c0) - c0 : max(min(shi, c1) - c0, 0)] = np.inf
+                    a, z = np.searchsorted(ignored_col, [c0, c1])
+                    pos, col = ignored_pos[a:z], ignored_col[a:z]
+                    inside = (pos >= i0) & (pos < i1)
+                    chunk[pos[inside] - i0, col[inside] - c0] = np.inf
+                    yield i0, c0, chunk, lim
 
     def _ignored_in(self, rows):
         """(positions in ``rows``, columns) of the ignored references of ``rows`` (ascending), by column."""

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from test_deep import Codes, assert_ranks_equal, class_codes, expected, searched, vectors
 
+from embedeval._core import budget as _budget
 from embedeval._core import compiled
 from embedeval._search import deep_fused
 from embedeval._search.deep import DeepRanker
@@ -55,12 +56,19 @@ def test_compiled_count_equals_the_numpy_passes_and_a_full_sort(monkeypatch, see
     codes = class_codes(rng, n, ("dominant", "singletons", "few")[(seed // 3) % 3])
     depth = rng.integers(1, n, n) if seed % 2 else np.full(n, n - 1)  # random depths, or whole rankings
     ignored = np.arange(n)[:, None]
+    if seed % 3:
+        # chunks of a few rows: several row groups per block, each class's slice and the ignored
+        # references masked in the group that holds them; one reference of another class ignored
+        monkeypatch.setattr(_budget, "DEEP_CHUNK_ROWS", int(rng.integers(1, n)))
+        other = np.array([rng.choice(np.flatnonzero(codes != c)) if (codes != c).any() else -1 for c in codes])
+        ignored = np.column_stack([np.arange(n), other])
+        depth = np.minimum(depth, n - 2)
     options = {"precision": precision, "block_elements": int(rng.integers(1, 4 * n * n))}
     (ranks_np, _), (ranks_c, _), calls = ranks_both_ways(monkeypatch, x, codes, depth, ignored, **options)
     np.testing.assert_array_equal(ranks_c, ranks_np)
     assert calls["rows"] > 0
     relevant = codes[:, None] == codes[None, :]
-    want = expected(x, x, "euclidean", relevant, depth, [{i} for i in range(n)])[0]
+    want = expected(x, x, "euclidean", relevant, depth, [set(row[row >= 0].tolist()) for row in ignored])[0]
     assert_ranks_equal((ranks_c, None), want)
 
 
