@@ -5,6 +5,7 @@ branch-free searches in lockstep (independent loads in flight at once).
 
     python bench/bench_search.py
     python bench/bench_search.py --evaluate    # whole evaluate calls, tables on and off (slower)
+    python bench/bench_search.py --chunk-rows 100000 256   # whole evaluate calls, rows per chunk
 
 Prints nanoseconds per value for rows of 200, 2,000 and 20,000 sorted values (200 rows, 5,000
 Gaussian probes each), after checking that the three agree on every probe. Then the kernel's
@@ -13,7 +14,9 @@ row's bucket table: 64 rows of 200 relevant values N(300, 30²) and 9,800 other 
 interleaved with them (N(330, 30²)) or beyond them (N(600, 30²)). With ``--evaluate``:
 CPU seconds of embedeval.evaluate on one thread (n = 10,000, d = 128, Gaussian classes) with the
 tables and with binary searches only, alternating, three times: R ~ 2,000 (precision@1,
-r_precision, map@r) and R ~ 200 whole rankings (map, mrr). Needs numba.
+r_precision, map@r) and R ~ 200 whole rankings (map, mrr). With ``--chunk-rows``: the same
+calls with the deep ranking's chunks holding at most each given number of rows
+(``_budget.DEEP_CHUNK_ROWS``; 100000: every row of a block, as before it existed). Needs numba.
 """
 
 from __future__ import annotations
@@ -181,10 +184,40 @@ def evaluate_both_ways():
         deep_kernels.new_tables = filled
 
 
+def evaluate_chunk_rows(choices):
+    """CPU seconds of whole evaluate calls with each DEEP_CHUNK_ROWS, alternating, three times."""
+    from embedeval._core import budget
+
+    kept = budget.DEEP_CHUNK_ROWS
+    print("| case | run | " + " | ".join(f"{c} rows s" for c in choices) + " |")
+    print("|---|---|" + "---|" * len(choices))
+    cases = (("R ~ 2000", 5, ["precision@1", "r_precision", "map@r"]), ("R ~ 200, whole", 50, ["map", "mrr"]))
+    try:
+        for label, n_classes, metrics in cases:
+            x, labels = gaussian_classes(10000, 128, n_classes)
+            embedeval.evaluate(x[:2000], labels[:2000] % 2, metrics=metrics, n_threads=1)  # kernels loaded
+            for run in range(3):
+                seconds, values = [], set()
+                for rows in choices:
+                    budget.DEEP_CHUNK_ROWS = rows
+                    start = time.process_time()
+                    result = embedeval.evaluate(x, labels, metrics=metrics, n_threads=1)
+                    seconds.append(time.process_time() - start)
+                    values.add(tuple(result.to_dict()[m] for m in metrics))
+                assert len(values) == 1, values
+                print(f"| {label} | {run + 1} | " + " | ".join(f"{t:.2f}" for t in seconds) + " |")
+    finally:
+        budget.DEEP_CHUNK_ROWS = kept
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--evaluate", action="store_true", help="whole evaluate calls, tables on and off")
-    if parser.parse_args().evaluate:
+    parser.add_argument("--chunk-rows", type=int, nargs="+", help="whole evaluate calls with these DEEP_CHUNK_ROWS")
+    args = parser.parse_args()
+    if args.chunk_rows:
+        evaluate_chunk_rows(args.chunk_rows)
+    elif args.evaluate:
         evaluate_both_ways()
     else:
         main()
