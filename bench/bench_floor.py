@@ -172,9 +172,11 @@ def cpu_model():
             text = f.read()
     except OSError:
         return platform.processor() or "cpu unknown"
-    name = next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("model name")), "?")
-    family = next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("cpu family")), "?")
-    model = next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("model\t")), "?")
+    fields = {}
+    for line in text.splitlines():  # the first processor's fields
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    name, family, model = (fields.get(k, "?") for k in ("model name", "cpu family", "model"))
     return f"{name} (family {family}, model {model}, {'AVX-512' if 'avx512f' in text else 'no AVX-512'})"
 
 

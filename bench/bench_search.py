@@ -165,32 +165,32 @@ def evaluate_both_ways():
         tables[2][:] = -2
         return tables
 
-    print("| case | run | bucket tables s | binary searches only s |")
-    print("|---|---|---|---|")
-    cases = (("R ~ 2000", 5, ["precision@1", "r_precision", "map@r"]), ("R ~ 200, whole", 50, ["map", "mrr"]))
-    try:
-        for label, n_classes, metrics in cases:
-            x, labels = gaussian_classes(10000, 128, n_classes)
-            embedeval.evaluate(x[:2000], labels[:2000] % 2, metrics=metrics, n_threads=1)  # kernels loaded
-            for run in range(3):
-                seconds = []
-                for make in (filled, refused):
-                    deep_kernels.new_tables = make
-                    start = time.process_time()
-                    embedeval.evaluate(x, labels, metrics=metrics, n_threads=1)
-                    seconds.append(time.process_time() - start)
-                print(f"| {label} | {run + 1} | {seconds[0]:.2f} | {seconds[1]:.2f} |")
-    finally:
-        deep_kernels.new_tables = filled
+    makers = (filled, refused)
+    _alternate(
+        ["bucket tables s", "binary searches only s"],
+        lambda j: setattr(deep_kernels, "new_tables", makers[j]),
+        lambda: setattr(deep_kernels, "new_tables", filled),
+    )
 
 
 def evaluate_chunk_rows(choices):
-    """CPU seconds of whole evaluate calls with each DEEP_CHUNK_ROWS, alternating, three times."""
+    """CPU seconds of whole evaluate calls with each DEEP_CHUNK_ROWS."""
     from embedeval._core import budget
 
     kept = budget.DEEP_CHUNK_ROWS
-    print("| case | run | " + " | ".join(f"{c} rows s" for c in choices) + " |")
-    print("|---|---|" + "---|" * len(choices))
+    _alternate(
+        [f"{c} rows s" for c in choices],
+        lambda j: setattr(budget, "DEEP_CHUNK_ROWS", choices[j]),
+        lambda: setattr(budget, "DEEP_CHUNK_ROWS", kept),
+    )
+
+
+def _alternate(columns, apply, restore):
+    """A table of CPU seconds of whole evaluate calls (n = 10,000, d = 128, one thread) under each
+    variant, ``apply(j)`` setting variant j, alternating, three times; R ~ 2000 and R ~ 200 whole
+    rankings. Every variant must give the same values; ``restore()`` runs at the end."""
+    print("| case | run | " + " | ".join(columns) + " |")
+    print("|---|---|" + "---|" * len(columns))
     cases = (("R ~ 2000", 5, ["precision@1", "r_precision", "map@r"]), ("R ~ 200, whole", 50, ["map", "mrr"]))
     try:
         for label, n_classes, metrics in cases:
@@ -198,8 +198,8 @@ def evaluate_chunk_rows(choices):
             embedeval.evaluate(x[:2000], labels[:2000] % 2, metrics=metrics, n_threads=1)  # kernels loaded
             for run in range(3):
                 seconds, values = [], set()
-                for rows in choices:
-                    budget.DEEP_CHUNK_ROWS = rows
+                for j in range(len(columns)):
+                    apply(j)
                     start = time.process_time()
                     result = embedeval.evaluate(x, labels, metrics=metrics, n_threads=1)
                     seconds.append(time.process_time() - start)
@@ -207,7 +207,7 @@ def evaluate_chunk_rows(choices):
                 assert len(values) == 1, values
                 print(f"| {label} | {run + 1} | " + " | ".join(f"{t:.2f}" for t in seconds) + " |")
     finally:
-        budget.DEEP_CHUNK_ROWS = kept
+        restore()
 
 
 if __name__ == "__main__":

@@ -126,8 +126,7 @@ def _fill_table(row, n_nearest, table, info):  # pragma: no cover
     inverse = 1.0 / width
     if not inverse < np.inf:  # a subnormal width
         return False
-    for k in range(n_buckets + 1):
-        table[k] = 0
+    table[:] = 0
     for k in range(n_fin):
         table[_bucket(row[k + 1], first, inverse, n_buckets) + 1] += 1
     for k in range(1, n_buckets + 1):

@@ -57,8 +57,7 @@ def _bucket_tables_into(low, high, n_windows, table, first, inverse):  # pragma:
             continue  # one point, or an infinite span: every value placed one by one
         inverse[i] = 1.0 / width
         row = table[i]
-        for t in range(n_buckets):
-            row[t] = 0
+        row[:] = 0
         for w in range(n):  # each low end counts in the buckets after its own
             a = _bucket(lo_row[w], first[i], inverse[i], n_buckets)
             if a + 1 < n_buckets:
@@ -110,8 +109,7 @@ def _window_pass_into(
         n = n_windows[i]
         if n == 0:
             continue
-        for k in range(n + 1):
-            hist[k] = 0
+        hist[: n + 1] = 0
         lo_row, hi_row, row = low[i], high[i], table[i]
         first, last, inverse = lo_row[0], hi_row[n - 1], inverses[i]
         # Pass 1, without branches (vectorised): every value, and those below every window

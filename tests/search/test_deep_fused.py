@@ -129,7 +129,7 @@ def test_the_compiled_placement_equals_numpy_searchsorted(seed, eager):
     1e±300 magnitudes, values just inside and outside the windows, +inf,
     NaN, limits below the smallest relevant value; by binary search alone, or (``eager``) with
     every row's bucket table filled at its first value, or (``"filled"``) filled by an earlier
-    chunk, so that the chunk takes the two-pass loop of filled rows."""
+    chunk, so that every value of the chunk is placed through the table."""
     from embedeval._search import deep_kernels as kernels
 
     rng = np.random.default_rng(seed)
@@ -195,7 +195,7 @@ def test_the_compiled_ranks_from_counts_equal_the_numpy_step(seed):
 
 
 def test_a_filled_row_places_infinite_values_after_its_infinite_tail():
-    """+inf among the other values of a row whose table is filled (two-pass loop) is placed after
+    """+inf among the other values of a row whose table an earlier chunk filled is placed after
     every relevant value, +inf ones included (numpy's searchsorted), counted at min(that, ranked)
     even where ``ranked`` reaches past the row's finite values; a value within the window after
     the last finite one is a near-tie, one beyond it is not."""
