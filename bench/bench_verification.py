@@ -2,6 +2,7 @@
 
     python bench/bench_verification.py                    # n = 20,000, d = 128: 2 x 10^8 pairs
     python bench/bench_verification.py --n 5000 --blas-threads 1
+    python bench/bench_verification.py --prefetch 0 8 32 128   # CPU s on one thread per setting
 
 Columns, on the same data in one run:
   float32 product   the float32 matrix product of all pairs i < j in blocks of 4096 rows
@@ -14,6 +15,11 @@ Columns, on the same data in one run:
 One run each (the machine is shared: expect noise). ``--blas-threads`` sets
 OPENBLAS_NUM_THREADS/OMP_NUM_THREADS before numpy loads: on a loaded machine OpenBLAS's
 waiting threads slow the element-wise work between the many small products.
+
+``--prefetch A B ...``: instead, CPU seconds of the same verification on one thread (tiles and
+BLAS) with the compiled tile pass prefetching the AUROC table that many columns ahead
+(``_budget.VERIFICATION_PREFETCH``; 0 = no prefetch), alternating, ``--repeat`` times; every
+setting must give the same values.
 """
 
 from __future__ import annotations
@@ -30,7 +36,11 @@ def main() -> None:
     parser.add_argument("--d", type=int, default=128)
     parser.add_argument("--classes", type=int, default=100)
     parser.add_argument("--blas-threads", type=int, default=None)
+    parser.add_argument("--prefetch", type=int, nargs="+", help="compare these prefetch distances")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds of --prefetch")
     args = parser.parse_args()
+    if args.prefetch:
+        args.blas_threads = 1
     if args.blas_threads is not None:
         os.environ["OPENBLAS_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"] = str(args.blas_threads)
 
@@ -44,6 +54,9 @@ def main() -> None:
     labels = rng.permutation(np.arange(args.n) % args.classes)
     centres = rng.standard_normal((args.classes, args.d), dtype=np.float32)
     x = np.ascontiguousarray(centres[labels] + 1.5 * rng.standard_normal((args.n, args.d), dtype=np.float32))
+    if args.prefetch:
+        compare_prefetch(x, labels, args.prefetch, args.repeat)
+        return
     x64 = x.astype(np.float64)
 
     def product(a):
@@ -69,6 +82,40 @@ def main() -> None:
     values = ", ".join(f"fnmr@fmr={k:g}: {v:.4f}" for k, v in result.fnmr_at_fmr.items())
     print(f"{values}, eer: {result.eer:.4f}, pair_auroc: {result.auroc:.5f}")
     sys.stdout.flush()
+
+
+def compare_prefetch(x, labels, distances, repeat):
+    """CPU seconds of pair_verification on one thread with each prefetch distance, alternating."""
+    import time
+
+    import faiss
+
+    from embedeval._core import budget
+    from embedeval._core.compiled import enabled
+    from embedeval._setlevel.verification import pair_verification
+
+    if not enabled():
+        sys.exit("--prefetch times the compiled tile pass: install numba (pip install 'embedeval[fast]')")
+    faiss.omp_set_num_threads(1)  # the tiles' threads
+    pair_verification(x[:2000], labels[:2000])  # kernels compiled or loaded
+    default = budget.VERIFICATION_PREFETCH
+    print(f"n = {len(x)}, d = {x.shape[1]}: CPU seconds of pair_verification on one thread")
+    print("| run | " + " | ".join(f"prefetch {a}" for a in distances) + " |")
+    print("|---|" + "---:|" * len(distances))
+    try:
+        for run in range(repeat):
+            seconds, values = [], set()
+            for a in distances:
+                budget.VERIFICATION_PREFETCH = a
+                start = time.process_time()
+                result = pair_verification(x, labels, fmr=(1e-4, 1e-3, 1e-2))
+                seconds.append(time.process_time() - start)
+                values.add((result.eer, result.auroc, *result.fnmr_at_fmr.values()))
+            assert len(values) == 1, values
+            print(f"| {run + 1} | " + " | ".join(f"{t:.2f}" for t in seconds) + " |")
+            sys.stdout.flush()
+    finally:
+        budget.VERIFICATION_PREFETCH = default
 
 
 if __name__ == "__main__":

@@ -96,6 +96,9 @@ VERIFICATION_HELD = 1 << 22
 VERIFICATION_COLLECTED = 1 << 22
 VERIFICATION_CELLS = 1 << 23
 VERIFICATION_SAMPLE = 1 << 17
+# Columns ahead whose AUROC table cells the compiled tile pass prefetches (0: none); 32 measured
+# best of 4 to 128 (bench/bench_verification.py --prefetch).
+VERIFICATION_PREFETCH = 32
 PAIR_RECOMPUTE_ELEMENTS = 1 << 20
 AUROC_BATCH = 1 << 15
 

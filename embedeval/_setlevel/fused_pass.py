@@ -95,6 +95,7 @@ class _TileWork:
             held.count,
             out,
             np.empty(dist.shape[1], dtype=np.int64),
+            _budget.VERIFICATION_PREFETCH,
         )
         coords = dist.reshape(-1)
         slow, near = out[0, :n_slow].astype(np.int64), out[1, :n_near].astype(np.int64)

@@ -27,10 +27,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._core.prefetch import prefetch
+
 
 @numba.njit(cache=True, nogil=True)
 def tile_pass(
-    dist, grid, q_codes, r_codes, upper, hist, held_bins, guessed, table, offset, before, count, out, row_bins
+    dist, grid, q_codes, r_codes, upper, hist, held_bins, guessed, table, offset, before, count, out, row_bins, ahead
 ):  # pragma: no cover - compiled
     """One pass over a tile (see the module docstring).
 
@@ -54,6 +56,9 @@ def tile_pass(
     row_bins : int64 (w,)
         Scratch: a row's bins (allocated by the caller: an ``np.empty`` in the kernel would
         lengthen its first call's compilation).
+    ahead : int
+        Columns ahead whose table cells are prefetched while a pair is walked (0: none). The
+        table is tens of MB and read at random; without the prefetch each lookup waits on memory.
 
     Returns
     -------
@@ -67,6 +72,7 @@ def tile_pass(
     want_near = guessed.size > 0
     n_slow = n_near = n_unsure = 0
     fast = 0
+    last = count.size - 1
     for i in range(h):
         qc = q_codes[i]
         start = i + 1 if upper else 0
@@ -80,6 +86,16 @@ def tile_pass(
             k = top if k > top else k
             row_bins[j] = -1 if frac < margin or frac >= 1 - margin else np.int64(k) + 1
         for j in range(start, w):
+            if ahead > 0 and j + ahead < w:  # no effect on any value: only the cache
+                a = j + ahead
+                scaled = row[a] * f
+                scaled = clip_lo if scaled < clip_lo else scaled
+                scaled = clip_hi if scaled > clip_hi else scaled
+                index = np.int64(np.floor(scaled)) + offset[row_bins[a] if row_bins[a] >= 0 else 0]
+                index = 0 if index < 0 else index
+                index = last if index > last else index
+                prefetch(count, index)
+                prefetch(before, index)
             b = row_bins[j]
             if b < 0:
                 out[2, n_unsure] = i * w + j

@@ -107,3 +107,44 @@ def test_tiles_on_any_number_of_threads_give_the_same_passes(monkeypatch, n_thre
     result = passes(monkeypatch, "auto", x, labels, "euclidean", budgets)
     assert result[0] == reference[0]
     assert_same_passes(result[1], reference[1])
+
+
+@pytest.mark.parametrize("ahead", [0, 1, 3, 1000])
+def test_prefetch_distance_changes_no_result(monkeypatch, ahead):
+    """The tile pass prefetches the AUROC table ``ahead`` columns on: any distance (none, next
+    column, past every row's end) gives the numpy passes' histogram, counts and kept pairs."""
+    from embedeval._core import budget
+
+    x, labels = make(3, "euclidean")
+    budgets = tiny_budgets(np.random.default_rng(3))
+    numpy_result, numpy_passes = passes(monkeypatch, "numpy", x, labels, "euclidean", budgets)
+    monkeypatch.setattr(budget, "VERIFICATION_PREFETCH", ahead)
+    result, compiled_passes = passes(monkeypatch, "auto", x, labels, "euclidean", budgets)
+    assert result == numpy_result
+    assert_same_passes(compiled_passes, numpy_passes)
+
+
+def test_prefetch_compiles_and_reads_nothing():
+    import numba
+
+    from embedeval._core.prefetch import prefetch
+
+    @numba.njit
+    def walk(values, ahead):
+        total = 0.0
+        for i in range(values.size):
+            if i + ahead < values.size:
+                prefetch(values, i + ahead)
+            total += values[i]
+        return total
+
+    values = np.arange(1000, dtype=np.float64)
+    assert walk(values, 16) == walk(values, 0) == values.sum()
+    assert walk(values[::3], 5) == values[::3].sum()  # strided: the element's own address
+
+    @numba.njit
+    def matrix(values):
+        prefetch(values, 0)
+
+    with pytest.raises(numba.core.errors.TypingError):
+        matrix(np.zeros((2, 2)))
