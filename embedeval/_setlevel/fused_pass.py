@@ -15,7 +15,7 @@ import numpy as np
 
 from .._core import budget as _budget
 from .._pipeline.executors import one_blas_thread_each, run_threads
-from .pair_auroc import HeldPositives
+from .pair_auroc import SCAN, HeldPositives
 from .pairs import Grid, PairSpace, pair_indices
 
 
@@ -93,6 +93,9 @@ class _TileWork:
             held.offset,
             held.before,
             held.count,
+            held.first,
+            held.coords,
+            SCAN,
             out,
             np.empty(dist.shape[1], dtype=np.int64),
             _budget.VERIFICATION_PREFETCH,

@@ -25,7 +25,7 @@ from .pairs import Grid
 
 # Neighbouring positives compared one by one at most; a negative with more in its cells is
 # decided on its exact distance instead (d operations instead of this many).
-_SCAN = 16
+SCAN = 16
 
 
 class HeldPositives:
@@ -114,7 +114,7 @@ class HeldPositives:
         a = first + self.before[low]
         b = first + self.before[high] + self.count[high]
         length = b - a
-        short = np.flatnonzero(length <= _SCAN)
+        short = np.flatnonzero(length <= SCAN)
         key = np.repeat(short, length[short])
         offset = np.arange(key.size) - np.repeat(np.cumsum(length[short]) - length[short], length[short])
         held = self.coords[a[key] + offset]
@@ -122,7 +122,7 @@ class HeldPositives:
         near = ~below & (held <= coords[key] + margin)
         n_below = np.bincount(key, weights=below, minlength=a.size).astype(np.int64)
         decided = np.bincount(key, weights=near, minlength=a.size) == 0
-        decided[length > _SCAN] = False
+        decided[length > SCAN] = False
         total = 2 * int((a - first + n_below)[decided].sum())
         undecided = np.flatnonzero(~decided)
         if undecided.size:

@@ -12,8 +12,16 @@ bin, count and kept pair equals the numpy path's (:mod:`.verification`).
 * the histogram of the certain bins;
 * for a negative pair in a held bin: its AUROC count ``2 * before`` when its table cell is
   certain and holds no positive (as :meth:`.pair_auroc.HeldPositives.count2`), otherwise its
-  position in ``out[0]`` (compared one by one by the caller);
+  position in a list;
 * the positions of the pairs in ``guessed`` bins in ``out[1]``.
+
+A second walk goes over the listed negatives: one whose cell is certain and holds at most
+``scan`` positives compares them one by one (as :meth:`.pair_auroc.HeldPositives._neighbours`
+does) and counts ``2 * (before + below)``; the others (a near-tie, a crowded or uncertain cell)
+go to ``out[0]``, for the caller. The table is tens of MB and read at random, so both walks
+prefetch it ``ahead`` pairs on (the second also the positives of a cell half as far on); a
+branch on each looked-up value would otherwise hold the processor until memory answers
+(``python bench/bench_verification.py --prefetch 0 32``).
 
 One kernel rather than two keeps the tile's memory read once and the first call's compilation
 short (one function to compile: ``python bench/bench_compile.py --cold``). Each row is binned
@@ -31,8 +39,25 @@ from .._core.prefetch import prefetch
 
 
 @numba.njit(cache=True, nogil=True)
-def tile_pass(
-    dist, grid, q_codes, r_codes, upper, hist, held_bins, guessed, table, offset, before, count, out, row_bins, ahead
+def tile_pass(  # noqa: C901 - one kernel: one compilation
+    dist,
+    grid,
+    q_codes,
+    r_codes,
+    upper,
+    hist,
+    held_bins,
+    guessed,
+    table,
+    offset,
+    before,
+    count,
+    first,
+    coords,
+    scan,
+    out,
+    row_bins,
+    ahead,
 ):  # pragma: no cover - compiled
     """One pass over a tile (see the module docstring).
 
@@ -50,6 +75,10 @@ def tile_pass(
     table : float64 (4,)
         ``f, clip_lo, clip_hi, e`` of :class:`.pair_auroc.HeldPositives` (``e`` = margin * f).
     offset : int64; before, count : int32 - the held positives' lookup table.
+    first : int64 (n_bins + 2,); coords : float64 (n_held,)
+        Each bin's first held positive, and the held positives' sorted grid coordinates.
+    scan : int
+        Positives of a cell compared one by one at most (a cell holding more: ``out[0]``).
     out : int32 (3, h * w)
         Receives the flat positions of the held-bin negatives left to compare (row 0), of the pairs
         in ``guessed`` bins (row 1) and of the pairs with an uncertain bin (row 2).
@@ -63,7 +92,7 @@ def tile_pass(
     Returns
     -------
     (int, int, int, int)
-        The AUROC sum 2 * before of the negatives settled by the table, and the three counts.
+        The AUROC sum ``2 * (before + below)`` of the negatives decided here, and the three counts.
     """
     h, w = dist.shape
     lo, scale, top, margin = grid[0], grid[1], grid[2], grid[3]
@@ -120,4 +149,57 @@ def tile_pass(
                     continue
             out[0, n_slow] = i * w + j
             n_slow += 1
-    return 2 * fast, n_slow, n_near, n_unsure
+    kept = 0
+    fast_listed = 0
+    for s in range(n_slow):
+        if ahead > 0 and s + ahead < n_slow:  # the cell `ahead` pairs on
+            c = dist[out[0, s + ahead] // w, out[0, s + ahead] % w]
+            k = np.floor(c)
+            k = -1.0 if k < -1.0 else k
+            k = top if k > top else k
+            scaled = c * f
+            scaled = clip_lo if scaled < clip_lo else scaled
+            scaled = clip_hi if scaled > clip_hi else scaled
+            index = np.int64(np.floor(scaled)) + offset[np.int64(k) + 1]
+            index = 0 if index < 0 else index
+            index = last if index > last else index
+            prefetch(count, index)
+            prefetch(before, index)
+        if ahead > 1 and s + ahead // 2 < n_slow:  # the positives of the cell half as far on
+            c = dist[out[0, s + ahead // 2] // w, out[0, s + ahead // 2] % w]
+            k = np.floor(c)
+            k = -1.0 if k < -1.0 else k
+            k = top if k > top else k
+            b = np.int64(k) + 1
+            scaled = c * f
+            scaled = clip_lo if scaled < clip_lo else scaled
+            scaled = clip_hi if scaled > clip_hi else scaled
+            index = np.int64(np.floor(scaled)) + offset[b]
+            if index >= 0 and index <= last and count[index] > 0:
+                prefetch(coords, first[b] + before[index])
+        at = out[0, s]
+        c = dist[at // w, at % w]
+        k = np.floor(c)  # the bin, as the first loop computes it (certain: listed pairs are)
+        k = -1.0 if k < -1.0 else k
+        k = top if k > top else k
+        b = np.int64(k) + 1
+        scaled = c * f
+        scaled = clip_lo if scaled < clip_lo else scaled
+        scaled = clip_hi if scaled > clip_hi else scaled
+        cell = np.floor(scaled)
+        frac = scaled - cell
+        if frac >= e and frac < 1 - e:  # the margin lies inside the cell
+            index = np.int64(cell) + offset[b]
+            n = count[index]
+            if n <= scan:
+                p = first[b] + before[index]
+                low, high = c - margin, c + margin
+                below = 0
+                while below < n and coords[p + below] < low:
+                    below += 1
+                if below == n or coords[p + below] > high:  # no positive within the margin
+                    fast_listed += before[index] + below
+                    continue
+        out[0, kept] = at
+        kept += 1
+    return 2 * (fast + fast_listed), kept, n_near, n_unsure
