@@ -56,18 +56,24 @@ class HeldPositives:
             f *= 2
         self.f = f
         # cells of a present bin k are rank[k] * F + 0 .. F - 1; a coordinate's cell within its
-        # bin is floor(coord * F) - (k - 1) * F, so its table index is floor(coord * F) + offset[k]
-        rank = np.full(grid.n_bins + 2, -1, dtype=np.int64)
+        # bin is floor(coord * F) - (k - 1) * F, so its table index is floor(coord * F) + offset[k];
+        # every other bin (no positive held) maps to one last block of F empty cells, so that a
+        # compiled loop may look up any pair's cell without a branch on its bin
+        rank = np.full(grid.n_bins + 2, n_present, dtype=np.int64)
         rank[present] = np.arange(present.size)
-        self.offset = rank * f - (np.arange(grid.n_bins + 2) - 1) * f
         within = np.clip(np.floor(self.coords * f) - (bins - 1) * f, 0, f - 1).astype(np.int64)
         cell = rank[bins] * f + within
-        count = np.bincount(cell, minlength=n_present * f)
+        rank[~self.bins] = n_present
+        self.offset = rank * f - (np.arange(grid.n_bins + 2) - 1) * f
+        count = np.bincount(cell, minlength=(n_present + 1) * f)
         start = np.concatenate([[0], np.cumsum(count)])
-        # index of each cell's first positive, relative to its bin's first
-        # (int32: positives per bin are at most the held budget; half the cache footprint)
-        self.before = (start[:-1] - np.repeat(start[:-1:f], f)).astype(np.int32)
-        self.count = count.astype(np.int32)
+        # index of each cell's first positive, relative to its bin's first, and the cell's count,
+        # side by side in ``cells`` (one cache line per lookup in the compiled pass; int32:
+        # positives per bin are at most the held budget)
+        self.cells = np.empty(2 * count.size, dtype=np.int32)
+        self.before, self.count = self.cells[0::2], self.cells[1::2]
+        self.before[:] = start[:-1] - np.repeat(start[:-1:f], f)
+        self.count[:] = count
         self.first = np.zeros(grid.n_bins + 2, dtype=np.int64)
         self.first[present] = start[rank[present] * f]
         # coordinates of the under- and overflow bins are clipped into their bin's cells, as

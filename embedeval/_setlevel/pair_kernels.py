@@ -50,8 +50,7 @@ def tile_pass(  # noqa: C901 - one kernel: one compilation
     guessed,
     table,
     offset,
-    before,
-    count,
+    cells,
     first,
     coords,
     scan,
@@ -74,7 +73,10 @@ def tile_pass(  # noqa: C901 - one kernel: one compilation
     held_bins, guessed : bool (n_bins + 2,); ``guessed`` empty: no pair collected.
     table : float64 (4,)
         ``f, clip_lo, clip_hi, e`` of :class:`.pair_auroc.HeldPositives` (``e`` = margin * f).
-    offset : int64; before, count : int32 - the held positives' lookup table.
+    offset : int64; cells : int32 (2 * n_cells,) - the held positives' lookup table,
+        :attr:`.pair_auroc.HeldPositives.cells`: cell i's ``before`` at 2i, its ``count`` at
+        2i + 1 (one cache line per lookup); every bin not held maps to a block of empty cells,
+        so that looking up any pair is safe and counts 0.
     first : int64 (n_bins + 2,); coords : float64 (n_held,)
         Each bin's first held positive, and the held positives' sorted grid coordinates.
     scan : int
@@ -101,7 +103,7 @@ def tile_pass(  # noqa: C901 - one kernel: one compilation
     want_near = guessed.size > 0
     n_slow = n_near = n_unsure = 0
     fast = 0
-    last = count.size - 1
+    last = cells.size // 2 - 1
     for i in range(h):
         qc = q_codes[i]
         start = i + 1 if upper else 0
@@ -123,8 +125,7 @@ def tile_pass(  # noqa: C901 - one kernel: one compilation
                 index = np.int64(np.floor(scaled)) + offset[row_bins[a] if row_bins[a] >= 0 else 0]
                 index = 0 if index < 0 else index
                 index = last if index > last else index
-                prefetch(count, index)
-                prefetch(before, index)
+                prefetch(cells, 2 * index)
             b = row_bins[j]
             if b < 0:
                 out[2, n_unsure] = i * w + j
@@ -135,18 +136,21 @@ def tile_pass(  # noqa: C901 - one kernel: one compilation
             if want_near and guessed[b]:
                 out[1, n_near] = i * w + j
                 n_near += 1
-            if not held_bins[b] or qc == r_codes[j]:
+            if qc == r_codes[j]:
                 continue
             scaled = row[j] * f
             scaled = clip_lo if scaled < clip_lo else scaled
             scaled = clip_hi if scaled > clip_hi else scaled
             cell = np.floor(scaled)
             frac = scaled - cell
-            if frac >= e and frac < 1 - e:
-                index = np.int64(cell) + offset[b]
-                if count[index] == 0:
-                    fast += before[index]
-                    continue
+            # every bin has cells (those of bins not held are empty, before = 0): no branch on
+            # whether the bin is held, which half the pairs would mispredict
+            index = np.int64(cell) + offset[b]
+            if cells[2 * index + 1] == 0 and frac >= e and frac < 1 - e:
+                fast += cells[2 * index]
+                continue
+            if not held_bins[b]:
+                continue
             out[0, n_slow] = i * w + j
             n_slow += 1
     kept = 0
@@ -163,8 +167,7 @@ def tile_pass(  # noqa: C901 - one kernel: one compilation
             index = np.int64(np.floor(scaled)) + offset[np.int64(k) + 1]
             index = 0 if index < 0 else index
             index = last if index > last else index
-            prefetch(count, index)
-            prefetch(before, index)
+            prefetch(cells, 2 * index)
         if ahead > 1 and s + ahead // 2 < n_slow:  # the positives of the cell half as far on
             c = dist[out[0, s + ahead // 2] // w, out[0, s + ahead // 2] % w]
             k = np.floor(c)
@@ -175,8 +178,8 @@ def tile_pass(  # noqa: C901 - one kernel: one compilation
             scaled = clip_lo if scaled < clip_lo else scaled
             scaled = clip_hi if scaled > clip_hi else scaled
             index = np.int64(np.floor(scaled)) + offset[b]
-            if index >= 0 and index <= last and count[index] > 0:
-                prefetch(coords, first[b] + before[index])
+            if index >= 0 and index <= last and cells[2 * index + 1] > 0:
+                prefetch(coords, first[b] + cells[2 * index])
         at = out[0, s]
         c = dist[at // w, at % w]
         k = np.floor(c)  # the bin, as the first loop computes it (certain: listed pairs are)
@@ -190,15 +193,15 @@ def tile_pass(  # noqa: C901 - one kernel: one compilation
         frac = scaled - cell
         if frac >= e and frac < 1 - e:  # the margin lies inside the cell
             index = np.int64(cell) + offset[b]
-            n = count[index]
+            n = cells[2 * index + 1]
             if n <= scan:
-                p = first[b] + before[index]
+                p = first[b] + cells[2 * index]
                 low, high = c - margin, c + margin
                 below = 0
                 while below < n and coords[p + below] < low:
                     below += 1
                 if below == n or coords[p + below] > high:  # no positive within the margin
-                    fast_listed += before[index] + below
+                    fast_listed += cells[2 * index] + below
                     continue
         out[0, kept] = at
         kept += 1

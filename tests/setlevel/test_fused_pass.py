@@ -148,3 +148,25 @@ def test_prefetch_compiles_and_reads_nothing():
 
     with pytest.raises(numba.core.errors.TypingError):
         matrix(np.zeros((2, 2)))
+
+
+def test_every_bin_not_held_looks_up_empty_cells():
+    """The compiled pass looks up every negative's cell without asking whether its bin is held:
+    the cells of any bin not held (no positive, or outside the chunk) must be empty, before = 0."""
+    from embedeval._setlevel.pair_auroc import HeldPositives
+    from embedeval._setlevel.pairs import Grid
+
+    rng = np.random.default_rng(0)
+    grid = Grid.covering(0.0, 10.0, 64)
+    values = np.concatenate([rng.uniform(1, 4, 300), rng.uniform(6, 7, 50), [8.5, 8.5]])
+    chunk = np.ones(grid.n_bins + 2, dtype=bool)
+    chunk[grid.bins(np.array([6.5]))[0] :] = False  # bins with positives left out of the chunk
+    held = HeldPositives(values, grid, chunk, cells=1 << 12)
+    assert held.bins.any() and not held.bins.all()
+    f = held.f
+    for b in np.flatnonzero(~held.bins):
+        index = (b - 1) * f + np.arange(f) + held.offset[b]
+        assert (held.count[index] == 0).all() and (held.before[index] == 0).all()
+    for b in np.flatnonzero(held.bins):  # held bins: their own cells, holding their positives
+        index = (b - 1) * f + np.arange(f) + held.offset[b]
+        assert held.count[index].sum() == (grid.bins(values) == b).sum()
