@@ -45,8 +45,10 @@ class HeldPositives:
     def __init__(self, values: np.ndarray, grid: Grid, chunk: np.ndarray, cells: int):
         self.values = np.sort(values)
         self.coords = grid.coord(self.values)
-        bins = grid.bins(self.values)
-        present = np.unique(bins)
+        bins = np.floor(self.coords)  # grid.bins(self.values), from the coordinates at hand
+        np.clip(bins, -1, grid.n_bins, out=bins)
+        bins = bins.astype(np.int64) + 1
+        present = bins[np.flatnonzero(np.diff(bins, prepend=-1))]  # sorted values: sorted bins
         self.bins = np.zeros(grid.n_bins + 2, dtype=bool)  # bins whose negatives need counting here
         self.bins[present] = True
         self.bins &= chunk
@@ -62,20 +64,21 @@ class HeldPositives:
         rank = np.full(grid.n_bins + 2, n_present, dtype=np.int64)
         rank[present] = np.arange(present.size)
         within = np.clip(np.floor(self.coords * f) - (bins - 1) * f, 0, f - 1).astype(np.int64)
-        cell = rank[bins] * f + within
+        count = np.bincount(rank[bins] * f + within, minlength=(n_present + 1) * f).reshape(-1, f)
+        bin_start = np.concatenate([[0], np.cumsum(count.sum(axis=1))])
+        self.first = np.zeros(grid.n_bins + 2, dtype=np.int64)
+        self.first[present] = bin_start[rank[present]]
         rank[~self.bins] = n_present
         self.offset = rank * f - (np.arange(grid.n_bins + 2) - 1) * f
-        count = np.bincount(cell, minlength=(n_present + 1) * f)
-        start = np.concatenate([[0], np.cumsum(count)])
-        # index of each cell's first positive, relative to its bin's first, and the cell's count,
-        # side by side in ``cells`` (one cache line per lookup in the compiled pass; int32:
-        # positives per bin are at most the held budget)
+        # each cell's first positive relative to its bin's first (a prefix sum within the bin),
+        # and the cell's count, side by side in ``cells`` (one cache line per lookup in the
+        # compiled pass; int32: positives per bin are at most the held budget)
         self.cells = np.empty(2 * count.size, dtype=np.int32)
         self.before, self.count = self.cells[0::2], self.cells[1::2]
-        self.before[:] = start[:-1] - np.repeat(start[:-1:f], f)
-        self.count[:] = count
-        self.first = np.zeros(grid.n_bins + 2, dtype=np.int64)
-        self.first[present] = start[rank[present] * f]
+        by_bin = self.cells.reshape(-1, f, 2)  # (bin rank, cell, before | count): a view
+        np.cumsum(count, axis=1, out=by_bin[:, :, 0])
+        by_bin[:, :, 0] -= count
+        by_bin[:, :, 1] = count
         # coordinates of the under- and overflow bins are clipped into their bin's cells, as
         # the held ones are (clipping half a cell inside leaves the cell certain)
         self.clip = (-f + 0.5, (grid.n_bins + 1) * f - 0.5)
