@@ -35,11 +35,13 @@ are processed in ranges of bins, one pass over all pairs per range.
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+import faiss
 import numpy as np
 
 from .._core import budget as _budget
@@ -53,6 +55,7 @@ from .._inputs.arrays import (
     check_positive_int,
     encode_labels,
 )
+from .._pipeline.executors import one_blas_thread_each, run_threads
 from . import fused_pass
 from .pair_auroc import HeldPositives
 from .pairs import Grid, PairSpace, exact_bins, pair_indices
@@ -279,22 +282,33 @@ def _chunks(hist_pos: np.ndarray, held: int) -> list[np.ndarray]:
 
 def _positive_pass(space: PairSpace, grid: Grid, wanted: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """Histogram of the positive pairs' exact bins and, for those in ``wanted`` bins, their
-    exact distances (unsorted)."""
+    exact distances (unsorted; in the order the tiles finish). Tiles run on threads, one BLAS
+    thread each (the exact distances are numpy passes that release the GIL)."""
     hist = np.zeros(grid.n_bins + 2, dtype=np.int64)
     values = []
-    for tile in space.positive_tiles():
-        dist, error = space.approx(tile)
-        mask = space.positive(tile)
-        if tile.upper:
-            mask &= space.valid(tile, mask.shape)
-        flat = np.flatnonzero(mask)
-        coords = grid.coord(dist.reshape(-1)[flat])
-        bins = exact_bins(space, grid, tile, coords, error, flat)
-        hist += np.bincount(bins, minlength=hist.size)
-        if wanted is not None:
-            keep = flat[wanted[bins]]
-            values.append(space.exact(*pair_indices(tile, keep)))
+    n_threads = max(1, faiss.omp_get_max_threads())
+    jobs = ((None, tile) for tile in space.positive_tiles())
+    with one_blas_thread_each(n_threads):
+        for _, (part, found) in run_threads(jobs, functools.partial(_positive_tile, space, grid, wanted), n_threads):
+            hist += part
+            values.append(found)
     return hist, (np.concatenate(values) if values else np.empty(0))
+
+
+def _positive_tile(space: PairSpace, grid: Grid, wanted: np.ndarray | None, tile) -> tuple[np.ndarray, np.ndarray]:
+    """One tile of :func:`_positive_pass`: its positives' histogram and wanted exact distances."""
+    dist, error = space.approx(tile)
+    mask = space.positive(tile)
+    if tile.upper:
+        mask &= space.valid(tile, mask.shape)
+    flat = np.flatnonzero(mask)
+    coords = grid.coord(dist.reshape(-1)[flat])
+    bins = exact_bins(space, grid, tile, coords, error, flat)
+    hist = np.bincount(bins, minlength=grid.n_bins + 2)
+    if wanted is None:
+        return hist, np.empty(0)
+    keep = flat[wanted[bins]]
+    return hist, space.exact(*pair_indices(tile, keep))
 
 
 def _main_pass(space: PairSpace, grid: Grid, held: HeldPositives, want_histogram: bool, guessed, budget: int):
