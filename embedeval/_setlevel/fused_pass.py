@@ -75,13 +75,17 @@ class _TileWork:
     def __call__(self, job):
         number, tile = job
         space, grid, held = self.space, self.grid, self.held
-        dist, error = space.approx(tile)
+        dist, error = space.approx(tile, norms=False)  # the kernel adds the norms
         margin = grid.margin(error)
+        empty = np.empty(0)
+        q_sq, r_sq = (space.q_sq[tile.rows], space.r_sq[tile.cols]) if space.euclidean else (empty, empty)
         hist = np.zeros(self.hist_size, dtype=np.int64)
         out = np.empty((3, dist.size), dtype=np.int32)
         q_codes, r_codes = space.q_codes[tile.rows], space.r_codes[tile.cols]
         fast, n_slow, n_near, n_unsure = self.kernel(
             dist,
+            q_sq,
+            r_sq,
             np.array([grid.lo, grid.scale, grid.n_bins, margin]),
             q_codes,
             r_codes,

@@ -41,6 +41,8 @@ from .._core.prefetch import prefetch
 @numba.njit(cache=True, nogil=True)
 def tile_pass(  # noqa: C901 - one kernel: one compilation
     dist,
+    q_sq,
+    r_sq,
     grid,
     q_codes,
     r_codes,
@@ -63,7 +65,12 @@ def tile_pass(  # noqa: C901 - one kernel: one compilation
     Parameters
     ----------
     dist : float64 (h, w), C-contiguous
-        Approximate distances; overwritten with their grid coordinates.
+        Approximate distances, or for euclidean pairs the products ``-2 q.r`` alone; overwritten
+        with their grid coordinates.
+    q_sq, r_sq : float64 (h,), (w,), or both empty
+        Squared norms of the tile's rows and columns, added to ``dist`` as
+        :meth:`.pairs.PairSpace.approx` adds them (``(p + q_sq[i]) + r_sq[j]``: the same
+        numbers); empty: ``dist`` is complete.
     grid : float64 (4,)
         ``lo, scale, n_bins, margin`` (the coordinate margin of the tile's error bound).
     q_codes, r_codes : int64 (h,), (w,)
@@ -101,6 +108,7 @@ def tile_pass(  # noqa: C901 - one kernel: one compilation
     f, clip_lo, clip_hi, e = table[0], table[1], table[2], table[3]
     want_hist = hist.size > 0
     want_near = guessed.size > 0
+    add_norms = q_sq.size > 0
     n_slow = n_near = n_unsure = 0
     fast = 0
     last = cells.size // 2 - 1
@@ -108,6 +116,10 @@ def tile_pass(  # noqa: C901 - one kernel: one compilation
         qc = q_codes[i]
         start = i + 1 if upper else 0
         row = dist[i]
+        if add_norms:  # as PairSpace.approx: the row's norm, then the column's
+            qs = q_sq[i]
+            for j in range(start, w):
+                row[j] = (row[j] + qs) + r_sq[j]
         for j in range(start, w):  # a loop without stores but these two: vectorised
             c = (row[j] - lo) * scale
             row[j] = c

@@ -130,16 +130,21 @@ class PairSpace:
         return self.q_codes[tile.rows][:, None] == self.r_codes[tile.cols][None, :]
 
     # -- distances ---------------------------------------------------------------------------
-    def approx(self, tile: Tile) -> tuple[np.ndarray, float]:
-        """float64 BLAS distances of a tile and their error bound E (see the module docstring)."""
+    def approx(self, tile: Tile, norms: bool = True) -> tuple[np.ndarray, float]:
+        """float64 BLAS distances of a tile and their error bound E (see the module docstring).
+
+        ``norms=False`` (euclidean): the product ``-2 q.r`` only; the caller adds
+        ``q_sq[rows][:, None]`` then ``r_sq[cols][None, :]``, in that order (the compiled pass
+        adds them as it reads the tile, instead of two more passes over it)."""
         q = self.q[tile.rows].astype(np.float64)
         r = self.r[tile.cols].astype(np.float64)
         q *= -2.0 if self.euclidean else -1.0  # a power of two: the product stays the same rounded numbers
         dist = q @ r.T
         q_max, r_max = float(self.q_norm[tile.rows].max()), float(self.r_norm[tile.cols].max())
         if self.euclidean:
-            dist += self.q_sq[tile.rows][:, None]
-            dist += self.r_sq[tile.cols][None, :]
+            if norms:
+                dist += self.q_sq[tile.rows][:, None]
+                dist += self.r_sq[tile.cols][None, :]
             return dist, self._slack * (q_max + r_max) ** 2
         return dist, self._slack * q_max * r_max
 
