@@ -169,42 +169,18 @@ def tile_pass(  # noqa: C901 - one kernel: one compilation
     fast_listed = 0
     for s in range(n_slow):
         if ahead > 0 and s + ahead < n_slow:  # the cell `ahead` pairs on
-            c = dist[out[0, s + ahead] // w, out[0, s + ahead] % w]
-            k = np.floor(c)
-            k = -1.0 if k < -1.0 else k
-            k = top if k > top else k
-            scaled = c * f
-            scaled = clip_lo if scaled < clip_lo else scaled
-            scaled = clip_hi if scaled > clip_hi else scaled
-            index = np.int64(np.floor(scaled)) + offset[np.int64(k) + 1]
-            index = 0 if index < 0 else index
-            index = last if index > last else index
-            prefetch(cells, 2 * index)
+            at = out[0, s + ahead]
+            b, index, frac = _cell(dist[at // w, at % w], top, f, clip_lo, clip_hi, offset)
+            prefetch(cells, 2 * (0 if index < 0 else (last if index > last else index)))
         if ahead > 1 and s + ahead // 2 < n_slow:  # the positives of the cell half as far on
-            c = dist[out[0, s + ahead // 2] // w, out[0, s + ahead // 2] % w]
-            k = np.floor(c)
-            k = -1.0 if k < -1.0 else k
-            k = top if k > top else k
-            b = np.int64(k) + 1
-            scaled = c * f
-            scaled = clip_lo if scaled < clip_lo else scaled
-            scaled = clip_hi if scaled > clip_hi else scaled
-            index = np.int64(np.floor(scaled)) + offset[b]
+            at = out[0, s + ahead // 2]
+            b, index, frac = _cell(dist[at // w, at % w], top, f, clip_lo, clip_hi, offset)
             if index >= 0 and index <= last and cells[2 * index + 1] > 0:
                 prefetch(coords, first[b] + cells[2 * index])
         at = out[0, s]
         c = dist[at // w, at % w]
-        k = np.floor(c)  # the bin, as the first loop computes it (certain: listed pairs are)
-        k = -1.0 if k < -1.0 else k
-        k = top if k > top else k
-        b = np.int64(k) + 1
-        scaled = c * f
-        scaled = clip_lo if scaled < clip_lo else scaled
-        scaled = clip_hi if scaled > clip_hi else scaled
-        cell = np.floor(scaled)
-        frac = scaled - cell
+        b, index, frac = _cell(c, top, f, clip_lo, clip_hi, offset)
         if frac >= e and frac < 1 - e:  # the margin lies inside the cell
-            index = np.int64(cell) + offset[b]
             n = cells[2 * index + 1]
             if n <= scan:
                 p = first[b] + cells[2 * index]
@@ -218,3 +194,18 @@ def tile_pass(  # noqa: C901 - one kernel: one compilation
         out[0, kept] = at
         kept += 1
     return 2 * (fast + fast_listed), kept, n_near, n_unsure
+
+
+@numba.njit(cache=True, nogil=True)
+def _cell(c, top, f, clip_lo, clip_hi, offset):  # pragma: no cover - compiled
+    """Bin, table index and position within its cell of a listed pair's coordinate ``c`` (its bin
+    is certain), computed as the first walk computes them."""
+    k = np.floor(c)
+    k = -1.0 if k < -1.0 else k
+    k = top if k > top else k
+    b = np.int64(k) + 1
+    scaled = c * f
+    scaled = clip_lo if scaled < clip_lo else scaled
+    scaled = clip_hi if scaled > clip_hi else scaled
+    cell = np.floor(scaled)
+    return b, np.int64(cell) + offset[b], scaled - cell
