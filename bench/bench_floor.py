@@ -18,6 +18,7 @@ Columns, all on one machine in one run, on the same data (best of --repeat):
              memory: k="max_bin_count" for the Musgrave rows, k=None for whole rankings.
   e/p, n/p, e/f, pml/e  the ratios.  target: the issue's bound on e/p (the ties row: on e / index rule,
              the index rule timed in the same run on the same data).
+  A "-" is a column not run (not asked for, not installed, not for this row, or too large).
 
 Rows:
   1 R ~ 200   Gaussian classes of 200 (100 classes), precision@1, r_precision, map@r
@@ -155,11 +156,9 @@ def table(args):
         extra = ""
         if index_rule:  # row 6: the target is expected / index rule, same data, metrics, kernels
             extra = f" (index rule {index_rule:.2f} s; e/index {ratio:.2f}, e/p {t_e / t_p:.2f})"
-        print(
-            f"| {number} | {name}{extra} | {t_p:.2f} | {t_e:.2f} | {t_n:.2f} | {t_f:.2f} | {t_m:.2f} "
-            f"| {t_e / t_p:.2f} | {t_n / t_p:.2f} "
-            f"| {t_e / t_f:.2f} | {t_m / t_e:.2f} | {goal}: {'met' if ratio <= target else 'not met'} |"
-        )
+        cells = [t_p, t_e, t_n, t_f, t_m, t_e / t_p, t_n / t_p, t_e / t_f, t_m / t_e]
+        shown = " | ".join("-" if np.isnan(v) else f"{v:.2f}" for v in cells)  # - : not run
+        print(f"| {number} | {name}{extra} | {shown} | {goal}: {'met' if ratio <= target else 'not met'} |")
         print("#   " + ", ".join(f"{k}={v:.5f}" for k, v in result.summary.items()))
         sys.stdout.flush()
 
