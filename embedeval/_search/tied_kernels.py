@@ -88,7 +88,7 @@ def window_pass(products, left_out, norms, euclidean, low, high, n_windows, tabl
     g = low.shape[1]
     below = np.zeros((b, g), dtype=np.int64)
     members = np.empty((3, capacity), dtype=np.int64)
-    scratch = (np.empty(g + 1, dtype=np.int64), np.empty(m))
+    scratch = (np.empty(g + 1, dtype=np.int64), np.empty(m), np.empty(m, dtype=np.int64))
     table, _, inverses = tables
     window = (low, high, n_windows, table, inverses)
     n = _window_pass_into(products, left_out, norms, euclidean, *window, below, members, *scratch)
@@ -97,10 +97,10 @@ def window_pass(products, left_out, norms, euclidean, low, high, n_windows, tabl
 
 @numba.njit(cache=True, nogil=True)
 def _window_pass_into(
-    products, left_out, norms, euclidean, low, high, n_windows, table, inverses, below, members, hist, values
+    products, left_out, norms, euclidean, low, high, n_windows, table, inverses, below, members, hist, values, listed
 ):  # pragma: no cover - compiled
     """:func:`window_pass` into ``below`` (b, g) of 0 and ``members`` (3, capacity): rows, ks,
-    cols; ``hist`` (g + 1,) and ``values`` (m,): scratch. Returns n_members."""
+    cols; ``hist`` (g + 1,), ``values`` (m,) and ``listed`` (m,): scratch. Returns n_members."""
     b, m = products.shape
     n_buckets = table.shape[1]
     capacity = members.shape[1]
@@ -113,8 +113,10 @@ def _window_pass_into(
         lo_row, hi_row, row = low[i], high[i], table[i]
         first, last, inverse = lo_row[0], hi_row[n - 1], inverses[i]
         # Pass 1, without branches (vectorised): every value, and those below every window
-        # (NaN and +inf after every window). Writing the columns within [first, last] to a
-        # list here instead (a store at a running index) was no faster than pass 2's branch.
+        # (NaN and +inf after every window). Then the columns within [first, last] (a quarter
+        # of them in the floor table's row 6), listed by a store at every column and an index
+        # that moves only for those: a branch on "within" mispredicted often enough to cost
+        # 0.35 s of the pass's 0.5 s there (a conditional store had been no faster than it).
         n_below = 0
         for c in range(m):
             v = norms[c] - 2.0 * np.float64(products[i, c]) if euclidean else -np.float64(products[i, c])
@@ -122,11 +124,15 @@ def _window_pass_into(
             values[c] = v
             n_below += v < first
         hist[0] = n_below
-        # Pass 2: each value within [first, last], by its bucket or, near a window, one by one.
-        for c in range(m):
+        n_inside = 0
+        for c in range(m):  # the columns within [first, last], listed without a branch
             v = values[c]
-            if not (v >= first and v <= last):
-                continue
+            listed[n_inside] = c
+            n_inside += (v >= first) & (v <= last)
+        # Pass 2: each value within [first, last], by its bucket or, near a window, one by one.
+        for t in range(n_inside):
+            c = listed[t]
+            v = values[c]
             p = row[_bucket(v, first, inverse, n_buckets)] if inverse > 0.0 else -1
             if p >= 0:  # a bucket with no window end: its low-end count, no window
                 hist[p] += 1
