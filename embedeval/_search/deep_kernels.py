@@ -38,13 +38,21 @@ def _search(row, v, low, high):  # pragma: no cover
     return low
 
 
-@numba.njit(cache=True, nogil=True)
-def place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables):  # pragma: no cover
+def place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables):
     """One chunk (h, w) of rows ``i0:i0 + h`` at columns ``c0:c0 + w``; returns the near-ties written.
 
     ``tables``: :func:`new_tables` for the rows of ``padded``, filled here row by row once a row
     has placed enough values by binary search to repay a table (:func:`_fill_table`).
     """
+    listed = np.empty(chunk.shape[1], dtype=np.int64)
+    return _place_chunk_into(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables, listed)
+
+
+@numba.njit(cache=True, nogil=True)
+def _place_chunk_into(
+    chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables, listed
+):  # pragma: no cover - compiled
+    """:func:`place_chunk` with ``listed`` (w,) int64: scratch, a row's columns within its limit."""
     h, w = chunk.shape
     n_nearest = padded.shape[1] - 2
     table, info, state = tables
@@ -58,10 +66,14 @@ def place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, b
         st = state[i]  # kept in registers for the row, as are its counts of the commonest cases
         first, last, inverse, n_fin = _table_info(table[i], info[i], st)
         n_below, n_beyond = 0, 0
-        for c in range(w):
-            if not chunk[a, c] <= limit:
-                continue
-            v = np.float64(chunk[a, c])
+        values = chunk[a]
+        n_within = 0
+        for c in range(w):  # the columns within the limit, listed without a branch (a branch
+            listed[n_within] = c  # on "within" mispredicts where they are interleaved)
+            n_within += values[c] <= limit
+        for q in range(n_within):
+            c = listed[q]
+            v = np.float64(values[c])
             if v <= t:
                 n_below += 1
             if st == -1 and v < np.inf:
