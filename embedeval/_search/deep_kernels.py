@@ -22,6 +22,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._core.prefetch import prefetch
+
+# Near-ties ahead whose reference row _replace_float64_into prefetches.
+AHEAD = 8
+
 
 @numba.njit(inline="always")
 def _search(row, v, low, high):  # pragma: no cover
@@ -180,23 +185,33 @@ def _bucket(v, first, inverse, n_buckets):  # pragma: no cover
 def replace_float64(near, rows, factors64, matrix64, padded, ranked, bound_rel, counts):
     """Place the near-ties ``near`` (k, 3: row, column, float32 place) again with float64 values.
 
-    Each pair's value is the float64 product of its row's factors and column (summed in order:
-    the bounds hold for any order), its place moves from the float32 one in ``counts``, and
-    the result says which are still within twice the float64 bound of a relevant neighbour.
+    Each pair's value is the float64 product of its row's factors and column, summed in any
+    order the compiler likes (reassociation and fused multiply-adds allowed, so the sum is
+    vectorised: the float64 bound holds for every order; no other fast-math liberty is taken),
+    its place moves from the float32 one in ``counts``, and the result says which are still
+    within twice the float64 bound of a relevant neighbour.
     """
     still = np.empty(near.shape[0], dtype=np.bool_)
-    _replace_float64_into(near, rows, factors64, matrix64, padded, ranked, bound_rel, counts, still)
+    flat = matrix64.reshape(-1)  # the reference rows, for the prefetch (C-contiguous: a view)
+    _replace_float64_into(near, rows, factors64, matrix64, flat, padded, ranked, bound_rel, counts, still)
     return still
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
 def _replace_float64_into(
-    near, rows, factors64, matrix64, padded, ranked, bound_rel, counts, still
+    near, rows, factors64, matrix64, flat, padded, ranked, bound_rel, counts, still
 ):  # pragma: no cover - compiled
-    """:func:`replace_float64` with its result written to ``still`` (k,)."""
+    """:func:`replace_float64` with its result written to ``still`` (k,); ``flat``: ``matrix64``
+    as one row. The near-ties' columns are scattered over a reference matrix of tens of MB, so
+    the column ``AHEAD`` pairs on is prefetched (each of its cache lines) while a pair is summed."""
     n_nearest = padded.shape[1] - 2
     d = matrix64.shape[1]
-    for k in range(near.shape[0]):
+    n = near.shape[0]
+    for k in range(n):
+        if k + AHEAD < n:
+            start = near[k + AHEAD, 1] * d
+            for line in range(0, d, 8):  # 8 float64: a 64-byte line
+                prefetch(flat, start + line)
         i, col, place = near[k, 0], near[k, 1], near[k, 2]
         f = factors64[rows[i]]
         m = matrix64[col]
