@@ -192,7 +192,8 @@ def replace_float64(near, rows, factors64, matrix64, padded, ranked, bound_rel, 
     within twice the float64 bound of a relevant neighbour.
     """
     still = np.empty(near.shape[0], dtype=np.bool_)
-    flat = matrix64.reshape(-1)  # the reference rows, for the prefetch (C-contiguous: a view)
+    matrix64 = np.ascontiguousarray(matrix64)  # as built (deep._factor_matrix): no copy
+    flat = matrix64.reshape(-1)  # the reference rows as one, for the prefetch: a view
     _replace_float64_into(near, rows, factors64, matrix64, flat, padded, ranked, bound_rel, counts, still)
     return still
 
