@@ -91,6 +91,10 @@ def near(flat_padded: np.ndarray, at: np.ndarray, values: np.ndarray, window: np
     return (values - flat_padded[at] <= window) | (flat_padded[at + 1] - values <= window)
 
 
+# smallest_sorted partitions first only when it keeps fewer than this share of a row's values.
+PARTITION_BELOW = 0.7
+
+
 def smallest_sorted(values: np.ndarray, k: int, out: np.ndarray, rows) -> None:
     """Write the ``k`` smallest of each row of ``values`` (g, m), ascending, to ``out[rows, :k]``.
 
@@ -98,7 +102,11 @@ def smallest_sorted(values: np.ndarray, k: int, out: np.ndarray, rows) -> None:
     """
     if k == 0:
         return
-    if k < values.shape[1]:  # a partition is linear: only the k kept are sorted
+    m = values.shape[1]
+    if PARTITION_BELOW * m <= k < m:  # most are kept: a partition first would cost more than it saves
+        out[rows, :k] = np.sort(values, axis=1)[:, :k]
+        return
+    if k < m:  # a partition is linear: only the k kept are sorted
         values = np.partition(values, k - 1, axis=1)[:, :k]
     if isinstance(rows, slice):
         out[rows, :k] = values
