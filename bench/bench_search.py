@@ -6,6 +6,7 @@ branch-free searches in lockstep (independent loads in flight at once).
     python bench/bench_search.py
     python bench/bench_search.py --evaluate    # whole evaluate calls, tables on and off (slower)
     python bench/bench_search.py --chunk-rows 100000 256   # whole evaluate calls, rows per chunk
+    python bench/bench_search.py --partition   # a row's k smallest sorted: partition first, or sort all
 
 Prints nanoseconds per value for rows of 200, 2,000 and 20,000 sorted values (200 rows, 5,000
 Gaussian probes each), after checking that the three agree on every probe. Then the kernel's
@@ -17,6 +18,10 @@ tables and with binary searches only, alternating, three times: R ~ 2,000 (preci
 r_precision, map@r) and R ~ 200 whole rankings (map, mrr). With ``--chunk-rows``: the same
 calls with the deep ranking's chunks holding at most each given number of rows
 (``_budget.DEEP_CHUNK_ROWS``; 100000: every row of a block, as before it existed). Needs numba.
+With ``--partition``: ns per value of numpy's two ways to the k smallest values of each row
+sorted (``deep_count.smallest_sorted``), a partition then a sort of k, or a sort of the row and
+its first k, for rows of 2,000 and 20,000 N(0, 1) values (4 million values in all, best of 3)
+and k from 30% to 99% of a row: where they cross sets ``deep_count.PARTITION_BELOW``.
 """
 
 from __future__ import annotations
@@ -210,12 +215,42 @@ def _alternate(columns, apply, restore):
         restore()
 
 
+def partition_or_sort():
+    """The table of ``--partition`` (module docstring)."""
+    rng = np.random.default_rng(0)
+    shares = [0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99]
+    print("| row length | way | " + " | ".join(f"k = {share:.0%}" for share in shares) + " |")
+    print("|---|---|" + "---|" * len(shares))
+    for m in (2000, 20000):
+        values = rng.standard_normal((4_000_000 // m, m))
+        cells = {"partition, sort k": [], "sort all, first k": []}
+        for share in shares:
+            k = int(share * m)
+            best = {way: np.inf for way in cells}
+            for _ in range(3):
+                start = time.perf_counter()
+                kept = np.partition(values, k - 1, axis=1)[:, :k]
+                kept.sort(axis=1)
+                best["partition, sort k"] = min(best["partition, sort k"], time.perf_counter() - start)
+                start = time.perf_counter()
+                other = np.sort(values, axis=1)[:, :k]
+                best["sort all, first k"] = min(best["sort all, first k"], time.perf_counter() - start)
+                assert np.array_equal(kept, other)
+            for way in cells:
+                cells[way].append(f"{best[way] / values.size * 1e9:.1f}")
+        for way, row in cells.items():
+            print(f"| {m:,} | {way} | " + " | ".join(row) + " |")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--evaluate", action="store_true", help="whole evaluate calls, tables on and off")
     parser.add_argument("--chunk-rows", type=int, nargs="+", help="whole evaluate calls with these DEEP_CHUNK_ROWS")
+    parser.add_argument("--partition", action="store_true", help="partition then sort, or sort all (numpy)")
     args = parser.parse_args()
-    if args.chunk_rows:
+    if args.partition:
+        partition_or_sort()
+    elif args.chunk_rows:
         evaluate_chunk_rows(args.chunk_rows)
     elif args.evaluate:
         evaluate_both_ways()
