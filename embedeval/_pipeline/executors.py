@@ -43,6 +43,12 @@ def threadpoolctl():
     return threadpoolctl
 
 
+def default_threads() -> int:
+    """Threads to run blocks or tiles on when the caller names none: faiss's thread count (the
+    machine's cores, or ``OMP_NUM_THREADS``), at least 1."""
+    return max(1, faiss.omp_get_max_threads())
+
+
 @contextlib.contextmanager
 def one_blas_thread_each(n_workers: int):
     """numpy's BLAS on one thread while ``n_workers`` > 1 blocks run on threads (needs threadpoolctl).

@@ -12,13 +12,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-import faiss
-
 from .._inputs.arrays import DISTANCES, check_choice, check_positive_int
 from .._inputs.codes import HAMMING
 from .._metrics.registry import ALL_HITS, FIRST_HIT
 from .._search import Device, gpu_device
-from .executors import Sequential, Threads
+from .executors import Sequential, Threads, default_threads
 from .searchers import make_searcher
 
 
@@ -103,7 +101,7 @@ class Options:
             from .cluster import DaskExecutor
 
             return DaskExecutor(self.client)
-        n_workers = 1 if self.approximate else self.n_threads or max(1, faiss.omp_get_max_threads())
+        n_workers = 1 if self.approximate else self.n_threads or default_threads()
         return Threads(n_workers) if n_workers > 1 else Sequential()
 
     def search_config(self) -> str:

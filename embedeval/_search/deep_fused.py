@@ -27,12 +27,15 @@ def count(block, mixed: bool, rows, top, threshold):
     below = np.count_nonzero(nearest <= threshold[:, None], axis=1)  # NaN: none
     counts = np.zeros((m, nearest.shape[1] + 1), dtype=np.int64)
     limits = top + 2 * window
-    found, out = [], np.empty((0, 3), dtype=np.int32)
+    found, out, listed = [], np.empty((0, 3), dtype=np.int32), np.empty(0, dtype=np.int64)
     tables = kernels.new_tables(m, nearest.shape[1])
     for i0, c0, chunk, lim in block._chunks_within(rows, limits):
         if out.shape[0] < chunk.size:
             out = np.empty((chunk.size, 3), dtype=np.int32)
-        n = kernels.place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables)
+        if listed.size < chunk.shape[1]:
+            listed = np.empty(chunk.shape[1], dtype=np.int64)
+        args = (padded, ranked, threshold, window, counts, below, out, tables, listed)
+        n = kernels.place_chunk(chunk, i0, c0, lim, *args)
         if n:
             found.append(out[:n].astype(np.int64))
     tied = np.zeros(m, dtype=bool)

@@ -43,13 +43,16 @@ def _search(row, v, low, high):  # pragma: no cover
     return low
 
 
-def place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables):
+def place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables, listed=None):
     """One chunk (h, w) of rows ``i0:i0 + h`` at columns ``c0:c0 + w``; returns the near-ties written.
 
     ``tables``: :func:`new_tables` for the rows of ``padded``, filled here row by row once a row
     has placed enough values by binary search to repay a table (:func:`_fill_table`).
+    ``listed``: int64 scratch of at least w entries, kept by a caller that places many chunks
+    (None: allocated here).
     """
-    listed = np.empty(chunk.shape[1], dtype=np.int64)
+    if listed is None:
+        listed = np.empty(chunk.shape[1], dtype=np.int64)
     return _place_chunk_into(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables, listed)
 
 

@@ -10,11 +10,10 @@ few negatives near held positives one by one, in the order of the tiles.
 
 from __future__ import annotations
 
-import faiss
 import numpy as np
 
 from .._core import budget as _budget
-from .._pipeline.executors import one_blas_thread_each, run_threads
+from .._pipeline.executors import default_threads, one_blas_thread_each, run_threads
 from .pair_auroc import SCAN, HeldPositives
 from .pairs import Grid, PairSpace, pair_indices
 
@@ -24,7 +23,7 @@ def main_pass(
 ):
     """See :func:`embedeval._setlevel.verification._main_pass` (same arguments and results);
     ``n_threads``: tiles at once (default: faiss's thread count, the machine's cores)."""
-    n_threads = n_threads or max(1, faiss.omp_get_max_threads())
+    n_threads = n_threads or default_threads()
     hist = np.zeros(grid.n_bins + 2, dtype=np.int64)
     local2, kept, n_kept = 0, {}, 0
     index = np.int32 if max(len(space.q), len(space.r)) < 2**31 else np.int64

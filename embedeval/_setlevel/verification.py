@@ -41,7 +41,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-import faiss
 import numpy as np
 
 from .._core import budget as _budget
@@ -55,7 +54,7 @@ from .._inputs.arrays import (
     check_positive_int,
     encode_labels,
 )
-from .._pipeline.executors import one_blas_thread_each, run_threads
+from .._pipeline.executors import default_threads, one_blas_thread_each, run_threads
 from . import fused_pass
 from .pair_auroc import HeldPositives
 from .pairs import Grid, PairSpace, exact_bins, pair_indices
@@ -286,7 +285,7 @@ def _positive_pass(space: PairSpace, grid: Grid, wanted: np.ndarray | None) -> t
     thread each (the exact distances are numpy passes that release the GIL)."""
     hist = np.zeros(grid.n_bins + 2, dtype=np.int64)
     values = []
-    n_threads = max(1, faiss.omp_get_max_threads())
+    n_threads = default_threads()
     jobs = ((None, tile) for tile in space.positive_tiles())
     with one_blas_thread_each(n_threads):
         for _, (part, found) in run_threads(jobs, functools.partial(_positive_tile, space, grid, wanted), n_threads):
