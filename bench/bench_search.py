@@ -18,10 +18,11 @@ tables and with binary searches only, alternating, three times: R ~ 2,000 (preci
 r_precision, map@r) and R ~ 200 whole rankings (map, mrr). With ``--chunk-rows``: the same
 calls with the deep ranking's chunks holding at most each given number of rows
 (``_budget.DEEP_CHUNK_ROWS``; 100000: every row of a block, as before it existed). Needs numba.
-With ``--partition``: ns per value of numpy's two ways to the k smallest values of each row
-sorted (``deep_count.smallest_sorted``), a partition then a sort of k, or a sort of the row and
-its first k, for rows of 2,000 and 20,000 N(0, 1) values (4 million values in all, best of 3)
-and k from 30% to 99% of a row: where they cross sets ``deep_count.PARTITION_BELOW``.
+With ``--partition``: ns per value of two ways to the k smallest values of each row sorted
+(``deep_count.smallest_sorted``), a partition then a sort of k, or a sort of the row and its
+first k, each with numpy's sort and with the compiled radix sort (``sort_kernels``), for rows of
+2,000 and 20,000 N(0, 1) values (4 million values in all, best of 3) and k from 5% to 99% of a
+row: where they cross sets ``deep_count.PARTITION_BELOW``.
 """
 
 from __future__ import annotations
@@ -217,25 +218,36 @@ def _alternate(columns, apply, restore):
 
 def partition_or_sort():
     """The table of ``--partition`` (module docstring)."""
+    from embedeval._search import sort_kernels
+
+    def radix(values, k):
+        out = np.empty((len(values), k))
+        assert sort_kernels.sorted_rows(np.ascontiguousarray(values), out, np.arange(len(values)))
+        return out
+
     rng = np.random.default_rng(0)
-    shares = [0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99]
+    shares = [0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.99]
+    radix(rng.standard_normal((2, 10)), 5)  # compiled
     print("| row length | way | " + " | ".join(f"k = {share:.0%}" for share in shares) + " |")
     print("|---|---|" + "---|" * len(shares))
+    ways = {
+        "numpy: partition, sort k": lambda v, k: np.sort(np.partition(v, k - 1, axis=1)[:, :k], axis=1),
+        "numpy: sort all, first k": lambda v, k: np.sort(v, axis=1)[:, :k],
+        "radix: partition, sort k": lambda v, k: radix(np.partition(v, k - 1, axis=1)[:, :k], k),
+        "radix: sort all, first k": radix,
+    }
     for m in (2000, 20000):
         values = rng.standard_normal((4_000_000 // m, m))
-        cells = {"partition, sort k": [], "sort all, first k": []}
+        cells = {way: [] for way in ways}
         for share in shares:
             k = int(share * m)
-            best = {way: np.inf for way in cells}
+            best, results = {way: np.inf for way in ways}, []
             for _ in range(3):
-                start = time.perf_counter()
-                kept = np.partition(values, k - 1, axis=1)[:, :k]
-                kept.sort(axis=1)
-                best["partition, sort k"] = min(best["partition, sort k"], time.perf_counter() - start)
-                start = time.perf_counter()
-                other = np.sort(values, axis=1)[:, :k]
-                best["sort all, first k"] = min(best["sort all, first k"], time.perf_counter() - start)
-                assert np.array_equal(kept, other)
+                for way, call in ways.items():
+                    start = time.perf_counter()
+                    results.append(call(values, k))
+                    best[way] = min(best[way], time.perf_counter() - start)
+            assert all(np.array_equal(results[0], r) for r in results)
             for way in cells:
                 cells[way].append(f"{best[way] / values.size * 1e9:.1f}")
         for way, row in cells.items():
@@ -246,7 +258,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--evaluate", action="store_true", help="whole evaluate calls, tables on and off")
     parser.add_argument("--chunk-rows", type=int, nargs="+", help="whole evaluate calls with these DEEP_CHUNK_ROWS")
-    parser.add_argument("--partition", action="store_true", help="partition then sort, or sort all (numpy)")
+    parser.add_argument("--partition", action="store_true", help="partition then sort, or sort all (numpy and radix)")
     args = parser.parse_args()
     if args.partition:
         partition_or_sort()

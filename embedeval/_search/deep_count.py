@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core import compiled
+
 
 def threshold(others, reached, scale, depth, sigmas: float) -> np.ndarray:
     """Per row, the smallest sampled other value that probably at least ``depth`` values reach.
@@ -91,28 +93,45 @@ def near(flat_padded: np.ndarray, at: np.ndarray, values: np.ndarray, window: np
     return (values - flat_padded[at] <= window) | (flat_padded[at + 1] - values <= window)
 
 
-# smallest_sorted partitions first only when it keeps fewer than this share of a row's values.
+# smallest_sorted sorts with the compiled radix sort from this many values (rows x row length)
+# on: below it the sort's own compilation (0.7 s on a first call with a cold cache) would not be
+# repaid. It partitions first only when it keeps fewer than a share of a row's values: 70% with
+# numpy's sort, 10% with the radix sort (``python bench/bench_search.py --partition``).
+SORT_COMPILED_FROM = 1 << 21
 PARTITION_BELOW = 0.7
+PARTITION_BELOW_RADIX = 0.1
 
 
 def smallest_sorted(values: np.ndarray, k: int, out: np.ndarray, rows) -> None:
     """Write the ``k`` smallest of each row of ``values`` (g, m), ascending, to ``out[rows, :k]``.
 
-    ``k`` is at most m; rows beyond k of ``out`` are left as they are.
+    ``k`` is at most m; rows beyond k of ``out`` are left as they are. With compiled kernels and
+    at least :data:`SORT_COMPILED_FROM` values, a radix sort (:mod:`.sort_kernels`) orders the
+    rows, bit for bit as numpy's sort does.
     """
     if k == 0:
         return
     m = values.shape[1]
-    if PARTITION_BELOW * m <= k < m:  # most are kept: a partition first would cost more than it saves
-        out[rows, :k] = np.sort(values, axis=1)[:, :k]
-        return
-    if k < m:  # a partition is linear: only the k kept are sorted
+    radix = values.size >= SORT_COMPILED_FROM and compiled.enabled()
+    if k < (PARTITION_BELOW_RADIX if radix else PARTITION_BELOW) * m:  # linear: only the k kept are sorted
         values = np.partition(values, k - 1, axis=1)[:, :k]
-    if isinstance(rows, slice):
+    if radix and _sorted_compiled(values, k, out, rows):
+        return
+    if values.shape[1] > k:  # most are kept: a partition first would cost more than it saves
+        out[rows, :k] = np.sort(values, axis=1)[:, :k]
+    elif isinstance(rows, slice):
         out[rows, :k] = values
         out[rows, :k].sort(axis=1)  # in place: no second (rows x k) array
     else:
         out[rows, :k] = np.sort(values, axis=1)
+
+
+def _sorted_compiled(values, k, out, rows) -> bool:
+    """:func:`smallest_sorted` by the compiled radix sort; False (nothing to keep) where a row holds a NaN."""
+    from . import sort_kernels  # numba, imported only when compiled kernels are on
+
+    at = np.arange(out.shape[0])[rows]
+    return sort_kernels.sorted_rows(np.ascontiguousarray(values), out[:, :k], at)
 
 
 def round_up(limit: np.ndarray, dtype) -> np.ndarray:

@@ -11,7 +11,7 @@ from test_deep import Codes, assert_ranks_equal, class_codes, expected, searched
 
 from embedeval._core import budget as _budget
 from embedeval._core import compiled
-from embedeval._search import deep_fused
+from embedeval._search import deep_count, deep_fused
 from embedeval._search.deep import DeepRanker
 
 pytest.importorskip("numba")
@@ -35,6 +35,7 @@ def ranks_both_ways(monkeypatch, x, codes, depth, ignored, **options):
     from embedeval._search.deep_block import Block
 
     original = Block._count
+    monkeypatch.setattr(deep_count, "SORT_COMPILED_FROM", 0)  # the compiled sort of the nearest relevant values too
     monkeypatch.setattr(deep_fused, "count", spied)
     monkeypatch.setattr(Block, "_count", spied_redo)
     found = []
