@@ -93,26 +93,39 @@ def near(flat_padded: np.ndarray, at: np.ndarray, values: np.ndarray, window: np
     return (values - flat_padded[at] <= window) | (flat_padded[at + 1] - values <= window)
 
 
-# smallest_sorted sorts with the compiled radix sort from this many values (rows x row length)
-# on: below it the sort's own compilation (0.7 s on a first call with a cold cache) would not be
-# repaid. It partitions first only when it keeps fewer than a share of a row's values: 70% with
-# numpy's sort, 10% with the radix sort (``python bench/bench_search.py --partition``).
-SORT_COMPILED_FROM = 1 << 21
+# smallest_sorted takes the compiled radix sort once numpy's sort has ordered this many values in
+# the process (so that the sort's own compilation, 0.7 s with a cold cache, is not paid by small
+# rankings, and is repaid by large ones). It partitions first only when it keeps fewer than a
+# share of a row's values: 70% with numpy's sort, 10% with the radix sort (``python
+# bench/bench_search.py --partition``).
+SORT_COMPILED_FROM = 1 << 24
 PARTITION_BELOW = 0.7
 PARTITION_BELOW_RADIX = 0.1
+_numpy_sorted = 0  # values sorted by numpy so far (a race between threads only delays the switch)
+
+
+def _radix_now(n_values: int) -> bool:
+    """Whether to sort ``n_values`` with the compiled radix sort (:data:`SORT_COMPILED_FROM`)."""
+    global _numpy_sorted
+    if not compiled.enabled():
+        return False
+    if _numpy_sorted >= SORT_COMPILED_FROM:
+        return True
+    _numpy_sorted += n_values
+    return False
 
 
 def smallest_sorted(values: np.ndarray, k: int, out: np.ndarray, rows) -> None:
     """Write the ``k`` smallest of each row of ``values`` (g, m), ascending, to ``out[rows, :k]``.
 
-    ``k`` is at most m; rows beyond k of ``out`` are left as they are. With compiled kernels and
-    at least :data:`SORT_COMPILED_FROM` values, a radix sort (:mod:`.sort_kernels`) orders the
-    rows, bit for bit as numpy's sort does.
+    ``k`` is at most m; rows beyond k of ``out`` are left as they are. With compiled kernels, once
+    the process has sorted :data:`SORT_COMPILED_FROM` values, a radix sort (:mod:`.sort_kernels`)
+    orders the rows, bit for bit as numpy's sort does.
     """
     if k == 0:
         return
     m = values.shape[1]
-    radix = values.size >= SORT_COMPILED_FROM and compiled.enabled()
+    radix = _radix_now(values.size)
     if k < (PARTITION_BELOW_RADIX if radix else PARTITION_BELOW) * m:  # linear: only the k kept are sorted
         values = np.partition(values, k - 1, axis=1)[:, :k]
     if radix and _sorted_compiled(values, k, out, rows):

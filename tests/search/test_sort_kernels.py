@@ -125,3 +125,20 @@ def test_smallest_sorted_is_the_same_in_both_paths(monkeypatch, seed, shape):
     np.testing.assert_array_equal(found[0], found[1])
     want = np.sort(values, axis=1)[:, :k]
     np.testing.assert_array_equal(found[1][rows, :k], want)
+
+
+def test_the_radix_sort_starts_once_numpy_has_sorted_enough(monkeypatch):
+    monkeypatch.setenv(compiled.KERNELS_VARIABLE, "auto")
+    monkeypatch.setattr(deep_count, "SORT_COMPILED_FROM", 100)
+    monkeypatch.setattr(deep_count, "_numpy_sorted", 0)
+    calls = []
+    monkeypatch.setattr(sort_kernels, "sorted_rows", lambda *a: calls.append(1) or _sorted_rows(*a))
+    values = np.random.default_rng(0).standard_normal((6, 10))
+    for expected_calls in (0, 0, 1, 2):  # 60 values, then 120 sorted by numpy: the radix sort after
+        out = np.empty((6, 10))
+        deep_count.smallest_sorted(values, 10, out, slice(None))
+        assert len(calls) == expected_calls
+        np.testing.assert_array_equal(out, np.sort(values, axis=1))
+    monkeypatch.setenv(compiled.KERNELS_VARIABLE, "numpy")  # never with the numpy passes
+    deep_count.smallest_sorted(values, 10, np.empty((6, 10)), slice(None))
+    assert len(calls) == 2
