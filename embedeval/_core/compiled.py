@@ -31,3 +31,25 @@ def _numba():
     except ImportError:
         return None
     return numba
+
+
+# Work (in a kernel's own units) each repaid() key's numpy path has done in this process.
+_done_by_numpy: dict[str, int] = {}
+
+
+def repaid(key: str, units: int, after: int) -> bool:
+    """Whether a compiled path (``key``) should run ``units`` of work: compiled kernels are on and
+    its numpy twin has already done ``after`` units in this process.
+
+    A kernel whose compilation (cold cache) would cost more than the small calls it serves save
+    is compiled only once the process has shown it does enough of that work to repay it; both
+    paths give identical results, so only speed depends on the switch. A race between threads
+    only delays it.
+    """
+    if not enabled():
+        return False
+    done = _done_by_numpy.get(key, 0)
+    if done >= after:
+        return True
+    _done_by_numpy[key] = done + units
+    return False

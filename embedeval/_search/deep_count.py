@@ -101,18 +101,6 @@ def near(flat_padded: np.ndarray, at: np.ndarray, values: np.ndarray, window: np
 SORT_COMPILED_FROM = 1 << 24
 PARTITION_BELOW = 0.7
 PARTITION_BELOW_RADIX = 0.1
-_numpy_sorted = 0  # values sorted by numpy so far (a race between threads only delays the switch)
-
-
-def _radix_now(n_values: int) -> bool:
-    """Whether to sort ``n_values`` with the compiled radix sort (:data:`SORT_COMPILED_FROM`)."""
-    global _numpy_sorted
-    if not compiled.enabled():
-        return False
-    if _numpy_sorted >= SORT_COMPILED_FROM:
-        return True
-    _numpy_sorted += n_values
-    return False
 
 
 def smallest_sorted(values: np.ndarray, k: int, out: np.ndarray, rows) -> None:
@@ -125,7 +113,7 @@ def smallest_sorted(values: np.ndarray, k: int, out: np.ndarray, rows) -> None:
     if k == 0:
         return
     m = values.shape[1]
-    radix = _radix_now(values.size)
+    radix = compiled.repaid("radix sort", values.size, SORT_COMPILED_FROM)
     if k < (PARTITION_BELOW_RADIX if radix else PARTITION_BELOW) * m:  # linear: only the k kept are sorted
         values = np.partition(values, k - 1, axis=1)[:, :k]
     if radix and _sorted_compiled(values, k, out, rows):

@@ -130,7 +130,7 @@ def test_smallest_sorted_is_the_same_in_both_paths(monkeypatch, seed, shape):
 def test_the_radix_sort_starts_once_numpy_has_sorted_enough(monkeypatch):
     monkeypatch.setenv(compiled.KERNELS_VARIABLE, "auto")
     monkeypatch.setattr(deep_count, "SORT_COMPILED_FROM", 100)
-    monkeypatch.setattr(deep_count, "_numpy_sorted", 0)
+    monkeypatch.setattr(compiled, "_done_by_numpy", {})
     calls = []
     monkeypatch.setattr(sort_kernels, "sorted_rows", lambda *a: calls.append(1) or _sorted_rows(*a))
     values = np.random.default_rng(0).standard_normal((6, 10))
