@@ -24,6 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._core import compiled
+
+# Rank entries numpy reduces in a process before the compiled reductions (:mod:`.hits_kernels`)
+# take over (:func:`embedeval._core.compiled.repaid`): deep classes give (queries x R) ranks.
+HITS_COMPILED_FROM = 1 << 24
+
 
 @dataclass(frozen=True)
 class Hits:
@@ -99,7 +105,23 @@ def _bound(cutoff) -> np.ndarray | float:
 
 def _within(ranks: np.ndarray, cutoff) -> np.ndarray:
     """Relevant retrieved items at rank <= cutoff."""
+    if _compiled(ranks):
+        from . import hits_kernels  # numba, imported only when compiled kernels are on
+
+        return hits_kernels.within(np.ascontiguousarray(ranks, dtype=np.float64), _row_bounds(cutoff, len(ranks)))
     return np.count_nonzero(ranks <= _bound(cutoff), axis=1)
+
+
+def _compiled(ranks: np.ndarray) -> bool:
+    """Whether the compiled reductions take ``ranks`` (:data:`HITS_COMPILED_FROM`)."""
+    return compiled.repaid("hits", ranks.size, HITS_COMPILED_FROM)
+
+
+def _row_bounds(cutoff, n: int) -> np.ndarray:
+    """The cutoff as one float64 bound per row (+inf for None)."""
+    if cutoff is None:
+        return np.full(n, np.inf)
+    return np.ascontiguousarray(np.broadcast_to(np.asarray(cutoff, dtype=np.float64), (n,)))
 
 
 def precision(h: Hits, cutoff) -> np.ndarray:
@@ -150,19 +172,29 @@ def _precision_at_hits(h: Hits, cutoff) -> np.ndarray:
     return np.where(h.ranks <= _bound(cutoff), p, 0.0)
 
 
+def _precision_sum(h: Hits, cutoff) -> np.ndarray:
+    """Each row's sum of :func:`_precision_at_hits`, left to right."""
+    if _compiled(h.ranks):
+        from . import hits_kernels  # numba, imported only when compiled kernels are on
+
+        ranks = np.ascontiguousarray(h.ranks, dtype=np.float64)
+        return hits_kernels.precision_sums(ranks, _row_bounds(cutoff, len(ranks)), cutoff is None)
+    return _row_sum(_precision_at_hits(h, cutoff))
+
+
 def average_precision(h: Hits, cutoff) -> np.ndarray:
     r"""AP@k with trec_eval's denominator, :math:`\frac{1}{R}\sum_{i \le k} P(i)\,rel_i`.
 
     ``cutoff`` None: the whole ranking; an int: its top k; an array: one cutoff per query,
     which with ``cutoff = R`` is MAP@R of Musgrave et al. 2020.
     """
-    return _safe_divide(_row_sum(_precision_at_hits(h, cutoff)), h.n_relevant)
+    return _safe_divide(_precision_sum(h, cutoff), h.n_relevant)
 
 
 def average_precision_over_hits(h: Hits, cutoff) -> np.ndarray:
     r""":math:`\frac{\sum_{i \le k} P(i)\,rel_i}{\sum_{i \le k} rel_i}`, 0 without a hit (the tutorial's AP@k)."""
     found = _within(h.ranks, cutoff)
-    return np.where(found > 0, _row_sum(_precision_at_hits(h, cutoff)) / np.maximum(found, 1), 0.0)
+    return np.where(found > 0, _precision_sum(h, cutoff) / np.maximum(found, 1), 0.0)
 
 
 def capped_average_precision(h: Hits, cutoff) -> np.ndarray:
@@ -172,7 +204,7 @@ def capped_average_precision(h: Hits, cutoff) -> np.ndarray:
     items all sit in the top k (R <= k) scores as under trec_eval's denominator; with R > k the
     best possible value is 1, not k / R. NaN where R = 0.
     """
-    return _safe_divide(_row_sum(_precision_at_hits(h, cutoff)), np.minimum(h.n_relevant, cutoff))
+    return _safe_divide(_precision_sum(h, cutoff), np.minimum(h.n_relevant, cutoff))
 
 
 def trapezoid_average_precision(h: Hits, cutoff=None) -> np.ndarray:

@@ -1,0 +1,53 @@
+"""Compiled row reductions of :class:`~embedeval._metrics.kernels.Hits` ranks (numba; imported
+only when :func:`embedeval._core.compiled.enabled`), each the numpy expression of
+:mod:`embedeval._metrics.kernels` in one pass instead of three or four over (queries, h) arrays:
+
+* :func:`within`: ``np.count_nonzero(ranks <= bound[:, None], axis=1)``;
+* :func:`precision_sums`: ``np.cumsum(np.where(ranks <= bound[:, None], j / ranks, 0.0),
+  axis=1)[:, -1]`` with j = 1, 2, ... (every rank, ``j / ranks``, with ``every``): the sum of
+  the precisions at the relevant items, the numerator of average precision.
+
+The sums run left to right with the same divisions and no fast-math, so that each result is the
+numpy one bit for bit (an added 0.0 changes no partial sum, which is never -0.0). The loops
+allocate nothing: outputs come from the plain Python wrappers.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+def within(ranks: np.ndarray, bound: np.ndarray) -> np.ndarray:
+    """(queries,) int64: how many of each row's ``ranks`` (queries, h) are <= ``bound`` (queries,)."""
+    out = np.empty(len(ranks), dtype=np.int64)
+    _within_into(ranks, bound, out)
+    return out
+
+
+def precision_sums(ranks: np.ndarray, bound: np.ndarray, every: bool) -> np.ndarray:
+    """(queries,) float64: the sum over each row of j / rank_j for rank_j <= ``bound`` (every
+    j with ``every``: then +inf adds 0 and NaN makes the sum NaN, as numpy's does)."""
+    out = np.empty(len(ranks), dtype=np.float64)
+    _precision_sums_into(ranks, bound, every, out)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _within_into(ranks, bound, out):  # pragma: no cover - compiled
+    for i in range(ranks.shape[0]):
+        cut, n = bound[i], 0
+        for j in range(ranks.shape[1]):
+            n += ranks[i, j] <= cut
+        out[i] = n
+
+
+@numba.njit(cache=True, nogil=True)
+def _precision_sums_into(ranks, bound, every, out):  # pragma: no cover - compiled
+    for i in range(ranks.shape[0]):
+        cut, total = bound[i], 0.0
+        for j in range(ranks.shape[1]):
+            r = ranks[i, j]
+            if every or r <= cut:
+                total += (j + 1) / r
+        out[i] = total
