@@ -5,16 +5,20 @@ machine code loaded from the on-disk cache, or compiled when the cache is cold).
     python bench/bench_compile.py --cold     # the cache emptied first: the compilation itself
     python bench/bench_compile.py --cold --deep   # a first deep ranking (two classes of 1,000)
     python bench/bench_compile.py --cold --ties   # a first tie-aware evaluate (ties="expected")
+    python bench/bench_compile.py --cold --large  # a first deep ranking large enough for the radix sort
     python bench/bench_compile.py --place    # the deep pass alone, compiled from an empty cache
     python bench/bench_compile.py --place --root DIR   # the same for another checkout (an older commit)
     python bench/bench_compile.py --routines # what one numpy routine inside a kernel adds to its compilation
 
 Prints the seconds of ``import numba`` and of a first small pair verification (or, with
 ``--deep``, a first evaluate whose rankings take the deep ranking; with ``--ties``, a first
-evaluate with ``ties="expected"``, the tied scan) with the compiled kernels and with the numpy
-passes, each in a new interpreter. A last line times a fixed pure-Python loop in the same
-sitting: compilation is single-threaded Python and LLVM work, so that loop says how fast the
-machine was when the figures were taken.
+evaluate with ``ties="expected"``, the tied scan; with ``--large``, a first evaluate of 12,000
+points, half of them in one class, which sorts 3.6e7 values: past ``deep_count.SORT_COMPILED_FROM``
+and ``kernels.HITS_COMPILED_FROM``, so that the radix sort and the Hits reductions compile in the
+call, the --cold figure less the warm one is what they and the deep pass compile) with the
+compiled kernels and with the numpy passes, each in a new interpreter. A last line times a fixed
+pure-Python loop in the same sitting: compilation is single-threaded Python and LLVM work, so
+that loop says how fast the machine was when the figures were taken.
 """
 
 from __future__ import annotations
@@ -49,6 +53,10 @@ elif os.environ["BENCH_MODE"] == "ties":
     x = rng.standard_normal((1000, 16)).astype(np.float32)
     y = rng.integers(0, 20, 1000)
     call = lambda x, y: embedeval.evaluate(x, y, metrics=["r_precision", "map@r"], ties="expected", n_threads=1)
+elif os.environ["BENCH_MODE"] == "large":
+    x = rng.standard_normal((12000, 16)).astype(np.float32)
+    y = np.where(np.arange(12000) < 6000, 0, rng.integers(1, 600, 12000))
+    call = lambda x, y: embedeval.evaluate(x, y, metrics=["precision@1", "r_precision", "map@r"], n_threads=1)
 call(x, y)
 t3 = time.perf_counter()
 call(x, y)
@@ -127,6 +135,7 @@ def main():
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--deep", action="store_true", help="a deep ranking instead of a verification")
     mode.add_argument("--ties", action="store_true", help='a tie-aware evaluate (ties="expected") instead')
+    mode.add_argument("--large", action="store_true", help="a deep ranking that takes the radix sort instead")
     parser.add_argument("--place", action="store_true", help="the deep pass alone (empties its cache first)")
     parser.add_argument("--routines", action="store_true", help="compile time of tiny functions, one routine each")
     parser.add_argument("--root", default=ROOT, help="the checkout whose embedeval is timed (--place)")
@@ -145,7 +154,7 @@ def main():
         for path in paths:
             os.remove(path)
         print(f"cache emptied: {len(paths)} files removed")
-    mode = "deep" if args.deep else "ties" if args.ties else "verification"
+    mode = "deep" if args.deep else "ties" if args.ties else "large" if args.large else "verification"
     for kernels in ("auto", "numpy"):
         env = dict(os.environ, EMBEDEVAL_KERNELS=kernels, PYTHONPATH=ROOT, BENCH_MODE=mode)
         subprocess.run([sys.executable, "-c", PROGRAM], env=env, check=True)

@@ -33,23 +33,47 @@ def _numba():
     return numba
 
 
-# Work (in a kernel's own units) each repaid() key's numpy path has done in this process.
+# Work (in a kernel's own units) each repaid() key's numpy path has done in this process, and
+# whether its kernels were found in numba's on-disk cache (looked at by calls of CACHED_FROM
+# units or more: smaller ones do not import numba for it).
+CACHED_FROM = 1 << 20
 _done_by_numpy: dict[str, int] = {}
+_found_cached: dict[str, bool] = {}
 
 
-def repaid(key: str, units: int, after: int) -> bool:
-    """Whether a compiled path (``key``) should run ``units`` of work: compiled kernels are on and
-    its numpy twin has already done ``after`` units in this process.
+def repaid(key: str, units: int, after: int, cached=None) -> bool:
+    """Whether a compiled path (``key``) should run ``units`` of work: compiled kernels are on, and
+    its kernels are in numba's cache or its numpy twin has done ``after`` units in this process.
 
     A kernel whose compilation (cold cache) would cost more than the small calls it serves save
-    is compiled only once the process has shown it does enough of that work to repay it; both
-    paths give identical results, so only speed depends on the switch. A race between threads
-    only delays it.
+    is compiled only once the numpy path has spent about that compilation's time (``after``
+    units: a ski-rental rule, never more than twice the better choice's time), so that a small
+    evaluation never compiles it. Where ``cached`` (a function of no argument: whether the
+    kernels are in numba's on-disk cache, see :func:`cached`) says so, loading them costs
+    milliseconds and a call of at least :data:`CACHED_FROM` units takes them at once. Both paths
+    give identical results, so only speed depends on the switch; a race between threads only
+    delays it.
     """
     if not enabled():
         return False
     done = _done_by_numpy.get(key, 0)
     if done >= after:
         return True
+    if cached is not None and units >= CACHED_FROM:
+        if key not in _found_cached:
+            _found_cached[key] = bool(cached())
+        if _found_cached[key]:
+            _done_by_numpy[key] = after
+            return True
     _done_by_numpy[key] = done + units
     return False
+
+
+def cached(*dispatchers) -> bool:
+    """Whether numba's on-disk cache holds an index for each of the compiled functions
+    ``dispatchers`` (their machine code then loads in milliseconds); False where numba's
+    internals differ from those it was written against (numba 0.68)."""
+    try:
+        return all(os.path.exists(d._cache._cache_file._index_path) for d in dispatchers)
+    except AttributeError:
+        return False

@@ -27,8 +27,10 @@ import numpy as np
 from .._core import compiled
 
 # Rank entries numpy reduces in a process before the compiled reductions (:mod:`.hits_kernels`)
-# take over (:func:`embedeval._core.compiled.repaid`): deep classes give (queries x R) ranks.
-HITS_COMPILED_FROM = 1 << 24
+# take over (:func:`embedeval._core.compiled.repaid`; about the 0.25 s of their compilation with
+# a cold cache at numpy's 5-10 ns an entry), or at once where numba's cache holds them: deep
+# classes give (queries x R) ranks.
+HITS_COMPILED_FROM = 1 << 25
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,13 @@ def _within(ranks: np.ndarray, cutoff) -> np.ndarray:
 
 def _compiled(ranks: np.ndarray) -> bool:
     """Whether the compiled reductions take ``ranks`` (:data:`HITS_COMPILED_FROM`)."""
-    return compiled.repaid("hits", ranks.size, HITS_COMPILED_FROM)
+    return compiled.repaid("hits", ranks.size, HITS_COMPILED_FROM, _hits_cached)
+
+
+def _hits_cached() -> bool:
+    from . import hits_kernels  # numba, imported only when compiled kernels are on
+
+    return compiled.cached(hits_kernels._within_into, hits_kernels._precision_sums_into)
 
 
 def _row_bounds(cutoff, n: int) -> np.ndarray:

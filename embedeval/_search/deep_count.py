@@ -94,11 +94,11 @@ def near(flat_padded: np.ndarray, at: np.ndarray, values: np.ndarray, window: np
 
 
 # smallest_sorted takes the compiled radix sort once numpy's sort has ordered this many values in
-# the process (so that the sort's own compilation, 0.7 s with a cold cache, is not paid by small
-# rankings, and is repaid by large ones). It partitions first only when it keeps fewer than a
-# share of a row's values: 70% with numpy's sort, 10% with the radix sort (``python
-# bench/bench_search.py --partition``).
-SORT_COMPILED_FROM = 1 << 24
+# the process (about 0.7 s of numpy's sort, which is what the radix sort's compilation costs with
+# a cold cache: :func:`embedeval._core.compiled.repaid`), or at once where numba's cache holds
+# it. It partitions first only when it keeps fewer than a share of a row's values: 70% with
+# numpy's sort, 10% with the radix sort (``python bench/bench_search.py --partition``).
+SORT_COMPILED_FROM = 1 << 25
 PARTITION_BELOW = 0.7
 PARTITION_BELOW_RADIX = 0.1
 
@@ -113,7 +113,7 @@ def smallest_sorted(values: np.ndarray, k: int, out: np.ndarray, rows) -> None:
     if k == 0:
         return
     m = values.shape[1]
-    radix = compiled.repaid("radix sort", values.size, SORT_COMPILED_FROM)
+    radix = compiled.repaid("radix sort", values.size, SORT_COMPILED_FROM, _radix_cached)
     if k < (PARTITION_BELOW_RADIX if radix else PARTITION_BELOW) * m:  # linear: only the k kept are sorted
         values = np.partition(values, k - 1, axis=1)[:, :k]
     if radix and _sorted_compiled(values, k, out, rows):
@@ -125,6 +125,12 @@ def smallest_sorted(values: np.ndarray, k: int, out: np.ndarray, rows) -> None:
         out[rows, :k].sort(axis=1)  # in place: no second (rows x k) array
     else:
         out[rows, :k] = np.sort(values, axis=1)
+
+
+def _radix_cached() -> bool:
+    from . import sort_kernels  # numba, imported only when compiled kernels are on
+
+    return compiled.cached(sort_kernels._sorted_rows_into)
 
 
 def _sorted_compiled(values, k, out, rows) -> bool:

@@ -131,6 +131,8 @@ def test_the_radix_sort_starts_once_numpy_has_sorted_enough(monkeypatch):
     monkeypatch.setenv(compiled.KERNELS_VARIABLE, "auto")
     monkeypatch.setattr(deep_count, "SORT_COMPILED_FROM", 100)
     monkeypatch.setattr(compiled, "_done_by_numpy", {})
+    monkeypatch.setattr(compiled, "_found_cached", {})
+    monkeypatch.setattr(deep_count, "_radix_cached", lambda: False)  # a cold cache
     calls = []
     monkeypatch.setattr(sort_kernels, "sorted_rows", lambda *a: calls.append(1) or _sorted_rows(*a))
     values = np.random.default_rng(0).standard_normal((6, 10))
@@ -142,3 +144,18 @@ def test_the_radix_sort_starts_once_numpy_has_sorted_enough(monkeypatch):
     monkeypatch.setenv(compiled.KERNELS_VARIABLE, "numpy")  # never with the numpy passes
     deep_count.smallest_sorted(values, 10, np.empty((6, 10)), slice(None))
     assert len(calls) == 2
+
+
+def test_a_cached_radix_sort_is_taken_at_once(monkeypatch):
+    monkeypatch.setenv(compiled.KERNELS_VARIABLE, "auto")
+    monkeypatch.setattr(deep_count, "SORT_COMPILED_FROM", 1000)
+    monkeypatch.setattr(compiled, "CACHED_FROM", 60)
+    monkeypatch.setattr(compiled, "_done_by_numpy", {})
+    monkeypatch.setattr(compiled, "_found_cached", {})
+    calls = []
+    monkeypatch.setattr(sort_kernels, "sorted_rows", lambda *a: calls.append(1) or _sorted_rows(*a))
+    values = np.random.default_rng(0).standard_normal((6, 10))
+    deep_count.smallest_sorted(values[:3], 10, np.empty((3, 10)), slice(None))  # 30 < CACHED_FROM: not asked
+    assert calls == [] and compiled._found_cached == {}
+    deep_count.smallest_sorted(values, 10, np.empty((6, 10)), slice(None))  # the kernel was compiled above
+    assert calls == [1] and compiled._found_cached == {"radix sort": True}

@@ -1,0 +1,64 @@
+"""The compiled kernels' switches (embedeval._core.compiled): ``enabled`` follows
+EMBEDEVAL_KERNELS, ``repaid`` counts the numpy path's work before a kernel is compiled and takes
+a kernel found in numba's on-disk cache at once, and ``cached`` tells a cached kernel from one
+never compiled or one numba does not cache."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from embedeval._core import compiled
+
+numba = pytest.importorskip("numba")
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    monkeypatch.setenv(compiled.KERNELS_VARIABLE, "auto")
+    monkeypatch.setattr(compiled, "_done_by_numpy", {})
+    monkeypatch.setattr(compiled, "_found_cached", {})
+
+
+def test_repaid_after_enough_numpy_work(fresh):
+    assert [compiled.repaid("k", 40, 100) for _ in range(4)] == [False, False, False, True]
+    assert not compiled.repaid("other", 40, 100)  # each key counts its own work
+
+
+def test_repaid_never_without_kernels(fresh, monkeypatch):
+    monkeypatch.setenv(compiled.KERNELS_VARIABLE, "numpy")
+    assert not any(compiled.repaid("k", 1000, 100) for _ in range(3))
+
+
+def test_repaid_at_once_when_cached_and_the_call_is_not_tiny(fresh, monkeypatch):
+    asked = []
+
+    def cached():
+        asked.append(1)
+        return True
+
+    monkeypatch.setattr(compiled, "CACHED_FROM", 10)
+    assert not compiled.repaid("k", 5, 160, cached)  # below CACHED_FROM: the cache is not looked at
+    assert asked == []
+    assert compiled.repaid("k", 10, 160, cached)
+    assert compiled.repaid("k", 1, 160, cached) and asked == [1]  # looked at once
+
+
+def test_repaid_counts_on_when_not_cached(fresh, monkeypatch):
+    monkeypatch.setattr(compiled, "CACHED_FROM", 10)
+    assert [compiled.repaid("k", 60, 160, lambda: False) for _ in range(4)] == [False, False, False, True]
+
+
+def test_cached_tells_the_cache_apart():
+    from embedeval._search import sort_kernels
+
+    sort_kernels.sorted_rows(np.ones((1, 3)), np.empty((1, 3)), np.zeros(1, np.int64))
+    assert compiled.cached(sort_kernels._sorted_rows_into)
+
+    @numba.njit  # no cache=True: nothing on disk
+    def plain(x):
+        return x
+
+    plain(1)
+    assert not compiled.cached(plain)
+    assert not compiled.cached(sort_kernels._sorted_rows_into, plain)
