@@ -9,6 +9,7 @@ machine code loaded from the on-disk cache, or compiled when the cache is cold).
     python bench/bench_compile.py --place    # the deep pass alone, compiled from an empty cache
     python bench/bench_compile.py --place --root DIR   # the same for another checkout (an older commit)
     python bench/bench_compile.py --routines # what one numpy routine inside a kernel adds to its compilation
+    python bench/bench_compile.py --switched # the radix sort and the Hits reductions, compiled from an empty cache
 
 Prints the seconds of ``import numba`` and of a first small pair verification (or, with
 ``--deep``, a first evaluate whose rankings take the deep ranking; with ``--ties``, a first
@@ -87,6 +88,27 @@ print(f"import numba and the kernels {t1 - t0:.2f} s; place_chunk compiled for f
       f"then float64 {seconds[1]:.2f} s")
 """
 
+SWITCHED = """
+import time
+import numba
+import numpy as np
+
+@numba.njit
+def warm(a):
+    return a[0]
+
+warm(np.ones(2))  # numba's own start-up, paid once per process
+from embedeval._search import sort_kernels
+from embedeval._metrics import hits_kernels
+values, bound = np.random.default_rng(0).random((3, 50)), np.full(3, 0.5)
+start = time.perf_counter()
+sort_kernels.sorted_rows(values, np.empty((3, 50)), np.arange(3))
+middle = time.perf_counter()
+hits_kernels.within(values, bound)
+hits_kernels.precision_sums(values, bound, False)
+print(f"radix sort compiled in {middle - start:.2f} s; the two Hits reductions in {time.perf_counter() - middle:.2f} s")
+"""
+
 ROUTINES = """
 import time
 import numba
@@ -138,10 +160,20 @@ def main():
     mode.add_argument("--large", action="store_true", help="a deep ranking that takes the radix sort instead")
     parser.add_argument("--place", action="store_true", help="the deep pass alone (empties its cache first)")
     parser.add_argument("--routines", action="store_true", help="compile time of tiny functions, one routine each")
+    parser.add_argument(
+        "--switched", action="store_true", help="the radix sort and Hits reductions alone, from an empty cache"
+    )
     parser.add_argument("--root", default=ROOT, help="the checkout whose embedeval is timed (--place)")
     args = parser.parse_args()
     if args.routines:
         subprocess.run([sys.executable, "-c", ROUTINES], check=True)
+        return
+    if args.switched:
+        for path in glob.glob(os.path.join(ROOT, "embedeval", "*", "__pycache__", "*_kernels.*.nb[ic]")):
+            if "sort_kernels" in path or "hits_kernels" in path:
+                os.remove(path)
+        subprocess.run([sys.executable, "-c", SWITCHED], env=dict(os.environ, PYTHONPATH=ROOT), check=True)
+        print(f"yardstick: a fixed pure-Python loop took {yardstick():.2f} s")
         return
     if args.place:
         root = args.root

@@ -27,9 +27,9 @@ import numpy as np
 from .._core import compiled
 
 # Rank entries numpy reduces in a process before the compiled reductions (:mod:`.hits_kernels`)
-# take over (:func:`embedeval._core.compiled.repaid`; about the 0.25 s of their compilation with
-# a cold cache at numpy's 5-10 ns an entry), or at once where numba's cache holds them: deep
-# classes give (queries x R) ranks.
+# take over (:func:`embedeval._core.compiled.repaid`: about the 0.2 s of their compilation with
+# a cold cache, ``python bench/bench_compile.py --switched``, at numpy's 5-10 ns an entry), or at
+# once where numba's cache holds them. Deep classes give (queries x R) ranks.
 HITS_COMPILED_FROM = 1 << 25
 
 
