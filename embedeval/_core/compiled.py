@@ -35,13 +35,13 @@ def _numba():
 
 # Work (in a kernel's own units) each repaid() key's numpy path has done in this process, and
 # whether its kernels were found in numba's on-disk cache (looked at by calls of CACHED_FROM
-# units or more: smaller ones do not import numba for it).
+# units or more, by default: smaller ones do not import numba for it).
 CACHED_FROM = 1 << 20
 _done_by_numpy: dict[str, int] = {}
 _found_cached: dict[str, bool] = {}
 
 
-def repaid(key: str, units: int, after: int, cached=None) -> bool:
+def repaid(key: str, units: int, after: int, cached=None, cached_from: int | None = None) -> bool:
     """Whether a compiled path (``key``) should run ``units`` of work: compiled kernels are on, and
     its kernels are in numba's cache or its numpy twin has done ``after`` units in this process.
 
@@ -50,16 +50,16 @@ def repaid(key: str, units: int, after: int, cached=None) -> bool:
     units: a ski-rental rule, never more than twice the better choice's time), so that a small
     evaluation never compiles it. Where ``cached`` (a function of no argument: whether the
     kernels are in numba's on-disk cache, see :func:`cached`) says so, loading them costs
-    milliseconds and a call of at least :data:`CACHED_FROM` units takes them at once. Both paths
-    give identical results, so only speed depends on the switch; a race between threads only
-    delays it.
+    milliseconds and a call of at least ``cached_from`` units (default :data:`CACHED_FROM`; less
+    where the caller has imported numba anyway) takes them at once. Both paths give identical
+    results, so only speed depends on the switch; a race between threads only delays it.
     """
     if not enabled():
         return False
     done = _done_by_numpy.get(key, 0)
     if done >= after:
         return True
-    if cached is not None and units >= CACHED_FROM:
+    if cached is not None and units >= (CACHED_FROM if cached_from is None else cached_from):
         if key not in _found_cached:
             _found_cached[key] = bool(cached())
         if _found_cached[key]:

@@ -99,6 +99,7 @@ def near(flat_padded: np.ndarray, at: np.ndarray, values: np.ndarray, window: np
 # it. It partitions first only when it keeps fewer than a share of a row's values: 70% with
 # numpy's sort, 10% with the radix sort (``python bench/bench_search.py --partition``).
 SORT_COMPILED_FROM = 1 << 25
+SORT_CACHED_FROM = 1 << 16  # the cache is looked at by calls this large (the deep pass has imported numba)
 PARTITION_BELOW = 0.7
 PARTITION_BELOW_RADIX = 0.1
 
@@ -113,7 +114,7 @@ def smallest_sorted(values: np.ndarray, k: int, out: np.ndarray, rows) -> None:
     if k == 0:
         return
     m = values.shape[1]
-    radix = compiled.repaid("radix sort", values.size, SORT_COMPILED_FROM, _radix_cached)
+    radix = compiled.repaid("radix sort", values.size, SORT_COMPILED_FROM, _radix_cached, SORT_CACHED_FROM)
     if k < (PARTITION_BELOW_RADIX if radix else PARTITION_BELOW) * m:  # linear: only the k kept are sorted
         values = np.partition(values, k - 1, axis=1)[:, :k]
     if radix and _sorted_compiled(values, k, out, rows):

@@ -149,7 +149,7 @@ def test_the_radix_sort_starts_once_numpy_has_sorted_enough(monkeypatch):
 def test_a_cached_radix_sort_is_taken_at_once(monkeypatch):
     monkeypatch.setenv(compiled.KERNELS_VARIABLE, "auto")
     monkeypatch.setattr(deep_count, "SORT_COMPILED_FROM", 1000)
-    monkeypatch.setattr(compiled, "CACHED_FROM", 60)
+    monkeypatch.setattr(deep_count, "SORT_CACHED_FROM", 60)
     monkeypatch.setattr(compiled, "_done_by_numpy", {})
     monkeypatch.setattr(compiled, "_found_cached", {})
     calls = []
