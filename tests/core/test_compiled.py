@@ -62,3 +62,23 @@ def test_cached_tells_the_cache_apart():
     plain(1)
     assert not compiled.cached(plain)
     assert not compiled.cached(sort_kernels._sorted_rows_into, plain)
+
+
+def test_a_small_ranked_list_evaluation_does_not_import_numba():
+    # the Hits reductions' switch is asked at every call; importing numba (0.15-0.2 s) for a
+    # call of a few thousand ranks would cost far more than the call
+    import subprocess
+    import sys
+
+    program = """
+import sys
+import numpy as np
+import embedeval
+rng = np.random.default_rng(0)
+ranked = np.array([rng.permutation(1000)[:50] for _ in range(100)])
+relevant = [set(rng.integers(0, 1000, 10).tolist()) for _ in range(100)]
+embedeval.evaluate_rankings(ranked, relevant, metrics=["map", "recall@10", "r_precision"])
+print("numba" in sys.modules)
+"""
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
