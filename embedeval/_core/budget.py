@@ -48,6 +48,10 @@ DEEP_CHUNK_ELEMENTS = 1 << 19
 # relevant values, counts and bucket table are read into cache once per chunk, which cost about
 # a fifth of the compiled pass with all of a block's rows in every chunk (256 values each).
 DEEP_CHUNK_ROWS = 256
+# Rows whose sampled others the numpy loop places (about 8 us a row at R ~ 2,000) before the
+# deep ranking compiles its merge walk for them (``deep_kernels.reached``, 0.1-0.2 s to compile
+# with a cold cache; at once where numba's cache holds it: ``compiled.repaid``).
+DEEP_REACHED_COMPILED_FROM = 1 << 14
 # References sampled to place the deep ranking's thresholds (at most 1/16 of them), and how
 # many standard deviations of the sampled count a threshold aims above the depth (a row whose
 # threshold proves too tight is counted again with a looser one).

@@ -200,11 +200,22 @@ class Block(ExactRows):
         width = min(others.shape[1], int(np.ceil((expected + 12 * np.sqrt(expected)).max(initial=0))) + 4)
         others = others[:, :width]
         count = np.minimum(count, width)
-        reached = np.zeros(others.shape, dtype=np.int64)
+        return others, self._reached(others, count), scale
+
+    def _reached(self, others, count):
+        """(b, s) int64: how many of each row's nearest relevant values each of its first ``count``
+        sampled others reaches (numpy's ``searchsorted``, side "right"; 0 after ``count``)."""
         nearest = self.padded[:, 1:-1]
-        for r in range(b):
+        after = _budget.DEEP_REACHED_COMPILED_FROM
+        if compiled.repaid("reached", len(others), after, _reached_cached, cached_from=1):
+            if not (np.isnan(others).any() or np.isnan(nearest).any()):
+                from . import deep_kernels  # numba, imported only when compiled kernels are on
+
+                return deep_kernels.reached(self.padded, np.ascontiguousarray(others), count)
+        reached = np.zeros(others.shape, dtype=np.int64)
+        for r in range(len(others)):  # numpy's search needs a 1-D haystack: a row at a time
             reached[r, : count[r]] = np.searchsorted(nearest[r], others[r, : count[r]], side="right")
-        return others, reached, scale
+        return reached
 
     def _listed_at(self, columns: np.ndarray) -> np.ndarray:
         """Whether each of ``columns`` (s,), ascending, is marked for each row: bool (b, s) (listed marks)."""
@@ -344,6 +355,12 @@ class Block(ExactRows):
         if (n_ranked < w).any():
             nearest[np.arange(w)[None, :] >= n_ranked[:, None]] = np.inf
         return padded
+
+
+def _reached_cached() -> bool:
+    from . import deep_kernels  # numba, imported only when compiled kernels are on
+
+    return compiled.cached(deep_kernels._reached_into)
 
 
 def _chunks(ranges, step: int):

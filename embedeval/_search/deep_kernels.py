@@ -109,6 +109,29 @@ def _place_chunk_into(
     return n_out
 
 
+def reached(padded, others, count):
+    """``out[r, k] = np.searchsorted(padded[r, 1:-1], others[r, k], side="right")`` for k below
+    ``count[r]`` (0 after): (b, s) int64. ``others``' rows ascending; neither holds a NaN (the
+    caller checks: numpy places a NaN after every number, a comparison never does)."""
+    out = np.zeros(others.shape, dtype=np.int64)
+    _reached_into(padded, others, count, out)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _reached_into(padded, others, count, out):  # pragma: no cover - compiled
+    """:func:`reached` as one merge walk per row (both ascending): at most J + s steps, no search."""
+    n = padded.shape[1] - 2
+    for r in range(others.shape[0]):
+        row = padded[r]
+        low = 0
+        for k in range(count[r]):
+            v = others[r, k]
+            while low < n and row[low + 1] <= v:
+                low += 1
+            out[r, k] = low
+
+
 def new_tables(m, n_nearest):
     """Empty bucket tables for ``m`` padded rows of ``n_nearest`` values (filled by
     :func:`place_chunk` where they pay): (table (m, n_buckets + 1) int32, info (m, 3) float64,

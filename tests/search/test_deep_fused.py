@@ -36,6 +36,7 @@ def ranks_both_ways(monkeypatch, x, codes, depth, ignored, **options):
 
     original = Block._count
     monkeypatch.setattr(deep_count, "SORT_COMPILED_FROM", 0)  # the compiled sort of the nearest relevant values too
+    monkeypatch.setattr(_budget, "DEEP_REACHED_COMPILED_FROM", 0)  # and the sampled others' merge walk
     monkeypatch.setattr(deep_fused, "count", spied)
     monkeypatch.setattr(Block, "_count", spied_redo)
     found = []
@@ -221,3 +222,23 @@ def test_a_filled_row_places_infinite_values_after_its_infinite_tail():
     np.testing.assert_array_equal(
         out[:n], [[0, 101, 3], [0, 102, 1], [0, 105, 0]]
     )  # 3.2 near 3, 1.5 and 0.5 near 1 and 2
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_reached_walk_equals_numpys_search(seed):
+    """deep_kernels.reached (a merge walk) against np.searchsorted, side "right", row by row: ties,
+    duplicates, infinities on either side, empty rows and counts below the row's length."""
+    from embedeval._search import deep_kernels as kernels
+
+    rng = np.random.default_rng(seed)
+    b, j, s = int(rng.integers(1, 8)), int(rng.integers(0, 40)), int(rng.integers(0, 30))
+    pool = np.concatenate([rng.integers(-3, 4, 10).astype(np.float64), [-np.inf, np.inf, 0.5]])
+    nearest = np.sort(rng.choice(pool, (b, j)), axis=1)
+    padded = np.concatenate([np.full((b, 1), -np.inf), nearest, np.full((b, 1), np.inf)], axis=1)
+    others = np.sort(rng.choice(pool, (b, s)), axis=1)
+    count = rng.integers(0, s + 1, b)
+    got = kernels.reached(padded, others, count)
+    for r in range(b):
+        want = np.searchsorted(nearest[r], others[r, : count[r]], side="right")
+        np.testing.assert_array_equal(got[r, : count[r]], want)
+        assert (got[r, count[r] :] == 0).all()
