@@ -78,8 +78,9 @@ def repaid(key: str, units: int, after: int, cached=None, cached_from: int | Non
 
 def cached(*dispatchers) -> bool:
     """Whether numba's on-disk cache holds an index for each of the compiled functions
-    ``dispatchers`` (their machine code then loads in milliseconds); False where numba's
-    internals differ from those it was written against (numba 0.68)."""
+    ``dispatchers`` (their machine code then loads in milliseconds; an index left by an older
+    version of the source means a compilation all the same, as it would without this check);
+    False where numba's internals differ from those it was written against (numba 0.68)."""
     try:
         return all(os.path.exists(d._cache._cache_file._index_path) for d in dispatchers)
     except AttributeError:
