@@ -21,7 +21,7 @@ import numpy as np
 def within(ranks: np.ndarray, bound: np.ndarray) -> np.ndarray:
     """(queries,) int64: how many of each row's ``ranks`` (queries, h) are <= ``bound`` (queries,)."""
     out = np.empty(len(ranks), dtype=np.int64)
-    _within_into(ranks, bound, out)
+    _within_into(_read_only(ranks), _read_only(bound), out)
     return out
 
 
@@ -29,8 +29,16 @@ def precision_sums(ranks: np.ndarray, bound: np.ndarray, every: bool) -> np.ndar
     """(queries,) float64: the sum over each row of j / rank_j for rank_j <= ``bound`` (every
     j with ``every``: then +inf adds 0 and NaN makes the sum NaN, as numpy's does)."""
     out = np.empty(len(ranks), dtype=np.float64)
-    _precision_sums_into(ranks, bound, every, out)
+    _precision_sums_into(_read_only(ranks), _read_only(bound), every, out)
     return out
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view: numba compiles a kernel once per argument type, and a writable and a
+    read-only array are two types (a caller's arrays come either way)."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 @numba.njit(cache=True, nogil=True)
