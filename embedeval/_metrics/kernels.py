@@ -114,6 +114,12 @@ def _within(ranks: np.ndarray, cutoff) -> np.ndarray:
     return np.count_nonzero(ranks <= _bound(cutoff), axis=1)
 
 
+def finite_count(ranks: np.ndarray) -> np.ndarray:
+    """How many of each row's ``ranks`` are finite (ranks are at least 1: ``np.isfinite``'s count),
+    by the compiled count where the switch takes it."""
+    return _within(ranks, np.finfo(np.float64).max)
+
+
 def _compiled(ranks: np.ndarray) -> bool:
     """Whether the compiled reductions take ``ranks`` (:data:`HITS_COMPILED_FROM`)."""
     return compiled.repaid("hits", ranks.size, HITS_COMPILED_FROM, _hits_cached)

@@ -28,7 +28,7 @@ from functools import cached_property
 import numpy as np
 
 from .._core.csr import offsets_within, take_rows
-from .._metrics.kernels import Hits, hits_from_dense, hits_from_graded, pack
+from .._metrics.kernels import Hits, finite_count, hits_from_dense, hits_from_graded, pack
 from .._search.ignored import Ignored
 from .ignore import IgnoreBlock, IgnoreRules
 from .judged import Judgements
@@ -177,10 +177,10 @@ class Judge:
         their first ``first`` relevant references reported."""
         ranks, grades = ranker.ranks(queries, self.marked(rows), depth, first, self.ignored_lists(rows))
         n_relevant = self.block.n_counted[rows]
-        ranked = np.isfinite(ranks)
         if grades is None:
-            found = np.count_nonzero(ranked, axis=1)
+            found = finite_count(ranks)
             return Hits(ranks, n_relevant), found, found
+        ranked = np.isfinite(ranks)
         # Marked: every positively graded reference; relevant: those graded at least the threshold.
         relevant = ranked & (grades >= self.block.threshold)
         owner, _ = np.nonzero(relevant)

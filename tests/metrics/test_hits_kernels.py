@@ -94,3 +94,16 @@ def test_map_at_r_of_a_deep_class_is_the_same_both_ways(monkeypatch):
         result = embedeval.evaluate(x, labels, metrics=metrics).to_dict()
         found.append([result[m] for m in metrics])
     assert found[0] == found[1]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_finite_count_is_numpys_both_ways(monkeypatch, seed):
+    rng = np.random.default_rng(seed)
+    hits, _ = _hits(rng, ("ranks", "fractional", "nan")[seed % 3])
+    want = np.count_nonzero(np.isfinite(hits.ranks), axis=1)
+    for mode in ("numpy", "auto"):
+        monkeypatch.setenv(compiled.KERNELS_VARIABLE, mode)
+        monkeypatch.setattr(kernels, "HITS_COMPILED_FROM", 0)
+        got = kernels.finite_count(hits.ranks)
+        np.testing.assert_array_equal(got, want)
+        assert got.dtype == want.dtype
