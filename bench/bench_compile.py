@@ -105,7 +105,7 @@ start = time.perf_counter()
 sort_kernels.sorted_rows(values, np.empty((3, 50)), np.arange(3))
 middle = time.perf_counter()
 hits_kernels.within(values, bound)
-hits_kernels.precision_sums(values, bound, False)
+hits_kernels.precision_sums(values, bound)
 print(f"radix sort compiled in {middle - start:.2f} s; the two Hits reductions in {time.perf_counter() - middle:.2f} s")
 """
 
@@ -169,28 +169,35 @@ def main():
         subprocess.run([sys.executable, "-c", ROUTINES], check=True)
         return
     if args.switched:
-        for path in glob.glob(os.path.join(ROOT, "embedeval", "*", "__pycache__", "*_kernels.*.nb[ic]")):
-            if "sort_kernels" in path or "hits_kernels" in path:
-                os.remove(path)
+        empty_cache(ROOT, "sort_kernels", "hits_kernels")
         subprocess.run([sys.executable, "-c", SWITCHED], env=dict(os.environ, PYTHONPATH=ROOT), check=True)
         print(f"yardstick: a fixed pure-Python loop took {yardstick():.2f} s")
         return
     if args.place:
         root = args.root
-        for path in glob.glob(os.path.join(root, "embedeval", "_search", "__pycache__", "deep_kernels.*.nb[ic]")):
-            os.remove(path)
+        empty_cache(root, "deep_kernels")
         subprocess.run([sys.executable, "-c", PLACE], env=dict(os.environ, PYTHONPATH=root), check=True, cwd=root)
         return
     if args.cold:
-        paths = glob.glob(os.path.join(ROOT, "embedeval", "*", "__pycache__", "*_kernels.*.nb[ic]"))
-        for path in paths:
-            os.remove(path)
-        print(f"cache emptied: {len(paths)} files removed")
+        print(f"cache emptied: {empty_cache(ROOT)} files removed")
     mode = "deep" if args.deep else "ties" if args.ties else "large" if args.large else "verification"
     for kernels in ("auto", "numpy"):
         env = dict(os.environ, EMBEDEVAL_KERNELS=kernels, PYTHONPATH=ROOT, BENCH_MODE=mode)
         subprocess.run([sys.executable, "-c", PROGRAM], env=env, check=True)
     print(f"yardstick: a fixed pure-Python loop took {yardstick():.2f} s")
+
+
+def empty_cache(root, *modules) -> int:
+    """Remove numba's cached machine code of the kernel modules ``modules`` (every ``*_kernels``
+    module by default) under ``root``'s embedeval; returns how many files went."""
+    paths = [
+        path
+        for module in modules or ("*_kernels",)
+        for path in glob.glob(os.path.join(root, "embedeval", "*", "__pycache__", f"{module}.*.nb[ic]"))
+    ]
+    for path in paths:
+        os.remove(path)
+    return len(paths)
 
 
 def yardstick():

@@ -11,6 +11,7 @@ the test suite runs both on the same cases and requires identical results.
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import sys
 
@@ -58,20 +59,16 @@ def repaid(key: str, units: int, after: int, cached=None, cached_from: int | Non
     switch; a race between threads only delays it.
     """
     done = _done_by_numpy.get(key, 0)
-    look = False
+    if done >= after or _found_cached.get(key, False):
+        return enabled()
     if cached is not None and key not in _found_cached:
         floor = CACHED_FROM if cached_from is None else cached_from
-        look = units >= (floor if "numba" in sys.modules else max(floor, after))
-    if done < after and not look and not _found_cached.get(key, False):
-        _done_by_numpy[key] = done + units
-        return False
-    if not enabled():
-        return False
-    if done >= after or _found_cached.get(key, False):
-        return True
-    _found_cached[key] = bool(cached())
-    if _found_cached[key]:
-        return True
+        if units >= (floor if "numba" in sys.modules else max(floor, after)):
+            if not enabled():
+                return False
+            _found_cached[key] = bool(cached())
+            if _found_cached[key]:
+                return True
     _done_by_numpy[key] = done + units
     return False
 
@@ -85,3 +82,15 @@ def cached(*dispatchers) -> bool:
         return all(os.path.exists(d._cache._cache_file._index_path) for d in dispatchers)
     except AttributeError:
         return False
+
+
+def in_cache(module: str, *names: str):
+    """A function of no argument for :func:`repaid`'s ``cached``: whether the compiled functions
+    ``names`` of the kernel module ``module`` (imported only when it is called: it imports
+    numba) are in numba's on-disk cache (:func:`cached`)."""
+
+    def look() -> bool:
+        kernels = importlib.import_module(module)
+        return cached(*(getattr(kernels, name) for name in names))
+
+    return look

@@ -4,8 +4,10 @@ only when :func:`embedeval._core.compiled.enabled`), each the numpy expression o
 
 * :func:`within`: ``np.count_nonzero(ranks <= bound[:, None], axis=1)``;
 * :func:`precision_sums`: ``np.cumsum(np.where(ranks <= bound[:, None], j / ranks, 0.0),
-  axis=1)[:, -1]`` with j = 1, 2, ... (every rank, ``j / ranks``, with ``every``): the sum of
+  axis=1)[:, -1]`` with j = 1, 2, ... (every rank, ``j / ranks``, with no cutoff): the sum of
   the precisions at the relevant items, the numerator of average precision.
+
+``bound`` is the cutoff, one per query (+inf for none).
 
 The sums run left to right with the same divisions and no fast-math, so that each result is the
 numpy one bit for bit (an added 0.0 changes no partial sum, which is never -0.0). The loops
@@ -18,25 +20,33 @@ import numba
 import numpy as np
 
 
-def within(ranks: np.ndarray, bound: np.ndarray) -> np.ndarray:
-    """(queries,) int64: how many of each row's ``ranks`` (queries, h) are <= ``bound`` (queries,)."""
+def within(ranks: np.ndarray, cutoff) -> np.ndarray:
+    """(queries,) int64: how many of each row's ``ranks`` (queries, h) are <= ``cutoff`` (None,
+    a number or one per query)."""
     out = np.empty(len(ranks), dtype=np.int64)
-    _within_into(_read_only(ranks), _read_only(bound), out)
+    _within_into(_read_only(ranks), _bounds(cutoff, len(ranks)), out)
     return out
 
 
-def precision_sums(ranks: np.ndarray, bound: np.ndarray, every: bool) -> np.ndarray:
-    """(queries,) float64: the sum over each row of j / rank_j for rank_j <= ``bound`` (every
-    j with ``every``: then +inf adds 0 and NaN makes the sum NaN, as numpy's does)."""
+def precision_sums(ranks: np.ndarray, cutoff) -> np.ndarray:
+    """(queries,) float64: the sum over each row of j / rank_j for rank_j <= ``cutoff`` (every j
+    with ``cutoff`` None: then +inf adds 0 and NaN makes the sum NaN, as numpy's does)."""
     out = np.empty(len(ranks), dtype=np.float64)
-    _precision_sums_into(_read_only(ranks), _read_only(bound), every, out)
+    _precision_sums_into(_read_only(ranks), _bounds(cutoff, len(ranks)), cutoff is None, out)
     return out
+
+
+def _bounds(cutoff, n: int) -> np.ndarray:
+    """The cutoff as one float64 bound per row (+inf for None), read-only."""
+    bound = np.full(n, np.inf) if cutoff is None else np.asarray(cutoff, dtype=np.float64)
+    return _read_only(np.ascontiguousarray(np.broadcast_to(bound, (n,))))
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
-    """A read-only view: numba compiles a kernel once per argument type, and a writable and a
-    read-only array are two types (a caller's arrays come either way)."""
-    view = array.view()
+    """A C-contiguous float64 read-only view (a copy only where ``array`` is not one already):
+    numba compiles a kernel once per argument type, and a writable and a read-only array are
+    two types (a caller's arrays come either way)."""
+    view = np.ascontiguousarray(array, dtype=np.float64).view()
     view.flags.writeable = False
     return view
 

@@ -31,6 +31,7 @@ from .._core import compiled
 # a cold cache, ``python bench/bench_compile.py --switched``, at numpy's 5-10 ns an entry), or at
 # once where numba's cache holds them. Deep classes give (queries x R) ranks.
 HITS_COMPILED_FROM = 1 << 25
+_HITS_CACHED = compiled.in_cache(f"{__package__}.hits_kernels", "_within_into", "_precision_sums_into")
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ def _within(ranks: np.ndarray, cutoff) -> np.ndarray:
     if _compiled(ranks):
         from . import hits_kernels  # numba, imported only when compiled kernels are on
 
-        return hits_kernels.within(np.ascontiguousarray(ranks, dtype=np.float64), _row_bounds(cutoff, len(ranks)))
+        return hits_kernels.within(ranks, cutoff)
     return np.count_nonzero(ranks <= _bound(cutoff), axis=1)
 
 
@@ -122,20 +123,7 @@ def finite_count(ranks: np.ndarray) -> np.ndarray:
 
 def _compiled(ranks: np.ndarray) -> bool:
     """Whether the compiled reductions take ``ranks`` (:data:`HITS_COMPILED_FROM`)."""
-    return compiled.repaid("hits", ranks.size, HITS_COMPILED_FROM, _hits_cached)
-
-
-def _hits_cached() -> bool:
-    from . import hits_kernels  # numba, imported only when compiled kernels are on
-
-    return compiled.cached(hits_kernels._within_into, hits_kernels._precision_sums_into)
-
-
-def _row_bounds(cutoff, n: int) -> np.ndarray:
-    """The cutoff as one float64 bound per row (+inf for None)."""
-    if cutoff is None:
-        return np.full(n, np.inf)
-    return np.ascontiguousarray(np.broadcast_to(np.asarray(cutoff, dtype=np.float64), (n,)))
+    return compiled.repaid("hits", ranks.size, HITS_COMPILED_FROM, _HITS_CACHED)
 
 
 def precision(h: Hits, cutoff) -> np.ndarray:
@@ -191,8 +179,7 @@ def _precision_sum(h: Hits, cutoff) -> np.ndarray:
     if _compiled(h.ranks):
         from . import hits_kernels  # numba, imported only when compiled kernels are on
 
-        ranks = np.ascontiguousarray(h.ranks, dtype=np.float64)
-        return hits_kernels.precision_sums(ranks, _row_bounds(cutoff, len(ranks)), cutoff is None)
+        return hits_kernels.precision_sums(h.ranks, cutoff)
     return _row_sum(_precision_at_hits(h, cutoff))
 
 

@@ -17,6 +17,8 @@ from . import deep_fused
 from .deep_exact import error_bounds
 from .deep_rows import ExactRows
 
+_REACHED_CACHED = compiled.in_cache(f"{__package__}.deep_kernels", "_reached_into")
+
 
 class Block(ExactRows):
     """The ranks of one block of query rows; all of its working memory lives here.
@@ -207,8 +209,11 @@ class Block(ExactRows):
         sampled others reaches (numpy's ``searchsorted``, side "right"; 0 after ``count``)."""
         nearest = self.padded[:, 1:-1]
         after = _budget.DEEP_REACHED_COMPILED_FROM
-        if compiled.repaid("reached", len(others), after, _reached_cached, cached_from=1):
-            if not (np.isnan(others).any() or np.isnan(nearest).any()):
+        if compiled.repaid("reached", len(others), after, _REACHED_CACHED, cached_from=1):
+            # a row's nearest values are sorted NaN last and +inf after its J: a NaN among them
+            # is its J-th, so one value a row says whether any is NaN (no pass over them all)
+            last = self.padded[np.arange(len(others)), self.n_ranked]
+            if not (np.isnan(others).any() or np.isnan(last).any()):
                 from . import deep_kernels  # numba, imported only when compiled kernels are on
 
                 return deep_kernels.reached(self.padded, np.ascontiguousarray(others), count)
@@ -355,12 +360,6 @@ class Block(ExactRows):
         if (n_ranked < w).any():
             nearest[np.arange(w)[None, :] >= n_ranked[:, None]] = np.inf
         return padded
-
-
-def _reached_cached() -> bool:
-    from . import deep_kernels  # numba, imported only when compiled kernels are on
-
-    return compiled.cached(deep_kernels._reached_into)
 
 
 def _chunks(ranges, step: int):

@@ -102,6 +102,7 @@ SORT_COMPILED_FROM = 1 << 25
 SORT_CACHED_FROM = 1 << 16  # the cache is looked at by calls this large (the deep pass has imported numba)
 PARTITION_BELOW = 0.7
 PARTITION_BELOW_RADIX = 0.1
+_RADIX_CACHED = compiled.in_cache(f"{__package__}.sort_kernels", "_sorted_rows_into")
 
 
 def smallest_sorted(values: np.ndarray, k: int, out: np.ndarray, rows) -> None:
@@ -114,7 +115,7 @@ def smallest_sorted(values: np.ndarray, k: int, out: np.ndarray, rows) -> None:
     if k == 0:
         return
     m = values.shape[1]
-    radix = compiled.repaid("radix sort", values.size, SORT_COMPILED_FROM, _radix_cached, SORT_CACHED_FROM)
+    radix = compiled.repaid("radix sort", values.size, SORT_COMPILED_FROM, _RADIX_CACHED, SORT_CACHED_FROM)
     if k < (PARTITION_BELOW_RADIX if radix else PARTITION_BELOW) * m:  # linear: only the k kept are sorted
         values = np.partition(values, k - 1, axis=1)[:, :k]
     if radix and _sorted_compiled(values, k, out, rows):
@@ -126,12 +127,6 @@ def smallest_sorted(values: np.ndarray, k: int, out: np.ndarray, rows) -> None:
         out[rows, :k].sort(axis=1)  # in place: no second (rows x k) array
     else:
         out[rows, :k] = np.sort(values, axis=1)
-
-
-def _radix_cached() -> bool:
-    from . import sort_kernels  # numba, imported only when compiled kernels are on
-
-    return compiled.cached(sort_kernels._sorted_rows_into)
 
 
 def _sorted_compiled(values, k, out, rows) -> bool:

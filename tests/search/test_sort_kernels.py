@@ -132,7 +132,7 @@ def test_the_radix_sort_starts_once_numpy_has_sorted_enough(monkeypatch):
     monkeypatch.setattr(deep_count, "SORT_COMPILED_FROM", 100)
     monkeypatch.setattr(compiled, "_done_by_numpy", {})
     monkeypatch.setattr(compiled, "_found_cached", {})
-    monkeypatch.setattr(deep_count, "_radix_cached", lambda: False)  # a cold cache
+    monkeypatch.setattr(deep_count, "_RADIX_CACHED", lambda: False)  # a cold cache
     calls = []
     monkeypatch.setattr(sort_kernels, "sorted_rows", lambda *a: calls.append(1) or _sorted_rows(*a))
     values = np.random.default_rng(0).standard_normal((6, 10))
