@@ -7,6 +7,7 @@ branch-free searches in lockstep (independent loads in flight at once).
     python bench/bench_search.py --evaluate    # whole evaluate calls, tables on and off (slower)
     python bench/bench_search.py --chunk-rows 100000 256   # whole evaluate calls, rows per chunk
     python bench/bench_search.py --partition   # a row's k smallest sorted: partition first, or sort all
+    python bench/bench_search.py --collected   # whole evaluate calls, float32 values collected or not
 
 Prints nanoseconds per value for rows of 200, 2,000 and 20,000 sorted values (200 rows, 5,000
 Gaussian probes each), after checking that the three agree on every probe. Then the kernel's
@@ -23,6 +24,8 @@ With ``--partition``: ns per value of two ways to the k smallest values of each 
 first k, each with numpy's sort and with the compiled radix sort (``sort_kernels``), for rows of
 2,000 and 20,000 N(0, 1) values (4 million values in all, best of 3) and k from 5% to 99% of a
 row: where they cross sets ``deep_count.PARTITION_BELOW`` (numpy) and ``PARTITION_BELOW_RADIX``.
+With ``--collected``: the ``--evaluate`` calls with each row's float32 values within its limit
+collected and placed in order (``placed_kernels.place_collected``), and each placed at once.
 """
 
 from __future__ import annotations
@@ -43,11 +46,12 @@ import embedeval
 from embedeval._search import deep_kernels
 
 GROUP = 8
+N = 10000  # points of the whole evaluate calls (--n)
 
 
 @numba.njit(inline="always")
 def branchy(row, v, low, high):
-    """The kernel's search (``deep_kernels._search``)."""
+    """The kernel's search (``placed_kernels._search``)."""
     m = high - low
     while m > 0:
         half = m >> 1
@@ -179,6 +183,19 @@ def evaluate_both_ways():
     )
 
 
+def evaluate_collected():
+    """CPU seconds of whole evaluate calls with float32 values collected and placed in order, and
+    each placed at once (``deep_fused.collects``)."""
+    from embedeval._search import deep_fused
+
+    kept = deep_fused.collects
+    _alternate(
+        ["collected s", "each at once s"],
+        lambda j: setattr(deep_fused, "collects", lambda units: j == 0),
+        lambda: setattr(deep_fused, "collects", kept),
+    )
+
+
 def evaluate_chunk_rows(choices):
     """CPU seconds of whole evaluate calls with each DEEP_CHUNK_ROWS."""
     from embedeval._core import budget
@@ -200,7 +217,7 @@ def _alternate(columns, apply, restore):
     cases = (("R ~ 2000", 5, ["precision@1", "r_precision", "map@r"]), ("R ~ 200, whole", 50, ["map", "mrr"]))
     try:
         for label, n_classes, metrics in cases:
-            x, labels = gaussian_classes(10000, 128, n_classes)
+            x, labels = gaussian_classes(N, 128, n_classes * N // 10000)
             embedeval.evaluate(x[:2000], labels[:2000] % 2, metrics=metrics, n_threads=1)  # kernels loaded
             for run in range(3):
                 seconds, values = [], set()
@@ -258,12 +275,17 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--evaluate", action="store_true", help="whole evaluate calls, tables on and off")
     parser.add_argument("--chunk-rows", type=int, nargs="+", help="whole evaluate calls with these DEEP_CHUNK_ROWS")
+    parser.add_argument("--collected", action="store_true", help="whole evaluate calls, values collected or not")
     parser.add_argument("--partition", action="store_true", help="partition then sort, or sort all (numpy and radix)")
+    parser.add_argument("--n", type=int, default=N, help="points of the whole evaluate calls (10,000)")
     args = parser.parse_args()
+    N = args.n
     if args.partition:
         partition_or_sort()
     elif args.chunk_rows:
         evaluate_chunk_rows(args.chunk_rows)
+    elif args.collected:
+        evaluate_collected()
     elif args.evaluate:
         evaluate_both_ways()
     else:

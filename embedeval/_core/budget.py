@@ -52,6 +52,11 @@ DEEP_CHUNK_ROWS = 256
 # deep ranking compiles its merge walk for them (``deep_kernels.reached``, 0.1-0.2 s to compile
 # with a cold cache; at once where numba's cache holds it: ``compiled.repaid``).
 DEEP_REACHED_COMPILED_FROM = 1 << 14
+# Values (rows x references) the deep pass scans placing each at once (about 2.8 ns a value at
+# R ~ 2,000 on one thread) before it compiles the collected placement (``deep_kernels``: its radix
+# sort and walk, about 0.3 s to compile with a cold cache; at once where numba's cache holds
+# them: ``compiled.repaid``), which a small evaluation never repays.
+DEEP_COLLECTED_COMPILED_FROM = 1 << 27
 # References sampled to place the deep ranking's thresholds (at most 1/16 of them), and how
 # many standard deviations of the sampled count a threshold aims above the depth (a row whose
 # threshold proves too tight is counted again with a looser one).

@@ -12,11 +12,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core import budget as _budget
+from .._core import compiled
+
+_COLLECTED = compiled.in_cache(f"{__package__}.placed_kernels", "_sort_pairs", "_place_sorted")
+
+
+def collects(units: int) -> bool:
+    """Whether a count that scans ``units`` values (rows x references) collects its float32 values
+    and places them in order (:func:`.placed_kernels.place_collected`) rather than each at once:
+    once it repays its compilation (:func:`embedeval._core.compiled.repaid`)."""
+    return compiled.repaid("collected", units, _budget.DEEP_COLLECTED_COMPILED_FROM, _COLLECTED)
+
 
 def count(block, mixed: bool, rows, top, threshold):
     """``(ranks (m, w), short (m,))`` as :meth:`~embedeval._search.deep_block.Block._count` (class codes,
     no grades)."""
     from . import deep_kernels as kernels  # numba, imported only when compiled kernels are on
+    from . import placed_kernels as placed
 
     m = rows.size
     window = block.bound_other[rows] + block.bound_rel[rows]
@@ -29,16 +42,26 @@ def count(block, mixed: bool, rows, top, threshold):
     limits = top + 2 * window
     found, out, listed = [], np.empty((0, 3), dtype=np.int32), np.empty(0, dtype=np.int64)
     tables = kernels.new_tables(m, nearest.shape[1])
+    collected = None  # float32 chunks: values collected, then placed in order
+    collect = collects(m * block.ranker.size)
     for i0, c0, chunk, lim in block._chunks_within(rows, limits):
         if out.shape[0] < chunk.size:
             out = np.empty((chunk.size, 3), dtype=np.int32)
         if listed.size < chunk.shape[1]:
             listed = np.empty(chunk.shape[1], dtype=np.int64)
-        args = (padded, ranked, threshold, window, counts, below, out, tables, listed)
+        into = None
+        if collect and chunk.dtype == np.float32:
+            into = collected = collected or placed.new_collected(2 * max(chunk.size, _budget.DEEP_CHUNK_ELEMENTS))
+            if placed.room(collected) < chunk.size:
+                found.append(placed.place_collected(collected, padded, ranked, window, counts))
+        args = (padded, ranked, threshold, window, counts, below, out, tables, listed, into)
         n = kernels.place_chunk(chunk, i0, c0, lim, *args)
         if n:
             found.append(out[:n].astype(np.int64))
+    if collected:
+        found.append(placed.place_collected(collected, padded, ranked, window, counts))
     tied = np.zeros(m, dtype=bool)
+    found = [f for f in found if f.size]
     if found:
         near = np.concatenate(found)
         if mixed:  # those others again, in float64

@@ -11,6 +11,9 @@ before each relevant value, summed later), ``below[i] += v <= threshold[i]``, an
 within ``window[i]`` of the relevant value on either side (a near-tie: the float32 or float64
 error bounds cannot order them), its (row, column, place) is written to ``out``.
 
+In float32 (mixed precision), the values of a row without a bucket table may instead be
+collected, and placed later in order (:mod:`.placed_kernels`).
+
 The compiled loops allocate nothing: numba compiles its own implementation of each
 ``np.zeros`` or ``np.empty`` a kernel calls, as costly to compile as a small loop, so the
 outputs come from numpy in plain Python wrappers (``python bench/bench_compile.py --cold
@@ -23,45 +26,70 @@ import numba
 import numpy as np
 
 from .._core.prefetch import prefetch
+from .placed_kernels import _collect_row, _search, room
 
 # Near-ties ahead whose reference row _replace_float64_into prefetches.
 AHEAD = 8
 
 
-@numba.njit(inline="always")
-def _search(row, v, low, high):  # pragma: no cover
-    """numpy's ``searchsorted(row[1:-1], v, side="right")`` known to lie in [low, high] (row[0] = -inf,
-    row[-1] = +inf): a binary search."""
-    m = high - low
-    while m > 0:
-        half = m >> 1
-        if row[low + half + 1] <= v:
-            low += half + 1
-            m -= half + 1
-        else:
-            m = half
-    return low
-
-
-def place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables, listed=None):
+def place_chunk(
+    chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables, listed=None, collected=None
+):
     """One chunk (h, w) of rows ``i0:i0 + h`` at columns ``c0:c0 + w``; returns the near-ties written.
 
     ``tables``: :func:`new_tables` for the rows of ``padded``, filled here row by row once a row
-    has placed enough values by binary search to repay a table (:func:`_fill_table`).
+    has placed enough values to repay a table (:func:`_fill_table`).
     ``listed``: int64 scratch of at least w entries, kept by a caller that places many chunks
     (None: allocated here).
+    ``collected``: :func:`.placed_kernels.new_collected` with room for the chunk
+    (:func:`~.placed_kernels.room`), for a float32 chunk: the values of rows without a table
+    are added to it (``below`` counted, nothing else), for
+    :func:`~.placed_kernels.place_collected` to place. None: every value placed here.
     """
     if listed is None:
         listed = np.empty(chunk.shape[1], dtype=np.int64)
-    return _place_chunk_into(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables, listed)
+    if collected is None:
+        keys, cols, fill, bits, collect = _NO_KEYS, _NO_COLS, np.zeros(1, np.int64), _NO_BITS, False
+    else:
+        if chunk.dtype != np.float32 or room(collected) < chunk.size:
+            raise ValueError("place_chunk: collected needs a float32 chunk and room for it")
+        (keys, cols), fill = collected[0][0], collected[2]
+        bits, collect = chunk.view(np.uint32), True
+    return _place_chunk_into(
+        chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables, listed,
+        bits, collect, keys, cols, fill,
+    )  # fmt: skip
+
+
+_NO_KEYS, _NO_COLS, _NO_BITS = np.zeros(0, np.uint64), np.zeros(0, np.int32), np.zeros((0, 0), np.uint32)
 
 
 @numba.njit(cache=True, nogil=True)
 def _place_chunk_into(
-    chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables, listed
+    chunk,
+    i0,
+    c0,
+    lim,
+    padded,
+    ranked,
+    threshold,
+    window,
+    counts,
+    below,
+    out,
+    tables,
+    listed,
+    bits,
+    collect,
+    keys,
+    cols,
+    fill,
 ):  # pragma: no cover - compiled
-    """:func:`place_chunk` with ``listed`` (w,) int64: scratch, a row's columns within its limit."""
+    """:func:`place_chunk` with ``listed`` (w,) int64: scratch, a row's columns within its limit;
+    where ``collect``, ``bits`` the chunk's uint32 view and ``keys``, ``cols``, ``fill`` the
+    collected values."""
     h, w = chunk.shape
+    n_keys = fill[0]
     n_nearest = padded.shape[1] - 2
     table, info, state = tables
     n_buckets = table.shape[1] - 1
@@ -79,6 +107,14 @@ def _place_chunk_into(
         for c in range(w):  # the columns within the limit, listed without a branch (a branch
             listed[n_within] = c  # on "within" mispredicts where they are interleaved)
             n_within += values[c] <= limit
+        if collect and st != -1:  # placed later, in order (place_collected), while few
+            st = _collecting(st, n_within, enough, row, n_nearest, table[i], info[i])
+            if st != -1:
+                below[i] += _collect_row(values, bits[a], listed, n_within, i, c0, t, keys, cols, n_keys)
+                n_keys += n_within
+                state[i] = st
+                continue
+            first, last, inverse, n_fin = _table_info(table[i], info[i], st)
         for q in range(n_within):
             c = listed[q]
             v = np.float64(values[c])
@@ -95,10 +131,8 @@ def _place_chunk_into(
             else:
                 low = _search(row, v, 0, n_nearest)
                 if st >= 0:
-                    st += 1
-                    if st > enough:
-                        st = -1 if _fill_table(row, n_nearest, table[i], info[i]) else -2
-                        first, last, inverse, n_fin = _table_info(table[i], info[i], st)
+                    st = _counted(st, 1, enough, row, n_nearest, table[i], info[i])
+                    first, last, inverse, n_fin = _table_info(table[i], info[i], st)
             counts[i, min(low, top)] += 1
             if v - row[low] <= win or row[low + 1] - v <= win:
                 out[n_out, 0], out[n_out, 1], out[n_out, 2] = i, c0 + c, low
@@ -106,7 +140,30 @@ def _place_chunk_into(
         counts[i, min(n_fin, top)] += n_beyond
         below[i] += n_below
         state[i] = st
+    fill[0] = n_keys
     return n_out
+
+
+@numba.njit(inline="always")
+def _counted(st, k, enough, row, n_nearest, table, info):  # pragma: no cover
+    """A row's state after ``k`` more values placed without a table (``st`` >= 0: how many so
+    far): its table filled (-1), or found impossible (-2), once past ``enough``."""
+    if st < 0:
+        return st
+    st += k
+    if st > enough:
+        return -1 if _fill_table(row, n_nearest, table, info) else -2
+    return st
+
+
+@numba.njit(inline="always")
+def _collecting(st, n_within, enough, row, n_nearest, table, info):  # pragma: no cover
+    """The state of a row without a filled table (``st`` >= 0 or -2) that has ``n_within`` values
+    in a chunk: -1 where they would take it past ``enough`` and its table is filled now (they
+    are placed at once), else its state with them collected."""
+    if st >= 0 and st + n_within > enough:
+        st = _counted(st, n_within, enough, row, n_nearest, table, info)
+    return st + n_within if st >= 0 else st
 
 
 def reached(padded, others, count):
