@@ -15,6 +15,10 @@ others: unsigned comparison of keys is the float comparison, -0.0 before 0.0; a 
 collected), sorted by a least-significant-digit radix sort with the column alongside. The
 walk gives each value exactly the place and near-tie decision that
 :func:`.deep_kernels.place_chunk` gives it (the tests check both against numpy).
+
+:mod:`.deep_kernels` inlines this module's searches and collection into its cached kernels,
+and numba's cache does not see an edit made here: after one, empty ``embedeval/_search/__pycache__``
+of its ``*.nbi``/``*.nbc`` files (the test suite keeps its own cache per version of the kernels).
 """
 
 from __future__ import annotations
