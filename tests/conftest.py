@@ -1,8 +1,23 @@
-"""Fixtures shared by the test modules."""
+"""Fixtures shared by the test modules, and numba's cache kept apart for each version of the kernels."""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pathlib
+import tempfile
+
 import pytest
+
+# numba's on-disk cache of a compiled function is invalidated when its own source file changes,
+# not when a function it inlines from another module does (deep_kernels inlines placed_kernels'
+# searches): a suite run after such an edit would test the machine code of the old one. The
+# tests' cache lives in a directory named after a hash of every kernel source instead.
+_KERNELS = sorted(pathlib.Path(__file__).parents[1].joinpath("embedeval").rglob("*.py"))
+_DIGEST = hashlib.sha256(
+    b"".join(p.read_bytes() for p in _KERNELS if p.name.endswith("_kernels.py") or p.name == "prefetch.py")
+).hexdigest()[:16]
+os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(tempfile.gettempdir(), f"embedeval-numba-{_DIGEST}"))
 
 
 @pytest.fixture(scope="session")
