@@ -9,7 +9,7 @@ machine code loaded from the on-disk cache, or compiled when the cache is cold).
     python bench/bench_compile.py --place    # the deep pass alone, compiled from an empty cache
     python bench/bench_compile.py --place --root DIR   # the same for another checkout (an older commit)
     python bench/bench_compile.py --routines # what one numpy routine inside a kernel adds to its compilation
-    python bench/bench_compile.py --switched # the radix sort and the Hits reductions, compiled from an empty cache
+    python bench/bench_compile.py --switched # the radix sort, the Hits reductions, the collected placement: cold
 
 Prints the seconds of ``import numba`` and of a first small pair verification (or, with
 ``--deep``, a first evaluate whose rankings take the deep ranking; with ``--ties``, a first
@@ -106,7 +106,16 @@ sort_kernels.sorted_rows(values, np.empty((3, 50)), np.arange(3))
 middle = time.perf_counter()
 hits_kernels.within(values, bound)
 hits_kernels.precision_sums(values, bound)
-print(f"radix sort compiled in {middle - start:.2f} s; the two Hits reductions in {time.perf_counter() - middle:.2f} s")
+end = time.perf_counter()
+print(f"radix sort compiled in {middle - start:.2f} s; the two Hits reductions in {end - middle:.2f} s")
+from embedeval._search import placed_kernels
+collected = placed_kernels.new_collected(8)
+(keys, cols), fill = collected[0][0], collected[2]
+keys[:2], cols[:2], fill[0] = [(1 << 32) | 0xC0000000, 0xC0000000], [3, 4], 2  # rows 1 and 0, at 2.0
+padded = np.array([[-np.inf, 1.0, 3.0, np.inf]] * 2)
+start = time.perf_counter()
+placed_kernels.place_collected(collected, padded, np.array([2, 2]), np.zeros(2), np.zeros((2, 3), np.int64))
+print(f"the collected placement (its radix sort and walk) compiled in {time.perf_counter() - start:.2f} s")
 """
 
 ROUTINES = """
@@ -169,7 +178,7 @@ def main():
         subprocess.run([sys.executable, "-c", ROUTINES], check=True)
         return
     if args.switched:
-        empty_cache(ROOT, "sort_kernels", "hits_kernels")
+        empty_cache(ROOT, "sort_kernels", "hits_kernels", "placed_kernels")
         subprocess.run([sys.executable, "-c", SWITCHED], env=dict(os.environ, PYTHONPATH=ROOT), check=True)
         print(f"yardstick: a fixed pure-Python loop took {yardstick():.2f} s")
         return
