@@ -8,9 +8,7 @@
 
 Columns, all on one machine in one run, on the same data (best of --repeat):
   product    the float32 product of all query-reference pairs by numpy, in blocks of 4096 rows (for
-             verification: the pairs i < j only): the work no exact method can skip. Best of 3
-             at least (whatever --repeat says): one product varies by 30% from call to call on
-             a shared host, and its best time makes every ratio the stricter.
+             verification: the pairs i < j only): the work no exact method can skip.
   embedeval  the call in the row's name (leave-one-out, class labels), with the compiled kernels
              (numba) where installed, after calls on 2,000 of the points (as labelled, and in two
              classes so that a deep ranking runs: the kernels loaded).
@@ -121,7 +119,7 @@ def table(args):
         x, labels = make()
         size = len(x)
         floor = triangle_product if metrics is VERIFICATION else product
-        t_p, _ = best_of(max(3, args.repeat), lambda x=x, f=floor: f(x))  # the floor: best of 3 at least
+        t_p, _ = best_of(args.repeat, lambda x=x, f=floor: f(x))
 
         if args.threads and metrics is not VERIFICATION:
             keywords = {**keywords, "n_threads": args.threads}
