@@ -116,6 +116,19 @@ padded = np.array([[-np.inf, 1.0, 3.0, np.inf]] * 2)
 start = time.perf_counter()
 placed_kernels.place_collected(collected, padded, np.array([2, 2]), np.zeros(2), np.zeros((2, 3), np.int64))
 print(f"the collected placement (its radix sort and walk) compiled in {time.perf_counter() - start:.2f} s")
+from embedeval._search import deep_kernels
+m, j = 2, 3
+chunk = np.ones((m, 4), np.float32)
+padded = np.tile(np.array([-np.inf, 0.5, 1.5, 2.5, np.inf]), (m, 1))
+rest = (padded, np.full(m, j), np.full(m, np.nan), np.zeros(m), np.zeros((m, j + 1), np.int64), np.zeros(m, np.int64))
+seconds = []
+for collected in (None, placed_kernels.new_collected(64)):
+    start = time.perf_counter()
+    out = np.empty((chunk.size, 3), np.int32)
+    deep_kernels.place_chunk(chunk, 0, 0, np.full(m, np.inf, np.float32), *rest, out, deep_kernels.new_tables(m, j),
+                             None, collected)
+    seconds.append(time.perf_counter() - start)
+print(f"place_chunk (float32) compiled in {seconds[0]:.2f} s placing each value, {seconds[1]:.2f} s more collecting")
 """
 
 ROUTINES = """
@@ -178,7 +191,7 @@ def main():
         subprocess.run([sys.executable, "-c", ROUTINES], check=True)
         return
     if args.switched:
-        empty_cache(ROOT, "sort_kernels", "hits_kernels", "placed_kernels")
+        empty_cache(ROOT, "sort_kernels", "hits_kernels", "placed_kernels", "deep_kernels")
         subprocess.run([sys.executable, "-c", SWITCHED], env=dict(os.environ, PYTHONPATH=ROOT), check=True)
         print(f"yardstick: a fixed pure-Python loop took {yardstick():.2f} s")
         return

@@ -53,10 +53,11 @@ DEEP_CHUNK_ROWS = 256
 # with a cold cache; at once where numba's cache holds it: ``compiled.repaid``).
 DEEP_REACHED_COMPILED_FROM = 1 << 14
 # Values (rows x references) the deep pass scans placing each at once (about 2.8 ns a value at
-# R ~ 2,000 on one thread) before it compiles the collected placement (``placed_kernels``: its
-# radix sort and walk, 0.7 s to compile with a cold cache, ``bench_compile.py --switched``; at
-# once where numba's cache holds them: ``compiled.repaid``), which a small evaluation never repays.
-DEEP_COLLECTED_COMPILED_FROM = 1 << 28
+# R ~ 2,000 on one thread: 2^29 of them take about 1.5 s) before it compiles the collected
+# placement (``placed_kernels``' radix sort and walk, 0.7 s with a cold cache, and the deep pass's
+# collecting variant, 1.2-1.3 s more: ``bench_compile.py --switched``; at once where numba's cache
+# holds them: ``compiled.repaid``), which a small evaluation never repays.
+DEEP_COLLECTED_COMPILED_FROM = 1 << 29
 # References sampled to place the deep ranking's thresholds (at most 1/16 of them), and how
 # many standard deviations of the sampled count a threshold aims above the depth (a row whose
 # threshold proves too tight is counted again with a looser one).

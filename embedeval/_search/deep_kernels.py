@@ -48,20 +48,15 @@ def place_chunk(
     """
     if listed is None:
         listed = np.empty(chunk.shape[1], dtype=np.int64)
-    if collected is None:
-        keys, cols, fill, bits, collect = _NO_KEYS, _NO_COLS, np.zeros(1, np.int64), _NO_BITS, False
-    else:
+    into = None  # numba compiles the kernel without its collecting branch (a None argument)
+    if collected is not None:
         if chunk.dtype != np.float32 or room(collected) < chunk.size:
             raise ValueError("place_chunk: collected needs a float32 chunk and room for it")
         (keys, cols), fill = collected[0][0], collected[2]
-        bits, collect = chunk.view(np.uint32), True
+        into = (keys, cols, fill, chunk.view(np.uint32))
     return _place_chunk_into(
-        chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables, listed,
-        bits, collect, keys, cols, fill,
-    )  # fmt: skip
-
-
-_NO_KEYS, _NO_COLS, _NO_BITS = np.zeros(0, np.uint64), np.zeros(0, np.int32), np.zeros((0, 0), np.uint32)
+        chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables, listed, into
+    )
 
 
 @numba.njit(cache=True, nogil=True)
@@ -79,17 +74,16 @@ def _place_chunk_into(
     out,
     tables,
     listed,
-    bits,
-    collect,
-    keys,
-    cols,
-    fill,
+    into,
 ):  # pragma: no cover - compiled
     """:func:`place_chunk` with ``listed`` (w,) int64: scratch, a row's columns within its limit;
-    where ``collect``, ``bits`` the chunk's uint32 view and ``keys``, ``cols``, ``fill`` the
-    collected values."""
-    h, w = chunk.shape
-    n_keys = fill[0]
+    ``into``: None (every value placed here), or the collected values' (keys, cols, fill) and the
+    chunk's uint32 view. numba prunes the branches on ``into is not None`` where it is None, so
+    the kernel that places every value compiles without the collecting code."""
+    h = chunk.shape[0]
+    n_keys = 0
+    if into is not None:
+        n_keys = into[2][0]
     n_nearest = padded.shape[1] - 2
     table, info, state = tables
     n_buckets = table.shape[1] - 1
@@ -103,14 +97,13 @@ def _place_chunk_into(
         first, last, inverse, n_fin = _table_info(table[i], info[i], st)
         n_below, n_beyond = 0, 0
         values = chunk[a]
-        n_within = 0
-        for c in range(w):  # the columns within the limit, listed without a branch (a branch
-            listed[n_within] = c  # on "within" mispredicts where they are interleaved)
-            n_within += values[c] <= limit
-        if collect and st != -1:  # placed later, in order (place_collected), while few
-            st = _collecting(st, n_within, enough, row, n_nearest, table[i], info[i])
-            if st != -1:
-                below[i] += _collect_row(values, bits[a], listed, n_within, i, c0, t, keys, cols, n_keys)
+        n_within = _list_within(values, limit, listed)
+        if into is not None:  # placed later, in order (place_collected), while few
+            st, collected_below = _try_collect(
+                into, a, i, st, values, listed, n_within, c0, t, n_keys, enough, row, table[i], info[i]
+            )
+            if collected_below >= 0:
+                below[i] += collected_below
                 n_keys += n_within
                 state[i] = st
                 continue
@@ -118,12 +111,11 @@ def _place_chunk_into(
         for q in range(n_within):
             c = listed[q]
             v = np.float64(values[c])
-            if v <= t:
-                n_below += 1
+            n_below += v <= t
             if st == -1 and v < np.inf:
                 if v >= last:  # after every relevant value: place n_fin, the commonest case
                     n_beyond += 1
-                    if v - last <= win or row[n_fin + 1] - v <= win:
+                    if _near(v, last, row[n_fin + 1], win):
                         out[n_out, 0], out[n_out, 1], out[n_out, 2] = i, c0 + c, n_fin
                         n_out += 1
                     continue
@@ -134,14 +126,46 @@ def _place_chunk_into(
                     st = _counted(st, 1, enough, row, n_nearest, table[i], info[i])
                     first, last, inverse, n_fin = _table_info(table[i], info[i], st)
             counts[i, min(low, top)] += 1
-            if v - row[low] <= win or row[low + 1] - v <= win:
+            if _near(v, row[low], row[low + 1], win):
                 out[n_out, 0], out[n_out, 1], out[n_out, 2] = i, c0 + c, low
                 n_out += 1
         counts[i, min(n_fin, top)] += n_beyond
         below[i] += n_below
         state[i] = st
-    fill[0] = n_keys
+    if into is not None:
+        into[2][0] = n_keys
     return n_out
+
+
+@numba.njit(inline="always")
+def _try_collect(into, a, i, st, values, listed, n_within, c0, t, n_keys, enough, row, table, info):  # pragma: no cover
+    """Collect row i's ``n_within`` listed values (chunk row a) into ``into`` unless the row has its
+    table, or fills it now (:func:`_collecting`). Returns (the row's state, how many of them are
+    <= t, or -1 where they are to be placed at once)."""
+    if st == -1:
+        return st, -1
+    st = _collecting(st, n_within, enough, row, row.shape[0] - 2, table, info)
+    if st == -1:
+        return st, -1
+    return st, _collect_row(values, into[3][a], listed, n_within, i, c0, t, into[0], into[1], n_keys)
+
+
+@numba.njit(inline="always")
+def _list_within(values, limit, listed):  # pragma: no cover
+    """The columns of ``values`` at most ``limit``, written to ``listed``; returns how many. Listed
+    without a branch: a store at every column and an index that moves only for those within (a
+    branch on "within" mispredicts where they are interleaved)."""
+    n_within = 0
+    for c in range(values.shape[0]):
+        listed[n_within] = c
+        n_within += values[c] <= limit
+    return n_within
+
+
+@numba.njit(inline="always")
+def _near(v, before, after, win):  # pragma: no cover
+    """Whether v is within ``win`` of the relevant value before it or the one after it (a near-tie)."""
+    return v - before <= win or after - v <= win
 
 
 @numba.njit(inline="always")
