@@ -110,7 +110,7 @@ end = time.perf_counter()
 print(f"radix sort compiled in {middle - start:.2f} s; the two Hits reductions in {end - middle:.2f} s")
 from embedeval._search import placed_kernels
 collected = placed_kernels.new_collected(8)
-(keys, cols), fill = collected[0][0], collected[2]
+keys, cols, fill = collected.keys, collected.cols, collected.fill
 keys[:2], cols[:2], fill[0] = [(1 << 32) | 0xC0000000, 0xC0000000], [3, 4], 2  # rows 1 and 0, at 2.0
 padded = np.array([[-np.inf, 1.0, 3.0, np.inf]] * 2)
 start = time.perf_counter()

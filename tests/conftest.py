@@ -13,10 +13,9 @@ import pytest
 # not when a function it inlines from another module does (deep_kernels inlines placed_kernels'
 # searches): a suite run after such an edit would test the machine code of the old one. The
 # tests' cache lives in a directory named after a hash of every kernel source instead.
-_KERNELS = sorted(pathlib.Path(__file__).parents[1].joinpath("embedeval").rglob("*.py"))
-_DIGEST = hashlib.sha256(
-    b"".join(p.read_bytes() for p in _KERNELS if p.name.endswith("_kernels.py") or p.name == "prefetch.py")
-).hexdigest()[:16]
+_PACKAGE = pathlib.Path(__file__).parents[1] / "embedeval"
+_KERNELS = [*sorted(_PACKAGE.rglob("*_kernels.py")), _PACKAGE / "_core" / "prefetch.py"]
+_DIGEST = hashlib.sha256(b"".join(p.read_bytes() for p in _KERNELS)).hexdigest()[:16]
 os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(tempfile.gettempdir(), f"embedeval-numba-{_DIGEST}"))
 
 

@@ -26,7 +26,7 @@ import numba
 import numpy as np
 
 from .._core.prefetch import prefetch
-from .placed_kernels import _collect_row, _search, room
+from .placed_kernels import _collect_row, _near, _search, room
 
 # Near-ties ahead whose reference row _replace_float64_into prefetches.
 AHEAD = 8
@@ -52,8 +52,7 @@ def place_chunk(
     if collected is not None:
         if chunk.dtype != np.float32 or room(collected) < chunk.size:
             raise ValueError("place_chunk: collected needs a float32 chunk and room for it")
-        (keys, cols), fill = collected[0][0], collected[2]
-        into = (keys, cols, fill, chunk.view(np.uint32))
+        into = (collected.keys, collected.cols, collected.fill, chunk.view(np.uint32))
     return _place_chunk_into(
         chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables, listed, into
     )
@@ -100,7 +99,7 @@ def _place_chunk_into(
         n_within = _list_within(values, limit, listed)
         if into is not None:  # placed later, in order (place_collected), while few
             st, collected_below = _try_collect(
-                into, a, i, st, values, listed, n_within, c0, t, n_keys, enough, row, table[i], info[i]
+                into, a, i, st, values, listed, n_within, c0, t, n_keys, enough, row, n_nearest, table[i], info[i]
             )
             if collected_below >= 0:
                 below[i] += collected_below
@@ -138,13 +137,15 @@ def _place_chunk_into(
 
 
 @numba.njit(inline="always")
-def _try_collect(into, a, i, st, values, listed, n_within, c0, t, n_keys, enough, row, table, info):  # pragma: no cover
+def _try_collect(
+    into, a, i, st, values, listed, n_within, c0, t, n_keys, enough, row, n_nearest, table, info
+):  # pragma: no cover
     """Collect row i's ``n_within`` listed values (chunk row a) into ``into`` unless the row has its
     table, or fills it now (:func:`_collecting`). Returns (the row's state, how many of them are
     <= t, or -1 where they are to be placed at once)."""
     if st == -1:
         return st, -1
-    st = _collecting(st, n_within, enough, row, row.shape[0] - 2, table, info)
+    st = _collecting(st, n_within, enough, row, n_nearest, table, info)
     if st == -1:
         return st, -1
     return st, _collect_row(values, into[3][a], listed, n_within, i, c0, t, into[0], into[1], n_keys)
@@ -160,12 +161,6 @@ def _list_within(values, limit, listed):  # pragma: no cover
         listed[n_within] = c
         n_within += values[c] <= limit
     return n_within
-
-
-@numba.njit(inline="always")
-def _near(v, before, after, win):  # pragma: no cover
-    """Whether v is within ``win`` of the relevant value before it or the one after it (a near-tie)."""
-    return v - before <= win or after - v <= win
 
 
 @numba.njit(inline="always")
@@ -186,7 +181,7 @@ def _collecting(st, n_within, enough, row, n_nearest, table, info):  # pragma: n
     in a chunk: -1 where they would take it past ``enough`` and its table is filled now (they
     are placed at once), else its state with them collected."""
     if st >= 0 and st + n_within > enough:
-        st = _counted(st, n_within, enough, row, n_nearest, table, info)
+        return -1 if _fill_table(row, n_nearest, table, info) else -2
     return st + n_within if st >= 0 else st
 
 

@@ -23,6 +23,8 @@ of its ``*.nbi``/``*.nbc`` files (the test suite keeps its own cache per version
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numba
 import numpy as np
 
@@ -43,6 +45,13 @@ def _search(row, v, low, high):  # pragma: no cover
 
 
 @numba.njit(inline="always")
+def _near(v, before, after, win):  # pragma: no cover
+    """Whether v is within ``win`` of the relevant value before it or the one after it (a near-tie:
+    the error bounds cannot order them)."""
+    return v - before <= win or after - v <= win
+
+
+@numba.njit(inline="always")
 def _search_from(row, v, low, n):  # pragma: no cover
     """:func:`_search` over [low, n], v known to lie at or after ``low``: steps of 1, 2, 4, ...
     while the row's values stay <= v, then a binary search within the last step."""
@@ -53,33 +62,51 @@ def _search_from(row, v, low, n):  # pragma: no cover
     return _search(row, v, low, min(low + step - 1, n))
 
 
-def new_collected(capacity):
-    """Room for ``capacity`` collected values: ``(buffers (2, 2), hist, fill)``, where
-    ``buffers[k] = (keys uint64, cols int32)`` (k = 1: the sort's scratch), a key being
-    ``row << 32 | the float32 value's order key`` (:func:`_key32`), ``hist`` the radix sort's
-    digit counts and ``fill`` (1,) int64 the number held."""
-    buffers = tuple((np.empty(capacity, np.uint64), np.empty(capacity, np.int32)) for _ in range(2))
-    return buffers, np.empty(_KEY_DIGITS << _DIGIT, np.int64), np.zeros(1, np.int64)
+class Collected(NamedTuple):
+    """Values collected for placement in order (:func:`new_collected`).
+
+    ``keys`` (capacity,) uint64: ``row << 32 | the float32 value's order key`` (:func:`_key32`);
+    ``cols`` (capacity,) int32: each value's column; ``scratch_keys``, ``scratch_cols``: the
+    radix sort's second buffers; ``hist``: its digit counts; ``fill`` (1,) int64: how many are
+    held (the kernels write it).
+    """
+
+    keys: np.ndarray
+    cols: np.ndarray
+    scratch_keys: np.ndarray
+    scratch_cols: np.ndarray
+    hist: np.ndarray
+    fill: np.ndarray
 
 
-def room(collected):
+def new_collected(capacity) -> Collected:
+    """Empty room for ``capacity`` collected values."""
+    return Collected(
+        np.empty(capacity, np.uint64),
+        np.empty(capacity, np.int32),
+        np.empty(capacity, np.uint64),
+        np.empty(capacity, np.int32),
+        np.empty(_KEY_DIGITS << _DIGIT, np.int64),
+        np.zeros(1, np.int64),
+    )
+
+
+def room(collected: Collected) -> int:
     """How many more values ``collected`` holds."""
-    return collected[0][0][0].size - int(collected[2][0])
+    return collected.keys.size - int(collected.fill[0])
 
 
-def place_collected(collected, padded, ranked, window, counts):
+def place_collected(collected: Collected, padded, ranked, window, counts):
     """Place the collected values as :func:`.deep_kernels.place_chunk` would have (``counts``), and
     empty ``collected``; returns their near-ties, (k, 3) int64 (row, column, place), as
     :func:`~.deep_kernels.place_chunk` writes them."""
-    (keys, cols), (scratch_keys, scratch_cols) = collected[0]
-    hist, fill = collected[1], collected[2]
-    n = int(fill[0])
+    keys, cols, n = collected.keys, collected.cols, int(collected.fill[0])
     out = np.empty((n, 3), dtype=np.int32)
     if n:
         n_bits = 32 + max(int(padded.shape[0] - 1).bit_length(), 1)
-        if _sort_pairs(keys, cols, scratch_keys, scratch_cols, n, n_bits, hist):
-            keys, cols = scratch_keys, scratch_cols
-        fill[0] = 0
+        if _sort_pairs(keys, cols, collected.scratch_keys, collected.scratch_cols, n, n_bits, collected.hist):
+            keys, cols = collected.scratch_keys, collected.scratch_cols
+        collected.fill[0] = 0
         out = out[: _place_sorted(keys, cols, n, padded, ranked, window, counts, out)]
     return out.astype(np.int64)
 
@@ -190,7 +217,7 @@ def _place_sorted(keys, cols, n, padded, ranked, window, counts, out):  # pragma
         if low == stop and low < n_nearest:
             low = _search_from(row, v, low, n_nearest)
         counts[i, min(low, top)] += 1
-        if v - row[low] <= win or row[low + 1] - v <= win:
+        if _near(v, row[low], row[low + 1], win):
             out[n_out, 0], out[n_out, 1], out[n_out, 2] = i, cols[j], low
             n_out += 1
     return n_out

@@ -38,7 +38,7 @@ def test_the_float32_order_key_orders_as_the_floats_do(values):
     back = np.array([placed._value32(key) for key in keys])  # float64 of the float32
     np.testing.assert_array_equal(back.astype(np.float32).view(np.uint32), values.view(np.uint32))
     collected = placed.new_collected(len(values))
-    (k, c), fill = collected[0][0], collected[2]
+    k, c, fill = collected.keys, collected.cols, collected.fill
     k[: len(values)], c[: len(values)], fill[0] = keys, np.arange(len(values)), len(values)
     padded = np.array([[-np.inf, np.inf]])  # no relevant value: every value placed at 0
     counts = np.zeros((1, 1), np.int64)
@@ -58,9 +58,9 @@ def test_the_radix_sort_carries_the_columns_as_a_stable_sort(keys, n_bits):
     keys = np.asarray(keys, dtype=np.uint64) & np.uint64((1 << n_bits) - 1)
     n = keys.size
     collected = placed.new_collected(n + 3)  # spare room: only the first n are sorted
-    (k, c), (sk, sc) = collected[0]
+    k, c, sk, sc = collected.keys, collected.cols, collected.scratch_keys, collected.scratch_cols
     k[:n], c[:n] = keys, np.arange(n, dtype=np.int32)
-    at = placed._sort_pairs(k, c, sk, sc, n, n_bits, collected[1])
+    at = placed._sort_pairs(k, c, sk, sc, n, n_bits, collected.hist)
     out_keys, out_cols = (sk, sc) if at else (k, c)
     order = np.argsort(keys, kind="stable")
     np.testing.assert_array_equal(out_keys[:n], keys[order])
@@ -87,7 +87,7 @@ def test_collected_values_are_placed_as_numpy_searchsorted_places_them(relevant,
     ranked = np.array([len(r) for r in relevant])
     windows = np.full(m, window)
     collected = placed.new_collected(values.size)
-    (k, c), fill = collected[0][0], collected[2]
+    k, c, fill = collected.keys, collected.cols, collected.fill
     k[: values.size] = (rows.astype(np.uint64) << np.uint64(32)) | _keys_of(values)
     c[: values.size], fill[0] = np.arange(values.size), values.size
     counts = np.zeros((m, j + 1), np.int64)
