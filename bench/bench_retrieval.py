@@ -3,6 +3,7 @@
     python bench/bench_retrieval.py                        # both cases at the issue's sizes
     python bench/bench_retrieval.py --case dense --repeat 2
     python bench/bench_retrieval.py --queries 1000 --corpus 20000 --reid-scale 0.2   # a quick look
+    python bench/bench_retrieval.py --peak                 # (c)'s peak memory beyond its inputs (Linux)
 
 Dense retrieval (10,000 queries, a 200,000 x 384 corpus, cosine, 1-5 graded judgements per query;
 ndcg@10, recall@100, mrr@10, map@100), all on the same L2-normalised float32 vectors:
@@ -22,6 +23,9 @@ cmc@1, cmc@5, cmc@10 and mAP, gallery images of the query's identity and camera 
   (e) embedeval    embedeval.evaluate with ignore_same=(identity, camera) keys.
   (f) CMC only     (e) with cmc@1, cmc@5, cmc@10 alone: no metric needs the whole ranking.
 Each time is the best of --repeat runs.
+
+With ``--peak``: (c) alone, once, and the most resident memory it added to what the process held
+before the call (the kernel's high-water mark, reset just before: Linux only), in MB.
 """
 
 from __future__ import annotations
@@ -132,6 +136,26 @@ def dense_case(args):
     print("#  means, (b): " + ", ".join(f"{m}={np.mean([theirs[q][m] for q in query_ids]):.4f}" for m in DENSE_METRICS))
 
 
+def _status(field):
+    """A field of /proc/self/status in MB (VmRSS: resident now; VmHWM: the most since the last reset)."""
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field + ":")) / 1024
+
+
+def dense_peak(args):
+    queries, corpus, qrels = dense_data(args.queries, args.corpus, args.dim)
+    corpus_ids = [f"d{j}" for j in range(args.corpus)]
+    query_ids = [f"q{i}" for i in range(args.queries)]
+    before = _status("VmRSS")
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # resets VmHWM to the resident memory now
+    embedeval.evaluate_retrieval(
+        queries, corpus, qrels, query_ids=query_ids, corpus_ids=corpus_ids, metrics=DENSE_METRICS
+    )
+    peak, corpus_mb = _status("VmHWM") - before, corpus.nbytes / 2**20
+    print(f"\nDense retrieval, (c) once: peak {peak:.0f} MB beyond the inputs (the corpus: {corpus_mb:.0f} MB)")
+
+
 def reid_data(scale, seed=1):
     rng = np.random.default_rng(seed)
     n_q, n_g, dim, n_ids, n_cams = int(3400 * scale), int(16000 * scale), 2048, max(2, int(750 * scale)), 6
@@ -192,11 +216,15 @@ def main():
     parser.add_argument("--dim", type=int, default=384)
     parser.add_argument("--reid-scale", type=float, default=1.0, help="scale the re-ID sizes (1: the issue's)")
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--peak", action="store_true", help="(c)'s peak memory alone (dense; Linux)")
     args = parser.parse_args()
     print(
         f"# {platform.machine()}, {faiss.omp_get_max_threads()} threads, faiss {faiss.__version__}, "
         f"numpy {np.__version__}, embedeval {embedeval.__version__}"
     )
+    if args.peak:
+        dense_peak(args)
+        return
     if args.case in ("dense", "both"):
         dense_case(args)
     if args.case in ("reid", "both"):
