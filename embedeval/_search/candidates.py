@@ -61,12 +61,38 @@ def flat_index(vectors: np.ndarray, euclidean: bool):
     return index
 
 
+class ArrayIndex:
+    """A flat index over an array it does not copy: what :func:`flat_index` gives, without
+    faiss's own copy of the vectors.
+
+    ``search`` is faiss's exhaustive search (``faiss.knn``: the kernels ``IndexFlatL2`` and
+    ``IndexFlatIP`` run, with the same distances, neighbours and order) over ``vectors``, which
+    must not change while the index is in use.
+
+    Parameters
+    ----------
+    vectors : numpy.ndarray of shape (n, d)
+        Kept as float32, C-contiguous (a copy only where it is neither).
+    euclidean : bool
+        Squared L2 distances, ascending; else inner products, descending.
+    """
+
+    def __init__(self, vectors: np.ndarray, euclidean: bool):
+        self.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        self.ntotal = len(self.vectors)
+        self._metric = faiss.METRIC_L2 if euclidean else faiss.METRIC_INNER_PRODUCT
+
+    def search(self, queries: np.ndarray, k: int):
+        """``(distances (b, k) float32, indices (b, k) int64)``, as ``faiss.Index.search``."""
+        return faiss.knn(queries, self.vectors, k, metric=self._metric)
+
+
 def from_index(index, queries: np.ndarray, n: int, euclidean: bool) -> Candidates:
     """One faiss search: the ``n`` best candidates of every query (fewer if the index is smaller).
 
     Parameters
     ----------
-    index : faiss.Index
+    index : faiss.Index or ArrayIndex
         A flat index (CPU or device) over references, indexed from 0.
     queries : numpy.ndarray of shape (b, d)
     n : int

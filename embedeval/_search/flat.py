@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .candidates import flat_index, from_index, underflow_bound
+from .candidates import ArrayIndex, from_index, underflow_bound
 from .duplicates import DuplicateRows, distinct_rows
 from .memory import InMemorySearcher
 
@@ -18,7 +18,10 @@ CENTRE_FROM = 0.25
 
 
 class FlatSearcher(InMemorySearcher):
-    """A flat (brute-force) faiss index over reference vectors in memory, searched exactly.
+    """A flat (brute-force) faiss search over reference vectors in memory, exact.
+
+    faiss searches the array in place (:class:`~embedeval._search.candidates.ArrayIndex`), so no
+    copy of the references is made unless they are centred.
 
     faiss searches the references minus their mean ``c`` (rounded to float32), and queries minus
     the same ``c`` for euclidean distances. Translation changes no euclidean distance, and for
@@ -60,7 +63,7 @@ class FlatSearcher(InMemorySearcher):
         if self._centre is not None:
             norm = float(np.sqrt(np.einsum("ij,ij->i", centred, centred, dtype=np.float64).max(initial=0)))
         self._centred_norm = norm
-        self._index = flat_index(centred, self.euclidean)
+        self._index = ArrayIndex(centred, self.euclidean)  # searched in place: no copy in faiss
         self._duplicates = None
         distinct = distinct_rows(ref) if distinct_search else None
         if distinct is not None:

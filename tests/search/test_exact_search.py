@@ -181,3 +181,31 @@ def test_make_searcher_chooses_by_the_options(options, kind):
     assert type(searcher).__name__ == kind
     if options.get("stream"):  # streamed: no index kept, shards of the default 256 MB
         assert searcher._indexes is None and searcher._bounds == [(0, 50)]
+
+
+@pytest.mark.parametrize("euclidean", [True, False])
+@pytest.mark.parametrize("seed", range(4))
+def test_the_array_index_finds_what_a_faiss_flat_index_finds(euclidean, seed):
+    """ArrayIndex searches the array in place with faiss's exhaustive kernels: the distances,
+    neighbours and order of IndexFlatL2 / IndexFlatIP, bit for bit, duplicates and ties included."""
+    from embedeval._search.candidates import ArrayIndex, flat_index
+
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(1, 400)), int(rng.integers(1, 40))
+    x = np.round(rng.standard_normal((n, d)), 1).astype(np.float32)  # a coarse grid: ties
+    x[rng.integers(0, n, n // 4)] = x[0]  # and exact copies
+    q = np.round(rng.standard_normal((int(rng.integers(1, 60)), d)), 1).astype(np.float32)
+    k = int(rng.integers(1, n + 1))
+    index = ArrayIndex(x, euclidean)
+    assert index.ntotal == n and np.shares_memory(index.vectors, x)  # no copy
+    got, want = index.search(q, k), flat_index(x, euclidean).search(q, k)
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+
+
+@pytest.mark.parametrize("shift", [0.0, 3.0])
+def test_the_flat_searcher_copies_the_references_only_to_centre_them(shift):
+    rng = np.random.default_rng(0)
+    x = (shift + rng.standard_normal((200, 8))).astype(np.float32)
+    searcher = FlatSearcher(x, "euclidean")
+    assert np.shares_memory(searcher._index.vectors, x) == (shift == 0.0)
