@@ -2,6 +2,7 @@
 
     python bench/bench_scale.py                   # n = 200,000, d = 128, 1000 classes
     python bench/bench_scale.py --n 20000         # a quick look
+    python bench/bench_scale.py --exact-only      # the one-process exact row alone
 
 One run each, the same data (Gaussian classes, R ~ n/1000), metrics precision@1, recall@10,
 r_precision, map@r. Peak memory is the largest resident set of this process plus its children
@@ -67,6 +68,7 @@ def main():
     parser.add_argument("--dim", type=int, default=128)
     parser.add_argument("--classes", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--exact-only", action="store_true", help="the one-process exact row alone")
     args = parser.parse_args()
     x, y = make_data(args.n, args.dim, args.classes)
     print(f"# n={args.n} d={args.dim} classes={args.classes}, {psutil.cpu_count()} cores")
@@ -79,6 +81,8 @@ def main():
     with PeakMemory() as mem:
         t_exact, exact = timed(lambda: embedeval.evaluate(x, y, metrics=METRICS))
     row("exact, one process", t_exact, mem.mb, exact.summary)
+    if args.exact_only:
+        return
 
     try:
         import distributed
