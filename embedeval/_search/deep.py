@@ -124,8 +124,15 @@ class DeepRanker:
         self._column[self._index] = np.arange(self.size)
         norms = np.einsum("ij,ij->i", columns, columns, dtype=np.float64)
         self.max_norm = float(np.sqrt(norms.max(initial=0.0)))
-        self._matrix64 = _factor_matrix(columns, norms, euclidean, np.float64)
         self._matrix32 = _factor_matrix(columns, norms, euclidean, np.float32) if self._classes else None
+        # With class codes, float64 factors are made on demand, a slice or a gather at a time (held
+        # whole they were twice the references; the float32 columns are in _matrix32). Without,
+        # every block multiplies by all of them, so they are made once.
+        self._norms64 = norms
+        if self._classes:
+            self._matrix64 = Float64Factors(self._matrix32[:, : self.dim], norms, euclidean)
+        else:
+            self._matrix64 = _factor_matrix(columns, norms, euclidean, np.float64)
         n_sample = min(sample_columns, self.size // 16)
         rng = np.random.default_rng(seed)
         self._sample = np.sort(rng.choice(self.size, n_sample, replace=False))
@@ -286,6 +293,33 @@ class DeepRanker:
         rows = np.flatnonzero(k <= s)
         out[rows] = sample[rows, k[rows] - 1]
         return out
+
+
+class Float64Factors:
+    """The references' float64 factors (``_factor_matrix(columns, norms, euclidean, np.float64)``),
+    made for the rows asked for only.
+
+    ``factors[key]`` (a slice, an index array, or ``...`` for all) is a new C-contiguous float64
+    array of shape (rows, d [+ 1]), equal bit for bit to the same rows of the whole matrix: the
+    float32 columns widen exactly, and the squared norms are the float64 ones computed once.
+
+    Parameters
+    ----------
+    columns : numpy.ndarray of shape (n, d), float32
+    norms : numpy.ndarray of shape (n,), float64
+    euclidean : bool
+    """
+
+    def __init__(self, columns: np.ndarray, norms: np.ndarray, euclidean: bool):
+        self._columns, self._norms, self._euclidean = columns, norms, euclidean
+        self.shape = (len(columns), columns.shape[1] + (1 if euclidean else 0))
+        self.dtype = np.dtype(np.float64)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, key) -> np.ndarray:
+        return _factor_matrix(self._columns[key], self._norms[key], self._euclidean, np.float64)
 
 
 def _factor_matrix(columns: np.ndarray, norms: np.ndarray, euclidean: bool, dtype) -> np.ndarray:

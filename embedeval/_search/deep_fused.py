@@ -65,9 +65,11 @@ def count(block, mixed: bool, rows, top, threshold):
     if found:
         near = np.concatenate(found)
         if mixed:  # those others again, in float64
-            factors, matrix = block.factors64, block.ranker._matrix64
+            rk = block.ranker  # float64 factors from the float32 ones and the float64 norms
             bound = np.ascontiguousarray(block.bound_rel[rows])
-            still = kernels.replace_float64(near, rows, factors, matrix, padded, ranked, bound, counts)
+            norms = rk._norms64 if rk.euclidean else np.zeros(0)
+            args = (rk._matrix32, norms, padded, ranked, bound, counts)
+            still = kernels.replace_float64(near, rows, block.factors64, *args)
             near = near[still]
         tied[near[:, 0]] = True
     short = ~np.isnan(threshold) & (below < depth)

@@ -284,43 +284,51 @@ def _bucket(v, first, inverse, n_buckets):  # pragma: no cover
     return 0
 
 
-def replace_float64(near, rows, factors64, matrix64, padded, ranked, bound_rel, counts):
+def replace_float64(near, rows, factors64, matrix32, norms64, padded, ranked, bound_rel, counts):
     """Place the near-ties ``near`` (k, 3: row, column, float32 place) again with float64 values.
 
-    Each pair's value is the float64 product of its row's factors and column, summed in any
-    order the compiler likes (reassociation and fused multiply-adds allowed, so the sum is
-    vectorised: the float64 bound holds for every order; no other fast-math liberty is taken),
-    its place moves from the float32 one in ``counts``, and the result says which are still
-    within twice the float64 bound of a relevant neighbour.
+    Each pair's value is the float64 product of its row's factors and its column's float64
+    factors: the column's float32 values (``matrix32`` (n, d [+ 1]), the ranker's float32 factor
+    matrix; widening is exact) and, for euclidean distances (``norms64`` (n,); empty otherwise),
+    its float64 squared norm, as :class:`embedeval._search.deep.Float64Factors` makes them. The
+    sum runs in any order the compiler likes (reassociation and fused multiply-adds allowed, so
+    it is vectorised: the float64 bound holds for every order; no other fast-math liberty is
+    taken); the pair's place moves from the float32 one in ``counts``, and the result says which
+    are still within twice the float64 bound of a relevant neighbour.
     """
     still = np.empty(near.shape[0], dtype=np.bool_)
-    matrix64 = np.ascontiguousarray(matrix64)  # as built (deep._factor_matrix): no copy
-    flat = matrix64.reshape(-1)  # the reference rows as one, for the prefetch: a view
-    _replace_float64_into(near, rows, factors64, matrix64, flat, padded, ranked, bound_rel, counts, still)
+    matrix32 = np.ascontiguousarray(matrix32)  # as built (deep._factor_matrix): no copy
+    flat = matrix32.reshape(-1)  # the reference rows as one, for the prefetch: a view
+    dim = matrix32.shape[1] - (1 if norms64.size else 0)
+    args = (near, rows, factors64, matrix32, norms64, dim, flat, padded, ranked, bound_rel, counts, still)
+    _replace_float64_into(*args)
     return still
 
 
 @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
 def _replace_float64_into(
-    near, rows, factors64, matrix64, flat, padded, ranked, bound_rel, counts, still
+    near, rows, factors64, matrix32, norms64, dim, flat, padded, ranked, bound_rel, counts, still
 ):  # pragma: no cover - compiled
-    """:func:`replace_float64` with its result written to ``still`` (k,); ``flat``: ``matrix64``
+    """:func:`replace_float64` with its result written to ``still`` (k,); ``flat``: ``matrix32``
     as one row. The near-ties' columns are scattered over a reference matrix of tens of MB, so
     the column ``AHEAD`` pairs on is prefetched (each of its cache lines) while a pair is summed."""
     n_nearest = padded.shape[1] - 2
-    d = matrix64.shape[1]
+    width = matrix32.shape[1]
+    euclidean = norms64.size > 0
     n = near.shape[0]
     for k in range(n):
         if k + AHEAD < n:
-            start = near[k + AHEAD, 1] * d
-            for line in range(0, d, 8):  # 8 float64: a 64-byte line
+            start = near[k + AHEAD, 1] * width
+            for line in range(0, width, 16):  # 16 float32: a 64-byte line
                 prefetch(flat, start + line)
         i, col, place = near[k, 0], near[k, 1], near[k, 2]
         f = factors64[rows[i]]
-        m = matrix64[col]
+        m = matrix32[col]
         v = 0.0
-        for j in range(d):
-            v += f[j] * m[j]
+        for j in range(dim):
+            v += f[j] * np.float64(m[j])
+        if euclidean:
+            v += f[dim] * norms64[col]
         row = padded[i]
         low = _search(row, v, 0, n_nearest)
         counts[i, min(place, ranked[i])] -= 1

@@ -342,7 +342,7 @@ def test_error_bounds_hold_for_products_in_either_precision(seed, euclidean):
         exact = np.array([((x.astype(np.float64) - v.astype(np.float64)) ** 2).sum(axis=1) for v in q])
         exact -= (q.astype(np.float64) ** 2).sum(axis=1)[:, None]
     for dtype, bound, matrix in ((np.float32, bound32, ranker._matrix32), (np.float64, bound64, ranker._matrix64)):
-        values = (ranker._factors(q, dtype) @ matrix.T)[:, cols].astype(np.float64)
+        values = (ranker._factors(q, dtype) @ matrix[:].T)[:, cols].astype(np.float64)
         assert (np.abs(values - exact) <= bound[:, None]).all()
 
 
@@ -416,3 +416,27 @@ def test_no_queries_give_empty_hits():
     ranker = DeepRanker(np.eye(4, dtype=np.float32), True, codes.class_codes)
     ranks, _ = ranker.ranks(np.zeros((0, 4), np.float32), codes.marked(np.zeros(0, int), np.zeros(0, int)), 1)
     assert ranks.shape == (0, 1)
+
+
+@pytest.mark.parametrize("euclidean", [True, False])
+def test_float64_factors_are_made_on_demand_and_equal_the_whole_matrix(euclidean):
+    """With class codes the ranker keeps no float64 copy of the references: each slice or gather
+    of its float64 factors is made when asked for, equal bit for bit to those rows of the whole
+    matrix (float32 widened exactly, the float64 squared norms appended)."""
+    from embedeval._search.deep import Float64Factors, _factor_matrix
+
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((300, 9)) * 10.0 ** rng.uniform(-3, 3, (300, 1))).astype(np.float32)
+    codes = rng.integers(0, 7, 300)
+    ranker = DeepRanker(x, euclidean, codes)
+    assert isinstance(ranker._matrix64, Float64Factors)
+    columns = x[ranker._index]
+    norms = np.einsum("ij,ij->i", columns, columns, dtype=np.float64)
+    whole = _factor_matrix(columns, norms, euclidean, np.float64)
+    assert ranker._matrix64.shape == whole.shape and ranker._matrix64.dtype == np.float64
+    gather = rng.integers(0, 300, 50)
+    for key in (slice(None), slice(40, 170), slice(5, 5), gather, ...):
+        got = ranker._matrix64[key]
+        assert got.flags.c_contiguous
+        np.testing.assert_array_equal(got.view(np.uint64), whole[key].view(np.uint64))
+    assert isinstance(DeepRanker(x, euclidean)._matrix64, np.ndarray)  # no classes: made once
