@@ -99,18 +99,25 @@ def near_tie_at_a_judged_document(scores, idx, judged, bound):
     return bool(np.any(near & np.isin(idx, judged))) or bool(np.any(np.isin(idx[-2:], judged)))
 
 
-def dense_case(args):
+def dense_setup(args):
+    """The dense case's data, its query ids, and (c) as a call."""
     queries, corpus, qrels = dense_data(args.queries, args.corpus, args.dim)
     corpus_ids = [f"d{j}" for j in range(args.corpus)]
     query_ids = [f"q{i}" for i in range(args.queries)]
+
+    def ours():
+        return embedeval.evaluate_retrieval(
+            queries, corpus, qrels, query_ids=query_ids, corpus_ids=corpus_ids, metrics=DENSE_METRICS
+        )
+
+    return queries, corpus, qrels, query_ids, ours
+
+
+def dense_case(args):
+    queries, corpus, qrels, query_ids, call = dense_setup(args)
     t_a, _ = best_of(args.repeat, lambda: faiss_search(queries, corpus))
     t_b, (theirs, (scores, idx)) = best_of(args.repeat, lambda: faiss_and_pytrec(queries, corpus, qrels))
-    t_c, ours = best_of(
-        args.repeat,
-        lambda: embedeval.evaluate_retrieval(
-            queries, corpus, qrels, query_ids=query_ids, corpus_ids=corpus_ids, metrics=DENSE_METRICS
-        ),
-    )
+    t_c, ours = best_of(args.repeat, call)
     print(f"\nDense retrieval: {args.queries} queries, corpus {args.corpus} x {args.dim}, cosine, 1-5 judgements")
     print("| (a) faiss IndexFlatIP.search k=100 s | (b) faiss + pytrec_eval s | (c) embedeval s | c/a | c/b |")
     print("|---|---|---|---|---|")
@@ -143,15 +150,11 @@ def _status(field):
 
 
 def dense_peak(args):
-    queries, corpus, qrels = dense_data(args.queries, args.corpus, args.dim)
-    corpus_ids = [f"d{j}" for j in range(args.corpus)]
-    query_ids = [f"q{i}" for i in range(args.queries)]
+    _, corpus, _, _, call = dense_setup(args)
     before = _status("VmRSS")
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")  # resets VmHWM to the resident memory now
-    embedeval.evaluate_retrieval(
-        queries, corpus, qrels, query_ids=query_ids, corpus_ids=corpus_ids, metrics=DENSE_METRICS
-    )
+    call()
     peak, corpus_mb = _status("VmHWM") - before, corpus.nbytes / 2**20
     print(f"\nDense retrieval, (c) once: peak {peak:.0f} MB beyond the inputs (the corpus: {corpus_mb:.0f} MB)")
 

@@ -126,11 +126,10 @@ class DeepRanker:
         self.max_norm = float(np.sqrt(norms.max(initial=0.0)))
         self._matrix32 = _factor_matrix(columns, norms, euclidean, np.float32) if self._classes else None
         # With class codes, float64 factors are made on demand, a slice or a gather at a time (held
-        # whole they were twice the references; the float32 columns are in _matrix32). Without,
-        # every block multiplies by all of them, so they are made once.
-        self._norms64 = norms
+        # whole they were twice the references). Without, every block multiplies by all of them,
+        # so they are made once.
         if self._classes:
-            self._matrix64 = Float64Factors(self._matrix32[:, : self.dim], norms, euclidean)
+            self._matrix64 = Float64Factors(self._matrix32, norms, euclidean)
         else:
             self._matrix64 = _factor_matrix(columns, norms, euclidean, np.float64)
         n_sample = min(sample_columns, self.size // 16)
@@ -297,29 +296,36 @@ class DeepRanker:
 
 class Float64Factors:
     """The references' float64 factors (``_factor_matrix(columns, norms, euclidean, np.float64)``),
-    made for the rows asked for only.
+    made for the rows asked for only, from their float32 factors and float64 squared norms.
 
     ``factors[key]`` (a slice, an index array, or ``...`` for all) is a new C-contiguous float64
     array of shape (rows, d [+ 1]), equal bit for bit to the same rows of the whole matrix: the
-    float32 columns widen exactly, and the squared norms are the float64 ones computed once.
+    float32 values widen exactly, and for euclidean distances the last column is the float64
+    squared norm computed once. A compiled kernel reads the two parts itself: ``float32`` and
+    ``norms`` (empty for inner products).
 
     Parameters
     ----------
-    columns : numpy.ndarray of shape (n, d), float32
+    float32 : numpy.ndarray of shape (n, d [+ 1]), float32
+        ``_factor_matrix(columns, norms, euclidean, np.float32)``.
     norms : numpy.ndarray of shape (n,), float64
     euclidean : bool
     """
 
-    def __init__(self, columns: np.ndarray, norms: np.ndarray, euclidean: bool):
-        self._columns, self._norms, self._euclidean = columns, norms, euclidean
-        self.shape = (len(columns), columns.shape[1] + (1 if euclidean else 0))
+    def __init__(self, float32: np.ndarray, norms: np.ndarray, euclidean: bool):
+        self.float32 = float32
+        self.norms = norms if euclidean else np.zeros(0)
+        self.shape = float32.shape
         self.dtype = np.dtype(np.float64)
 
     def __len__(self) -> int:
         return self.shape[0]
 
     def __getitem__(self, key) -> np.ndarray:
-        return _factor_matrix(self._columns[key], self._norms[key], self._euclidean, np.float64)
+        out = np.array(self.float32[key], dtype=np.float64, order="C")
+        if self.norms.size:
+            out[:, -1] = self.norms[key]
+        return out
 
 
 def _factor_matrix(columns: np.ndarray, norms: np.ndarray, euclidean: bool, dtype) -> np.ndarray:

@@ -65,7 +65,7 @@ class Block(ExactRows):
         # otherwise the whole (rows x references) product first.
         values = None
         if not rk._classes:
-            values = self.factors64 @ rk._matrix64[...].T
+            values = self.factors64 @ rk._matrix64.T
             if self.ignored_at is not None:
                 values[self.ignored_at] = np.inf
         n_ranked = self.n_ranked  # J

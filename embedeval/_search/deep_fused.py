@@ -65,10 +65,9 @@ def count(block, mixed: bool, rows, top, threshold):
     if found:
         near = np.concatenate(found)
         if mixed:  # those others again, in float64
-            rk = block.ranker  # float64 factors from the float32 ones and the float64 norms
+            factors = block.ranker._matrix64  # made from float32 factors and float64 norms
             bound = np.ascontiguousarray(block.bound_rel[rows])
-            norms = rk._norms64 if rk.euclidean else np.zeros(0)
-            args = (rk._matrix32, norms, padded, ranked, bound, counts)
+            args = (factors.float32, factors.norms, padded, ranked, bound, counts)
             still = kernels.replace_float64(near, rows, block.factors64, *args)
             near = near[still]
         tied[near[:, 0]] = True

@@ -288,9 +288,10 @@ def replace_float64(near, rows, factors64, matrix32, norms64, padded, ranked, bo
     """Place the near-ties ``near`` (k, 3: row, column, float32 place) again with float64 values.
 
     Each pair's value is the float64 product of its row's factors and its column's float64
-    factors: the column's float32 values (``matrix32`` (n, d [+ 1]), the ranker's float32 factor
-    matrix; widening is exact) and, for euclidean distances (``norms64`` (n,); empty otherwise),
-    its float64 squared norm, as :class:`embedeval._search.deep.Float64Factors` makes them. The
+    factors, read as :class:`embedeval._search.deep.Float64Factors` makes them: its float32
+    values (``matrix32`` (n, d [+ 1]), that class's ``float32``; widening is exact) and, for
+    euclidean distances, its float64 squared norm (``norms64`` (n,), its ``norms``; empty for
+    inner products) in place of the last one. The
     sum runs in any order the compiler likes (reassociation and fused multiply-adds allowed, so
     it is vectorised: the float64 bound holds for every order; no other fast-math liberty is
     taken); the pair's place moves from the float32 one in ``counts``, and the result says which

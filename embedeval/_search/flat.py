@@ -6,6 +6,7 @@ import numpy as np
 
 from .candidates import ArrayIndex, from_index, underflow_bound
 from .duplicates import DuplicateRows, distinct_rows
+from .float64 import max_norm
 from .memory import InMemorySearcher
 
 # How many extra unit roundoffs the centring costs the error bound (see FlatSearcher).
@@ -56,13 +57,11 @@ class FlatSearcher(InMemorySearcher):
     def __init__(self, reference: np.ndarray, distance: str, *, distinct_search: bool = True):
         super().__init__(reference, distance)
         ref = self._reference
-        mean = ref.mean(axis=0, dtype=np.float64) if ref.shape[0] else np.zeros(ref.shape[1])
-        norm = float(np.sqrt(np.einsum("ij,ij->i", ref, ref, dtype=np.float64).max(initial=0)))
-        self._centre = mean.astype(np.float32) if np.linalg.norm(mean) > CENTRE_FROM * norm else None
-        centred = ref if self._centre is None else ref - self._centre
-        if self._centre is not None:
-            norm = float(np.sqrt(np.einsum("ij,ij->i", centred, centred, dtype=np.float64).max(initial=0)))
-        self._centred_norm = norm
+        mean = ref.mean(axis=0, dtype=np.float64)
+        centring = np.linalg.norm(mean) > CENTRE_FROM * self.max_norm
+        self._centre = mean.astype(np.float32) if centring else None
+        centred = ref - self._centre if centring else ref
+        self._centred_norm = max_norm(centred) if centring else self.max_norm
         self._index = ArrayIndex(centred, self.euclidean)  # searched in place: no copy in faiss
         self._duplicates = None
         distinct = distinct_rows(ref) if distinct_search else None
