@@ -2,17 +2,23 @@
 
     python bench/bench_trec_eval.py --trec-eval /path/to/trec_eval     # 100,000 queries: 10M run lines
     python bench/bench_trec_eval.py --queries 10000 --trec-eval ./trec_eval
+    python bench/bench_trec_eval.py --queries 1000 5000 --docs 1000 --trec-eval ./trec_eval   # issue 41's sizes
+    python bench/bench_trec_eval.py --start-up --trec-eval ./trec_eval   # trec_eval's own test files
+
+(Build trec_eval 10 outside this repository: fetch github:usnistgov/trec_eval, then ``make`` there.)
 
 The files are bench_rankings.py's (``--trec-dir``, written once and reused): per query 100
-retrieved documents and 5 judged with grades 1-3. Each row is one process, start to printed
+(``--docs``) retrieved documents and 5 judged with grades 1-3. ``--start-up`` times trec_eval's own
+test files instead (``test/qrels.test``, ``test/results.test`` beside the binary: 3,681 qrels
+lines, 1,500 run lines), where a process's start-up is its speed. Each row is one process, start to printed
 output (sent to /dev/null), with its peak resident memory:
 
 * trec_eval 10 built from its source (``--trec-eval``; not shipped, not run without the flag);
 * ``embedeval trec_eval`` as installed without extras (pyarrow hidden: the line reader);
-* ``embedeval trec_eval`` with pyarrow (``pip install 'embedeval[fast]'``).
+* ``embedeval trec_eval`` with everything installed here (pyarrow reads files of 4 MB or more).
 
-The outputs of the measures both print are compared line by line (``-m all_trec`` of embedeval
-prints the measures its registry has; the note says how many lines were compared).
+Every output is compared with trec_eval's byte for byte (``identical`` column) where trec_eval ran,
+else with the first embedeval row's.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import argparse
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -33,42 +40,71 @@ _WITH = "import sys; from embedeval.cli import main; sys.exit(main(sys.argv[1:])
 
 
 def timed_process(argv: list[str]) -> tuple[float, float, str]:
-    """(seconds, peak resident MB, stdout) of one process."""
+    """(seconds, peak resident MB, stdout) of one process. The peak is GNU time's (``/usr/bin/time``,
+    which forks the command from its own small process): the ``ru_maxrss`` that ``wait4`` reports
+    for a child forked from this Python counts the parent's pages it held until ``exec``."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    start = time.perf_counter()
-    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
-    out = child.stdout.read()
-    _, status, usage = os.wait4(child.pid, 0)
-    seconds = time.perf_counter() - start
-    if status != 0:
-        raise SystemExit(f"{argv[0]} ... failed with status {status}")
-    return seconds, usage.ru_maxrss / 1024, out
+    env.pop("EMBEDEVAL_ARROW_FROM", None)
+    with tempfile.NamedTemporaryFile("r") as peak_file:
+        start = time.perf_counter()
+        child = subprocess.run(
+            ["/usr/bin/time", "-f", "%M", "-o", peak_file.name, *argv],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True,
+        )  # fmt: skip
+        seconds = time.perf_counter() - start
+        if child.returncode != 0:
+            raise SystemExit(f"{argv[0]} ... failed with status {child.returncode}")
+        peak_kb = float(peak_file.read().split()[-1])
+    return seconds, peak_kb / 1024, child.stdout
+
+
+def rows_for(words: list[str], trec_eval: str | None):
+    """(name, seconds, peak MB, output) of each command on the same arguments."""
+    rows = []
+    if trec_eval:
+        rows.append(("trec_eval 10 (C)", *timed_process([trec_eval, *words[1:]])))
+    rows.append(("embedeval trec_eval, no extras", *timed_process([sys.executable, "-c", _NO_PYARROW, *words])))
+    rows.append(("embedeval trec_eval, all installed", *timed_process([sys.executable, "-c", _WITH, *words])))
+    return rows
+
+
+def print_rows(title: str, rows) -> None:
+    print(title)
+    print("| command | seconds | peak MB | identical |")
+    print("|---|---:|---:|---|")
+    reference = rows[0][3]
+    for name, seconds, peak, out in rows:
+        print(f"| {name} | {seconds:.2f} | {peak:,.0f} | {'yes' if out == reference else 'NO'} |")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--queries", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, nargs="+", default=[100_000])
+    parser.add_argument("--docs", type=int, default=100, help="retrieved documents per query")
+    parser.add_argument("--measures", nargs="+", default=["all_trec"], help="-m arguments ('' for the defaults)")
+    parser.add_argument("--start-up", action="store_true", help="trec_eval's own test files instead")
+    parser.add_argument("--repeat", type=int, default=1, help="best of this many runs (--start-up: 5)")
     parser.add_argument("--trec-dir", default="/tmp/embedeval-bench-trec", help="where the TREC files are written")
     parser.add_argument("--trec-eval", help="a trec_eval 10 binary built from its source (optional)")
     args = parser.parse_args()
-    run, qrels = write_trec(Path(args.trec_dir), *make_data(args.queries))
-    words = ["trec_eval", "-m", "all_trec", str(qrels), str(run)]
-    rows = []
-    if args.trec_eval:
-        rows.append(("trec_eval 10 (C)", *timed_process([args.trec_eval, *words[1:]])))
-    rows.append(("embedeval trec_eval, no extras", *timed_process([sys.executable, "-c", _NO_PYARROW, *words])))
-    rows.append(("embedeval trec_eval, pyarrow", *timed_process([sys.executable, "-c", _WITH, *words])))
-    lines = {name: {line.split("\t")[0]: line for line in out.splitlines()} for name, *_, out in rows}
-    ours = lines[rows[-1][0]]
-    print(f"{args.queries:,} queries, {args.queries * 100:,} run lines: {run}")
-    print("| command | seconds | peak MB |")
-    print("|---|---:|---:|")
-    for name, seconds, peak, _ in rows:
-        print(f"| {name} | {seconds:.1f} | {peak:,.0f} |")
-    for name in lines:
-        shared = [k for k in ours if k in lines[name]]
-        same = sum(lines[name][k] == ours[k] for k in shared)
-        print(f"{name}: {same} of {len(shared)} summary lines shared with embedeval's identical")
+    measures = [w for m in args.measures if m for w in ("-m", m)]
+    if args.start_up:
+        if not args.trec_eval:
+            raise SystemExit("--start-up reads trec_eval's test files beside its binary: give --trec-eval")
+        test = Path(args.trec_eval).resolve().parent / "test"
+        words = ["trec_eval", *measures, str(test / "qrels.test"), str(test / "results.test")]
+        runs = [rows_for(words, args.trec_eval) for _ in range(max(args.repeat, 5))]
+        best = [min((r[i] for r in runs), key=lambda row: row[1]) for i in range(len(runs[0]))]
+        print_rows(f"trec_eval's test files, -m {' '.join(args.measures)}, best of {len(runs)}", best)
+        return
+    for n_queries in args.queries:
+        folder = Path(args.trec_dir) / f"{n_queries}x{args.docs}"
+        run, qrels = write_trec(folder, *make_data(n_queries, length=args.docs))
+        words = ["trec_eval", *measures, str(qrels), str(run)]
+        runs = [rows_for(words, args.trec_eval) for _ in range(args.repeat)]
+        best = [min((r[i] for r in runs), key=lambda row: row[1]) for i in range(len(runs[0]))]
+        print_rows(f"{n_queries:,} queries x {args.docs:,} documents ({n_queries * args.docs:,} run lines), "
+                   f"-m {' '.join(args.measures) or '(defaults)'}", best)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,22 +1,30 @@
 """embedeval: exact, fast retrieval metrics for embedding spaces and ranked lists."""
 
+import importlib
 from importlib.metadata import PackageNotFoundError, version
-
-from ._embeddings.evaluate import evaluate
-from ._embeddings.retrieval import evaluate_retrieval
-from ._forms.rankings import evaluate_rankings
-from ._forms.scores import evaluate_scores
-from ._metrics.catalogue import list_metrics
-from .accumulator import Accumulator
-from .result import EvaluationResult, PerClass, PerGroup
 
 try:
     __version__ = version("embedeval")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
     __version__ = "0+unknown"
 
+# The public functions and classes, each loaded from its module on first use: ``import embedeval``
+# then costs no faiss, no BLAS and no matplotlib, so that a command that needs none of them
+# (``embedeval trec_eval``, ``embedeval metrics``) starts in a fraction of the time.
+_PUBLIC_NAMES = {
+    "Accumulator": "accumulator",
+    "EvaluationResult": "result",
+    "PerClass": "result",
+    "PerGroup": "result",
+    "evaluate": "_embeddings.evaluate",
+    "evaluate_rankings": "_forms.rankings",
+    "evaluate_retrieval": "_embeddings.retrieval",
+    "evaluate_scores": "_forms.scores",
+    "list_metrics": "_metrics.catalogue",
+}
+
 # The public modules, reachable as attributes of the package (``embedeval.io.read_run``) without
-# importing each one: loaded on first use, so ``import embedeval`` stays as light as before.
+# importing each one: loaded on first use too.
 _PUBLIC_MODULES = (
     "confidence",
     "distributed",
@@ -32,15 +40,17 @@ _PUBLIC_MODULES = (
 
 
 def __getattr__(name: str):
+    if name in _PUBLIC_NAMES:
+        value = getattr(importlib.import_module(f"{__name__}.{_PUBLIC_NAMES[name]}"), name)
+        globals()[name] = value  # found directly from now on
+        return value
     if name in _PUBLIC_MODULES:
-        import importlib
-
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_PUBLIC_MODULES})
+    return sorted({*globals(), *_PUBLIC_NAMES, *_PUBLIC_MODULES})
 
 
 __all__ = [

@@ -16,10 +16,7 @@ import sys
 import threading
 import warnings
 
-from ._argparse import parse
-from ._parser import build_parser
 from ._problems import UsageError
-from ._trec_eval import trec_eval_command
 
 TREC_EVAL = ("trec_eval", "trec-eval")  # the drop-in's names (embedeval trec_eval -q QRELS RUN)
 
@@ -40,9 +37,16 @@ def main(argv=None) -> int:
     130 at once; a closed stdout (``| head``) ends quietly with 141.
     """
     words = list(map(str, sys.argv[1:] if argv is None else argv))
+    # Each branch imports only its own commands: the drop-in is run in loops over many files, so
+    # its start-up is its speed, and it needs neither faiss nor the other commands' modules.
     if words and words[0] in TREC_EVAL:  # trec_eval's own grammar, not argparse's (see _trec_eval_args)
+        from ._trec_eval import trec_eval_command
+
         args = argparse.Namespace(command="trec_eval", run=lambda _: trec_eval_command(words[1:]))
     else:
+        from ._argparse import parse
+        from ._parser import build_parser
+
         args, parse_problems = parse(build_parser(), words)
         if parse_problems:  # every one at once, one line each, no usage block
             for prog, problem in parse_problems:
@@ -68,6 +72,14 @@ def main(argv=None) -> int:
     for problem in problems:
         print(f"{prefix}: error: {problem}", file=sys.stderr)
     return 2
+
+
+def __getattr__(name: str):
+    if name == "build_parser":  # loaded on first use, as main() does
+        from ._parser import build_parser
+
+        return build_parser
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _warning_printer(prefix: str):

@@ -14,11 +14,24 @@ from __future__ import annotations
 
 import array
 import math
+import os
 from pathlib import Path
 
 import numpy as np
 
 from .columns import Columns
+
+# Files smaller than this many bytes are read by the line reader even where pyarrow is installed:
+# importing pyarrow (and the pandas it loads where pandas is installed) takes longer than reading
+# them. The environment variable (read at each call) moves the threshold; the tests set it to 0,
+# so that their small files go through the pyarrow reader too.
+ARROW_FROM = 4 << 20
+ARROW_FROM_VARIABLE = "EMBEDEVAL_ARROW_FROM"
+
+
+def arrow_from() -> int:
+    """The size in bytes from which a TREC file is read with pyarrow (where installed)."""
+    return int(os.environ.get(ARROW_FROM_VARIABLE, ARROW_FROM))
 
 
 def read(path, layout: tuple[str, str, str], exact: bool = False, keep: np.ndarray | None = None) -> Columns:
@@ -29,7 +42,7 @@ def read(path, layout: tuple[str, str, str], exact: bool = False, keep: np.ndarr
     (:func:`keeping`) keeps as strings only the ids that may be judged, the others are hashed and
     dropped. (A document listed twice for a query is found where the lines are grouped by
     query, which then calls :func:`locate_duplicate`.)"""
-    if not exact:
+    if not exact and Path(path).stat().st_size >= arrow_from():
         from . import arrow as _trec_arrow
 
         try:
