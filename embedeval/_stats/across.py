@@ -50,15 +50,15 @@ def _wilcoxon(scores: np.ndarray, pairs, o: dict) -> list:
 
 def _post_hoc_worse(data: Across, mean_ranks: np.ndarray, o: dict):
     """``worse(best, s)``: whether the post-hoc test finds system s significantly worse than the
-    best (Nemenyi's p, or Wilcoxon's with Holm over the k - 1 comparisons with the best)."""
+    best: Nemenyi's p, or Wilcoxon's with Holm's correction over all k (k - 1) / 2 pairs (the
+    best is chosen from the same data, so only a family of every pair covers that choice)."""
     n = len(data.datasets)
     if o["post_hoc"] == "nemenyi":
         return lambda best, s: nemenyi_p_values(mean_ranks, n, [(best, s)])[0] < o["alpha"]
-    best = int(np.argmin(mean_ranks))
-    others = [s for s in range(len(data.systems)) if s != best]
-    tests = _wilcoxon(data.scores, [(best, s) for s in others], o)
-    adjusted = dict(zip(others, adjust([t.p_value for t in tests], "holm"), strict=True))
-    return lambda best_, s: adjusted[s] < o["alpha"] and mean_ranks[s] > mean_ranks[best_]
+    every = _pairs(data.systems, None)
+    adjusted = adjust([t.p_value for t in _wilcoxon(data.scores, every, o)], "holm")
+    p = {frozenset(pair): q for pair, q in zip(every, adjusted, strict=True)}
+    return lambda best, s: p[frozenset((best, s))] < o["alpha"] and mean_ranks[s] > mean_ranks[best]
 
 
 def _dataset_tests(data: Across, pairs, o: dict, rng) -> np.ndarray | None:
@@ -172,7 +172,9 @@ def compare_across(
     for every system); the mean ranks by the bootstrap of the datasets, two-level where
     per-query values exist (each drawn dataset takes one of its query resamples, at random).
     *Tied for first*: the system of lowest mean rank and every system the post-hoc test does not
-    find significantly worse than it at ``alpha``; *could be first*: the systems whose place in
+    find significantly worse than it at ``alpha`` (Nemenyi's p; or Wilcoxon's with Holm over all
+    pairs, whatever ``control``: the best is picked from the same data, and only a family of
+    every pair covers that pick); *could be first*: the systems whose place in
     the bootstrap's replicates has an interval that includes 1. Per pair, the datasets where B is
     above A, below A, or neither, by the paired randomization test of that dataset's per-query
     differences at ``alpha`` (no correction over datasets: each count answers its dataset's

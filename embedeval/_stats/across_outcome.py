@@ -42,7 +42,7 @@ class AcrossComparison:
         The system of lowest mean rank (the first given among equals).
     tied_for_first : list of str
         The best and every system the post-hoc test does not find significantly worse than it at
-        ``alpha`` (Nemenyi's p, or Wilcoxon's with Holm over the k - 1 comparisons with the best).
+        ``alpha`` (Nemenyi's p, or Wilcoxon's with Holm over all k (k - 1) / 2 pairs).
     could_be_first : list of str or None
         The systems whose place interval includes 1 (None without ``confidence``).
     friedman : dict
@@ -128,7 +128,7 @@ class AcrossComparison:
             nemenyi={"q_alpha": o["q_alpha"], "critical_difference": o["cd"]},
             pairs=[cls._pair(o, data, p, settings) for p in range(len(o["pairs"]))],
             settings=settings,
-            notes=_notes(data, f),
+            notes=_notes(data, f, len(o["pairs"]), settings),
         )
 
     @staticmethod
@@ -180,8 +180,15 @@ class AcrossComparison:
         )
 
 
-def _notes(data, f) -> list[str]:
+def _notes(data, f, n_pairs: int, settings: dict) -> list[str]:
     notes = []
+    alpha = settings["alpha"]
+    smallest = min(1.0, n_pairs * 2.0 / 2.0**f.n_datasets)  # Holm's first step on the exact minimum
+    if smallest >= alpha and settings["wilcoxon_method"] != "approx":
+        notes.append(
+            f"with {f.n_datasets} datasets the smallest exact two-sided Wilcoxon p is 2 / 2^{f.n_datasets}; "
+            f"after Holm over {n_pairs} pairs it is {smallest:.3g}, so no pair can be significant by it at {alpha}"
+        )
     if data.per_query is not None:
         lost = [
             f"{d} ({g - v.shape[0]} of {g})"

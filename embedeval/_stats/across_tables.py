@@ -115,7 +115,7 @@ def legend(c) -> dict[str, str]:
     """How every number was made, ``{what: how}``, one sentence each."""
     s = c.settings
     level = s["confidence"]
-    post = "Nemenyi's p" if s["post_hoc"] == "nemenyi" else "Wilcoxon's p with Holm's correction"
+    post = "Nemenyi's p" if s["post_hoc"] == "nemenyi" else "Wilcoxon's p with Holm's correction over all pairs"
     out = {"ranks": "within each dataset, 1 = highest score, ties averaged; mean rank over the datasets"}
     if level:
         levels = "datasets, then the queries of each drawn dataset (two levels)" if s["per_query"] else "datasets"

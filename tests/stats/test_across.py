@@ -188,3 +188,10 @@ def test_per_query_values_of_different_lengths_name_the_dataset():
     data = {"x": {"a": np.ones(3), "b": np.ones(4)}, "y": {"a": np.ones(3), "b": np.ones(3)}}
     with pytest.raises(ValueError, match="dataset 'x'"):
         compare_across(data)
+
+
+def test_a_note_says_when_wilcoxon_holm_cannot_reject_with_so_few_datasets():
+    few = compare_across(np.random.default_rng(10).normal(size=(8, 6)), confidence=None)
+    many = compare_across(np.random.default_rng(10).normal(size=(12, 6)), confidence=None)
+    assert any("no pair can be significant" in n for n in few.notes)
+    assert not any("no pair can be significant" in n for n in many.notes)
