@@ -327,4 +327,7 @@ def plot_critical_difference(comparison, path, title: str = "") -> Path:
         bars = [(max(1.0, centre - cd), min(float(k), centre + cd))]
     for j, (lo, hi) in enumerate(bars):
         ax.hlines(-0.12 - 0.12 * j, lo - 0.05, hi + 0.05, color="#c0392b", lw=3.5)
+    test = "Nemenyi" if c.settings["post_hoc"] == "nemenyi" else "Wilcoxon, Holm"
+    what = "within one CD of the control" if c.settings["control"] else f"not told apart ({test})"
+    ax.text((k + 1) / 2, -depth - 0.2, f"* tied for first; red bars: {what}", ha="center", fontsize=8, color="0.3")
     return _save(fig, path, title)

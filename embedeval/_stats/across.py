@@ -166,7 +166,7 @@ def compare_across(
     F_F = (N - 1) chi2_F / (N (k - 1) - chi2_F) has (k - 1, (k - 1)(N - 1)). Nemenyi's critical
     difference is CD = q_alpha sqrt(k (k + 1) / (6 N)), q_alpha the studentized range quantile
     (infinite degrees of freedom) over sqrt(2); a pair's Nemenyi p-value is the studentized range
-    tail at sqrt(2) |R_i - R_j| / sqrt(k (k + 1) / (6 N)).
+    tail at sqrt(2) abs(R_i - R_j) / sqrt(k (k + 1) / (6 N)).
 
     Intervals: each dataset's values by the percentile bootstrap of its queries (the same draw
     for every system); the mean ranks by the bootstrap of the datasets, two-level where

@@ -97,7 +97,7 @@ def critical_difference(alpha: float, k: int, n: int) -> float:
 
 
 def nemenyi_p_values(mean_ranks: np.ndarray, n: int, pairs: list[tuple[int, int]]) -> np.ndarray:
-    """Nemenyi's p-value of each pair (i, j): P(R >= sqrt(2) |R_i - R_j| / sqrt(k (k + 1) / (6 N)))
+    """Nemenyi's p-value of each pair (i, j): P(R >= sqrt(2) abs(R_i - R_j) / sqrt(k (k + 1) / (6 N)))
     for the studentized range R of k normal values (as ``scikit_posthocs.posthoc_nemenyi_friedman``).
     They control the family-wise error over all pairs already; no further correction."""
     k = mean_ranks.size
