@@ -195,3 +195,16 @@ def test_a_note_says_when_wilcoxon_holm_cannot_reject_with_so_few_datasets():
     many = compare_across(np.random.default_rng(10).normal(size=(12, 6)), confidence=None)
     assert any("no pair can be significant" in n for n in few.notes)
     assert not any("no pair can be significant" in n for n in many.notes)
+
+
+@pytest.mark.parametrize("options", [dict(), dict(control="B"), dict(post_hoc="wilcoxon")])
+def test_the_diagram_names_every_system_and_its_mean_rank(tmp_path, options):
+    from embedeval.plotting import plot_critical_difference
+
+    table = np.random.default_rng(11).normal(size=(12, 5)) + np.linspace(0, 1, 5)
+    c = compare_across(table, confidence=None, **options)
+    path = plot_critical_difference(c, tmp_path / "cd.svg")
+    svg = path.read_text()
+    for s in c.systems:
+        assert f"{c.mean_ranks[s]['mean_rank']:.2f}" in svg
+    assert "CD = " in svg
