@@ -71,7 +71,12 @@ def add_leaderboard_command(sub, **kw) -> None:
         default="wilcox",
         help="Wilcoxon's zero differences (scipy's names; default wilcox: dropped)",
     )
-    lp.add_argument("--wilcoxon-method", choices=("auto", "exact", "approx"), default="auto")
+    lp.add_argument(
+        "--wilcoxon-method",
+        choices=("auto", "exact", "approx"),
+        default="auto",
+        help="Wilcoxon's null distribution: exact, approx (normal, tie-corrected) or auto (scipy's choice, default)",
+    )
     lp.add_argument(
         "--rope",
         type=float,
