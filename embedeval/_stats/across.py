@@ -125,6 +125,8 @@ def compare_across(
         rows and columns named by ``datasets`` and ``systems`` (default ``D1``.. and ``A``..).
     metric : str, optional
         The per-query metric (default: the only one the systems share).
+    systems, datasets : list of str, optional
+        Names of the columns and rows of an array ``data`` (a mapping names its own).
     post_hoc : {"nemenyi", "wilcoxon"}
         The test that says which pairs differ, and so which systems are tied for first:
         Nemenyi's (mean ranks, studentized range) or Wilcoxon's signed-rank over the datasets'
