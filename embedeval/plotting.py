@@ -278,3 +278,56 @@ def plot_hamming_pr(curve, path, title: str = "") -> Path:
     ax.legend(fontsize=8, loc="center right")
     ax.set_title(f"Within radius r ({curve.result.n_evaluated} queries, {d}-bit codes)", fontsize=10)
     return _save(fig, path, title)
+
+
+def plot_critical_difference(comparison, path, title: str = "") -> Path:
+    """The critical-difference diagram (Demšar 2006) of a comparison across datasets
+    (:func:`embedeval.stats.compare_across`): each system at its mean rank on an axis from 1 to k,
+    the best on the left, a bar of Nemenyi's critical difference above the axis, and a thick line
+    under every maximal group of systems the post-hoc test does not tell apart (with a control, the
+    band of one critical difference either side of the control instead). PNG, SVG or PDF by the
+    suffix of ``path``."""
+    from ._stats.across_ranks import not_different_groups
+
+    c = comparison
+    k = len(c.systems)
+    order = sorted(c.systems, key=lambda s: (c.mean_ranks[s]["mean_rank"], c.systems.index(s)))
+    ranks = [c.mean_ranks[s]["mean_rank"] for s in order]
+    left = (k + 1) // 2
+    fig = _figure(max(6.0, 0.9 * k), 1.6 + 0.28 * max(left, k - left))
+    ax = fig.add_subplot(1, 1, 1)
+    ax.set_axis_off()
+    ax.set_xlim(0.3 - 0.25 * k, k + 0.7 + 0.25 * k)
+    depth = 0.4 * (max(left, k - left) + 1)
+    ax.set_ylim(-depth - 0.4, 1.3)
+    ax.hlines(0, 1, k, color="black", lw=1)
+    for r in range(1, k + 1):
+        ax.vlines(r, 0, 0.12, color="black", lw=1)
+        ax.text(r, 0.2, str(r), ha="center", va="bottom", fontsize=9)
+    cd = c.nemenyi["critical_difference"]
+    ax.hlines(0.9, 1, 1 + cd, color="black", lw=1.5)
+    ax.vlines([1, 1 + cd], 0.82, 0.98, color="black", lw=1.5)
+    ax.text(1 + cd / 2, 1.0, f"CD = {cd:.2f} (Nemenyi, alpha {c.settings['alpha']})", ha="center", fontsize=8)
+    for i, (s, r) in enumerate(zip(order, ranks, strict=True)):
+        on_left = i < left
+        y = -0.4 * ((i if on_left else k - 1 - i) + 1)
+        end = 1 - 0.2 * k if on_left else k + 0.2 * k
+        ax.plot([r, r, end], [0, y, y], color="#1f3a93", lw=0.9)
+        star = " *" if s in c.tied_for_first else ""
+        label = f"{s}{star} ({r:.2f})" if on_left else f"({r:.2f}) {s}{star}"
+        ax.text(end, y, label, ha="right" if on_left else "left", va="center", fontsize=9)
+    if c.settings["control"] is None:
+        different = {frozenset((p["a"], p["b"])) for p in c.pairs if p["significant"]}
+        bars = [
+            (c.mean_ranks[g[0]]["mean_rank"], c.mean_ranks[g[-1]]["mean_rank"])
+            for g in not_different_groups(order, different)
+        ]
+    else:
+        centre = c.mean_ranks[c.settings["control"]]["mean_rank"]
+        bars = [(max(1.0, centre - cd), min(float(k), centre + cd))]
+    for j, (lo, hi) in enumerate(bars):
+        ax.hlines(-0.12 - 0.12 * j, lo - 0.05, hi + 0.05, color="#c0392b", lw=3.5)
+    test = "Nemenyi" if c.settings["post_hoc"] == "nemenyi" else "Wilcoxon, Holm"
+    what = "within one CD of the control" if c.settings["control"] else f"not told apart ({test})"
+    ax.text((k + 1) / 2, -depth - 0.2, f"* tied for first; red bars: {what}", ha="center", fontsize=8, color="0.3")
+    return _save(fig, path, title)

@@ -342,3 +342,8 @@ def compare_systems(
         alpha=alpha,
         seed=seed,
     )
+
+
+# Across datasets (leaderboards): documented in their modules.
+from ._stats.across import compare_across  # noqa: E402, F401
+from ._stats.across_files import read_mteb_results  # noqa: E402, F401

@@ -15,7 +15,7 @@ from .._metrics.registry import (
 )
 from .._metrics.ties import RULES
 from ._argparse import Parser, make_lenient
-from ._commands import evaluate_command, reality_check_command, retrieval_command
+from ._commands import add_leaderboard_command, evaluate_command, reality_check_command, retrieval_command
 from ._compare import compare_command
 from ._compare_dense import add_dense_arguments
 from ._metrics_command import add_metrics_command
@@ -156,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     rc.add_argument("--markdown", action="store_true", help="deprecated: the same as --format markdown")
     rc.set_defaults(run=reality_check_command)
     add_metrics_command(sub, **sub_kw)
+    add_leaderboard_command(sub, **sub_kw)
     for name, command in sub.choices.items():  # each command's help shows its own examples
         command.epilog = _examples(name)
         command.set_defaults(command_parser=command)  # its usage for argument errors found later

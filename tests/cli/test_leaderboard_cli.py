@@ -1,0 +1,152 @@
+"""``embedeval leaderboard``: each source of scores (a table, per-query values, TREC runs with a
+qrels per dataset, an MTEB folder), every format, the diagram, and problems said one line each."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from runner import run_cli as run
+
+from embedeval.stats import compare_across
+
+SYSTEMS = ("bm25", "dense", "hybrid")
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("leaderboard")
+    rng = np.random.default_rng(0)
+    scores = rng.uniform(0.2, 0.8, size=(6, 3)) + np.array([0.0, 0.05, 0.1])
+    lines = ["dataset," + ",".join(SYSTEMS)] + [
+        f"set{i}," + ",".join(f"{v:.4f}" for v in row) for i, row in enumerate(scores)
+    ]
+    (d / "scores.csv").write_text("\n".join(lines) + "\n")
+    rows = ["dataset,system,query,value"]
+    for t in range(5):
+        for s, name in enumerate(SYSTEMS):
+            rows += [f"set{t},{name},q{q},{v:.4f}" for q, v in enumerate(rng.uniform(0, 1, 20) * 0.8 + 0.1 * s)]
+    (d / "per_query.csv").write_text("\n".join(rows) + "\n")
+    for t in range(3):  # TREC: a qrels and a run per system per dataset
+        folder = d / f"trec{t}"
+        folder.mkdir()
+        with (folder / "qrels.txt").open("w") as f:
+            for q in range(12):
+                f.write("".join(f"q{q} 0 d{doc} {int(doc < 3)}\n" for doc in range(10)))
+        for s, name in enumerate(SYSTEMS):
+            with (folder / f"{name}.txt").open("w") as f:
+                for q in range(12):
+                    score = -np.arange(10) / 3 + rng.normal(0, 3.0 - s, 10)
+                    for rank, doc in enumerate(np.argsort(-score)):
+                        f.write(f"q{q} Q0 d{doc} {rank + 1} {score[doc]:.5f} {name}\n")
+    return d, scores
+
+
+def test_scores_table_prints_the_leaderboard_and_the_tests(files):
+    d, scores = files
+    out = run("leaderboard", "--scores", d / "scores.csv", "--bootstrap", 200)
+    assert out.returncode == 0, out.stderr
+    want = compare_across(np.round(scores, 4), systems=SYSTEMS, n_bootstrap=200)
+    assert f"chi2 = {want.friedman['statistic']:.3f}" in out.stdout
+    assert f"tied for first: {', '.join(want.tied_for_first)}" in out.stdout
+    assert "mean rank [95% interval]" in out.stdout
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html", "latex", "csv", "json"])
+def test_every_format(files, fmt):
+    d, _ = files
+    out = run("leaderboard", "--scores", d / "scores.csv", "--bootstrap", 100, "--format", fmt)
+    assert out.returncode == 0, out.stderr
+    if fmt == "json":
+        assert json.loads(out.stdout)["systems"] == list(SYSTEMS)
+    else:
+        assert all(s in out.stdout for s in SYSTEMS)
+
+
+def test_per_query_values_give_intervals_and_dataset_counts(files):
+    d, _ = files
+    out = run(
+        "leaderboard", "--per-query", d / "per_query.csv", "--bootstrap", 100, "--resamples", 200, "--format", "json"
+    )
+    assert out.returncode == 0, out.stderr
+    c = json.loads(out.stdout)
+    assert c["n_queries"] == {f"set{t}": 20 for t in range(5)}
+    pair = c["pairs"][0]
+    assert pair["datasets_b_above"] + pair["datasets_b_below"] + pair["datasets_neither"] == 5
+
+
+def test_trec_runs_with_a_qrels_per_dataset(files):
+    d, _ = files
+    args = []
+    for t in range(3):
+        f = d / f"trec{t}"
+        args += ["--trec", f"t{t}", f / "qrels.txt", *(f / f"{s}.txt" for s in SYSTEMS)]
+    out = run("leaderboard", *args, "--metric", "map", "--bootstrap", 100, "--resamples", 200, "--format", "json")
+    assert out.returncode == 0, out.stderr
+    c = json.loads(out.stdout)
+    assert c["metric"] == "map" and c["datasets"] == ["t0", "t1", "t2"] and c["systems"] == list(SYSTEMS)
+
+
+def test_mteb_folder(tmp_path):
+    for model, value in (("org__a", 0.5), ("org__b", 0.6)):
+        folder = tmp_path / model / "rev"
+        folder.mkdir(parents=True)
+        for task, shift in (("T1", 0.0), ("T2", 0.1), ("T3", -0.1)):
+            entry = {"main_score": value + shift, "hf_subset": "default", "languages": ["eng-Latn"]}
+            (folder / f"{task}.json").write_text(json.dumps({"task_name": task, "scores": {"test": [entry]}}))
+    out = run("leaderboard", "--mteb", tmp_path, "--no-ci", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["best"] == "org/b"
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg", ".pdf"])
+def test_plot_writes_the_diagram(files, tmp_path, suffix):
+    d, _ = files
+    path = tmp_path / f"cd{suffix}"
+    out = run("leaderboard", "--scores", d / "scores.csv", "--no-ci", "--plot", path)
+    assert out.returncode == 0, out.stderr
+    assert path.stat().st_size > 1000 and f"wrote {path}" in out.stderr
+
+
+def test_problems_are_said_at_once_one_line_each_without_traceback(tmp_path):
+    out = run(
+        "leaderboard",
+        "--scores",
+        tmp_path / "none.csv",
+        "--mteb",
+        tmp_path / "nowhere",
+        "--alpha",
+        "1.5",
+        "--plot",
+        "cd.gif",
+        "--bootstrap",
+        "0",
+        "--metric",
+        "map",
+        "--rope",
+        "-1",
+    )
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert "Traceback" not in out.stderr
+    for part in (
+        "one source of scores",
+        "--scores: no such file",
+        "--mteb: no such folder",
+        "--alpha must be in",
+        "--plot must end in",
+        "--bootstrap must be >= 1",
+        "--metric goes with --trec",
+        "--rope must be",
+    ):
+        assert sum(part in line for line in lines) == 1, (part, lines)
+    assert all(line.startswith("embedeval leaderboard: error: ") for line in lines)
+
+
+def test_an_unknown_control_and_a_short_trec_say_so(files):
+    d, _ = files
+    out = run("leaderboard", "--scores", d / "scores.csv", "--control", "nobody")
+    assert out.returncode == 2 and "'control' must name one of the systems" in out.stderr
+    out = run("leaderboard", "--trec", "x", d / "trec0" / "qrels.txt")
+    assert out.returncode == 2 and "--trec needs NAME QRELS RUN [RUN ...]" in out.stderr
