@@ -3,6 +3,7 @@
 from importlib.metadata import PackageNotFoundError, version
 
 from ._embeddings.evaluate import evaluate
+from ._embeddings.neighbors import Neighbors, neighbors
 from ._embeddings.retrieval import evaluate_retrieval
 from ._forms.rankings import evaluate_rankings
 from ._forms.scores import evaluate_scores
@@ -46,6 +47,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "Accumulator",
     "EvaluationResult",
+    "Neighbors",
     "PerClass",
     "PerGroup",
     "__version__",
@@ -54,4 +56,5 @@ __all__ = [
     "evaluate_retrieval",
     "evaluate_scores",
     "list_metrics",
+    "neighbors",
 ]
