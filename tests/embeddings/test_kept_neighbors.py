@@ -38,7 +38,15 @@ def test_retrieval_keeps_grades_and_the_threshold_decides_relevance():
     x = np.array([[0.0], [1.0], [2.0], [3.0]], dtype=np.float32)
     qrels = {"q": {"1": 1, "2": 2}}
     result = embedeval.evaluate_retrieval(
-        x[:1], x, qrels, query_ids=["q"], corpus_ids=list("0123"), metrics=["ndcg@3"], threshold=2, keep_neighbors=3
+        x[:1],
+        x,
+        qrels,
+        query_ids=["q"],
+        corpus_ids=list("0123"),
+        metrics=["ndcg@3"],
+        threshold=2,
+        keep_neighbors=3,
+        distance="euclidean",
     )
     kept = result.neighbors
     assert kept.indices.tolist() == [[0, 1, 2]]
