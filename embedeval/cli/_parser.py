@@ -18,6 +18,7 @@ from ._argparse import Parser, make_lenient
 from ._commands import evaluate_command, reality_check_command, retrieval_command
 from ._compare import compare_command
 from ._compare_dense import add_dense_arguments
+from ._explore import add_explorer_commands
 from ._metrics_command import add_metrics_command
 from ._output import FORMATS, RANKED_FORMATS
 from ._ranked import rankings_command, scores_command
@@ -46,6 +47,7 @@ EXAMPLES = """examples:
 """
 _KEY_HELP = "array name in .npz / column in .parquet embedding files"
 _LABEL_KEY_HELP = "array name in .npz / column in .parquet label files"
+_CI_HELP = "level of the percentile bootstrap intervals of per-query metrics (default 0.95)"
 
 
 def _confidence_level(text: str) -> float:
@@ -83,9 +85,7 @@ def _ties_option(p, default: str) -> None:
     )
 
 
-def _output_options(
-    p, ci_help="level of the percentile bootstrap intervals of per-query metrics (default 0.95)", formats=FORMATS
-):
+def _output_options(p, ci_help=_CI_HELP, formats=FORMATS):
     p.add_argument("--format", choices=formats, default="table", help="output on stdout (default: table)")
     p.add_argument("--ci", type=_confidence_level, metavar="LEVEL", help=ci_help)
     p.add_argument("--no-ci", action="store_true", help="no bootstrap intervals (they are on by default)")
@@ -156,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     rc.add_argument("--markdown", action="store_true", help="deprecated: the same as --format markdown")
     rc.set_defaults(run=reality_check_command)
     add_metrics_command(sub, **sub_kw)
+    add_explorer_commands(sub, **sub_kw)  # neighbors, and --explore on the commands that evaluate or compare
     for name, command in sub.choices.items():  # each command's help shows its own examples
         command.epilog = _examples(name)
         command.set_defaults(command_parser=command)  # its usage for argument errors found later

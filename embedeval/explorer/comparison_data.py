@@ -9,8 +9,6 @@ and rank intervals (the comparison itself).
 
 from __future__ import annotations
 
-import numpy as np
-
 
 def comparison_data(comparison, title: str = "", query_ids=None) -> dict:
     """Everything the comparison page draws, as JSON-ready values."""
@@ -45,9 +43,3 @@ def comparison_data(comparison, title: str = "", query_ids=None) -> dict:
         "notes": comparison.notes,
         "queries": queries,
     }
-
-
-def largest_differences(values_a: np.ndarray, values_b: np.ndarray, n: int = 20) -> np.ndarray:
-    """Positions of the ``n`` queries where B - A is largest in size, largest first (ties by position)."""
-    size = np.abs(values_b - values_a)
-    return np.lexsort((np.arange(size.size), -size))[:n]
