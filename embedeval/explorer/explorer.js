@@ -14,7 +14,8 @@
 
   var D = JSON.parse(document.getElementById("explorer-data").textContent);
   var app = document.getElementById("app");
-  var SVGNS = "http://www.w3.org/2000/svg";
+  // The SVG namespace, read off an <svg> the HTML parser made, so that the page holds no address.
+  var SVGNS = document.getElementById("svg-namespace").namespaceURI;
   var PAGE = 100; // query rows drawn at once ("show more" adds as many)
 
   // ---------- small helpers ----------
