@@ -290,7 +290,7 @@
       rows.slice(0, shown).forEach(function (i) {
         var skip = Q.skip && Q.skip[i] >= 0 ? D.skip_reasons[Q.skip[i]] : "";
         var name = Q.ids ? Q.ids[i] : String(i);
-        var cells = [el("td", { text: name + (nIndex[i] !== undefined ? "" : " \u00b7") }), el("td", { text: label(i) })]
+        var cells = [el("td", { text: name + (D.neighbours && nIndex[i] === undefined ? " \u00b7" : "") }), el("td", { text: label(i) })]
           .concat(metrics.map(function (m) { return el("td", { class: "num", text: fmt(Q.values[m][i]) }); }),
             [el("td", { class: "num", text: Q.first ? (Q.first[i] ? String(Q.first[i]) : "none kept") : "\u2013" }), el("td", { class: "note", text: skip })]);
         var tr = el("tr", { class: "clickable" + (String(i) === state.query ? " selected" : ""), "data-query": i }, cells);
@@ -301,7 +301,8 @@
         var key = th.getAttribute("data-key");
         th.setAttribute("aria-sort", key && key === sortKey ? (order > 0 ? "ascending" : "descending") : "none");
       });
-      countLine.textContent = count(rows.length) + " queries match; showing " + count(Math.min(shown, rows.length)) + ". Queries marked \u00b7 have no neighbours on this page.";
+      countLine.textContent = count(rows.length) + " queries match; showing " + count(Math.min(shown, rows.length)) + "." +
+        (D.neighbours ? " Queries marked \u00b7 have no neighbours on this page." : "");
       more.hidden = shown >= rows.length;
     }
     function showQuery(i) {

@@ -208,3 +208,15 @@ def test_the_comparison_page_draws_pairs_scatter_and_differences(browser, tmp_pa
         browser.set_window_size(width, 900)
         browser.save_screenshot(str(shots / f"compare-{width}.png"))
     browser.set_window_size(1280, 900)
+
+
+def test_a_page_without_neighbours_labels_or_intervals_still_draws(browser, tmp_path):
+    """Ranked lists: no neighbours, no classes, no intervals; the page says so and draws the rest."""
+    run = {"q1": ["a", "b", "c"], "q2": ["c", "a"], "q3": ["x"]}
+    qrels = {"q1": {"a": 1, "c": 2}, "q2": {"a": 1}, "q3": {"z": 1}}
+    result = embedeval.evaluate_rankings(run, qrels, metrics=["ndcg@3", "map"])
+    _open(browser, result.explore(tmp_path / "rankings.html"), "#query=2")
+    assert _column(browser, "query-table", 0) == ["q1", "q2", "q3"]
+    assert "no neighbours kept" in browser.find_element(By.ID, "no-neighbours").text
+    assert browser.find_element(By.TAG_NAME, "h1").location["y"] < 60  # nothing drawn above the title
+    assert _problems(browser) == ([], [])
