@@ -21,6 +21,8 @@ _PUBLIC_NAMES = {
     "evaluate_retrieval": "_embeddings.retrieval",
     "evaluate_scores": "_forms.scores",
     "list_metrics": "_metrics.catalogue",
+    "neighbors": "_embeddings.neighbors",
+    "Neighbors": "_embeddings.neighbors",
 }
 
 # The public modules, reachable as attributes of the package (``embedeval.io.read_run``) without
@@ -56,6 +58,7 @@ def __dir__() -> list[str]:
 __all__ = [
     "Accumulator",
     "EvaluationResult",
+    "Neighbors",
     "PerClass",
     "PerGroup",
     "__version__",
@@ -64,4 +67,5 @@ __all__ = [
     "evaluate_retrieval",
     "evaluate_scores",
     "list_metrics",
+    "neighbors",
 ]

@@ -200,13 +200,13 @@ def plot_evaluation(result, path, title: str = "") -> Path:
     panels = int(bool(ks)) + int(per_class is not None)
     if panels == 0:
         raise ValueError("nothing to plot: the result has no recall@k and no per-class map@r")
+    from matplotlib.ticker import MaxNLocator
+
     fig = _figure(5.0 * panels, 3.8)
     i = 1
     if ks:
         ax = fig.add_subplot(1, panels, i)
         ax.plot(ks, [result.summary[f"recall@{k}"] for k in ks], "-o", ms=3, color=_COLORS[0])
-        from matplotlib.ticker import MaxNLocator
-
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("k")
         ax.set_ylabel("Recall@k (a same-label item in the top k)")
@@ -224,6 +224,7 @@ def plot_evaluation(result, path, title: str = "") -> Path:
             lw=1,
             label=f"macro average {result.per_class.macro['map@r']:.4f}",
         )
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # a count of classes: no fractional ticks
         ax.set_xlabel("MAP@R of a class (mean over its queries)")
         ax.set_ylabel("classes")
         ax.set_title(f"Per-class MAP@R ({per_class.size} classes)", fontsize=10)
@@ -253,15 +254,18 @@ def plot_hamming_pr(curve, path, title: str = "") -> Path:
     for group in labelled:
         t = group[0]
         # The curve falls from left to right: below-left of a point lies under it, free of the line;
-        # near recall 0 the curve rises vertically, so the label goes to the right.
+        # near recall 0 the curve rises vertically, so the label goes to the right, and at the origin
+        # (small radii: nothing within r) up and right, off the axes' corner, with a leader line.
         under = curve.recall[t] > 0.15
+        corner = not under and curve.precision[t] < 0.15
         ax.annotate(
             "r=" + ",".join(map(str, group)),
             (curve.recall[t], curve.precision[t]),
             textcoords="offset points",
-            xytext=(-8, -14) if under else (8, 2),
+            xytext=(-8, -14) if under else (28, 22) if corner else (8, 2),
             ha="right" if under else "left",
             fontsize=8,
+            arrowprops={"arrowstyle": "-", "lw": 0.6, "color": "0.4"} if corner else None,
         )
     ax.set_xlabel("recall within radius r")
     ax.set_ylabel("precision within radius r")

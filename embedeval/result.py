@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._core.kept import KeptNeighbors
 from ._core.names import safe_keys
 from ._core.skips import Skipped, skip_code
 from ._core.text import aligned_table, group_table, metric_table, wrapped
@@ -127,6 +128,8 @@ class EvaluationResult:
     per_group : PerGroup or None
         The per-query metrics averaged within each group, beside the overall ``summary``
         (set-level metrics are not split); None without ``groups``.
+    neighbors : KeptNeighbors or None
+        Each query's top k (ids, distances, relevance, R) with ``keep_neighbors=k``; else None.
     """
 
     summary: dict[str, float]
@@ -143,6 +146,7 @@ class EvaluationResult:
     skip_codes: np.ndarray | None = None
     query_groups: np.ndarray | None = None
     per_group: PerGroup | None = None
+    neighbors: KeptNeighbors | None = None
 
     @property
     def n_skipped(self) -> int:
@@ -243,7 +247,7 @@ class EvaluationResult:
         codes = None if self.skip_codes is None else self.skip_codes[idx]
         whole = idx.size == self.n_queries and np.array_equal(np.sort(idx), np.arange(self.n_queries))
         kept = self.set_metrics if whole else []
-        return EvaluationResult.from_per_query(
+        taken = EvaluationResult.from_per_query(
             {name: v[idx] for name, v in self.per_query.items()},
             {name: text for name, text in self.definitions.items() if name in self.per_query or name in kept},
             self.conventions,
@@ -255,10 +259,11 @@ class EvaluationResult:
             set_values={name: self.summary[name] for name in kept},
             groups=None if self.query_groups is None else self.query_groups[idx],
         )
+        return dataclasses.replace(taken, neighbors=self.neighbors and self.neighbors.take(idx))
 
     def select(self, names) -> EvaluationResult:
         """The result with only the metrics ``names`` (canonical names, in the given order)."""
-        return EvaluationResult.from_per_query(
+        selected = EvaluationResult.from_per_query(
             {name: self.per_query[name] for name in names if name in self.per_query},
             {name: self.definitions[name] for name in names},
             self.conventions,
@@ -270,6 +275,7 @@ class EvaluationResult:
             set_values={name: self.summary[name] for name in names if name not in self.per_query},
             groups=self.query_groups,
         )
+        return dataclasses.replace(selected, neighbors=self.neighbors)
 
     def with_groups(self, groups) -> EvaluationResult:
         """The same result with per-group summaries (:attr:`per_group`) for ``groups``: one
@@ -333,6 +339,19 @@ class EvaluationResult:
             lines += ["", "per group (mean over each group's evaluated queries; set-level metrics are not split):"]
             lines.append(aligned_table(*group_table(self), rule="columns"))
         return "\n".join(lines)
+
+    def explore(self, path, images=None, **options):
+        """Write one self-contained HTML page to explore this result; see :func:`embedeval.explorer.write_page`."""
+        from .explorer import write_page
+
+        return write_page(self, path, images=images, **options)
+
+    def per_query_table(self) -> dict:
+        """``{"columns": [...], "data": [[...], ...]}``: one row per query, in the form W&B's
+        ``wandb.Table(**table)`` and MLflow's ``log_table`` take (docs/integrations/loggers.md)."""
+        from .explorer import per_query_table
+
+        return per_query_table(self)
 
     def __str__(self) -> str:
         return self.table()

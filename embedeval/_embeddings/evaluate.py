@@ -28,6 +28,7 @@ from .._relevance.self_reference import read_query_rows, warn_if_rows_differ, wa
 from .._search import Device
 from .._setlevel.steps import SetStep, split
 from ..result import EvaluationResult
+from .kept import with_kept
 from .labelled import (
     class_codes,
     config,
@@ -64,6 +65,7 @@ def evaluate(
     check_sample: int = 1000,
     seed: int = 0,
     groups=None,
+    keep_neighbors: int | None = None,
 ) -> EvaluationResult:
     r"""Evaluate an embedding space for retrieval with class labels.
 
@@ -174,6 +176,10 @@ def evaluate(
     groups : array-like of shape (n_queries,), optional
         One group per query (language, category, camera, ...): each per-query metric is also
         averaged within each group, in ``result.per_group`` (set-level metrics are not split).
+    keep_neighbors : int, optional
+        Keep each query's first ``keep_neighbors`` neighbours on the result (``result.neighbors``:
+        ids, distances, relevance, R), for :meth:`EvaluationResult.explore`: the exact ones, ties
+        by lower index, found by one more search after the metrics. Float embeddings only.
 
     Returns
     -------
@@ -261,7 +267,7 @@ def evaluate(
     codes = relevance.skip_codes() if ranked else np.full(queries.shape[0], -1, dtype=np.int8)
     if len(reasons) == 1:  # leave-one-out alone: a query without another member of its class
         codes = np.minimum(codes, 0)
-    return EvaluationResult.from_per_query(
+    result = EvaluationResult.from_per_query(
         per_query,
         {m.name: m.definition for m in parsed},
         {**conventions(distance, relevance, reference is None, own, own_only, ties), **set_conventions},
@@ -278,3 +284,4 @@ def evaluate(
         set_values=set_values,
         groups=query_groups,
     )
+    return with_kept(result, options, queries, references, relevance, scale)

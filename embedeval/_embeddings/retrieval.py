@@ -27,6 +27,7 @@ from .._relevance.ignore import read_keys, read_lists
 from .._relevance.judged import ABSENT_DOCS, id_positions, read_judgements
 from .._search import Device
 from ..result import EvaluationResult
+from .kept import with_kept
 
 SKIP_REASONS = (
     "no judged item reaches the relevance threshold (R = 0)",
@@ -62,6 +63,7 @@ def evaluate_retrieval(
     check_sample: int = 1000,
     seed: int = 0,
     groups=None,
+    keep_neighbors: int | None = None,
 ) -> EvaluationResult:
     r"""Evaluate dense retrieval against relevance judgements: every query ranks the whole corpus.
 
@@ -115,6 +117,8 @@ def evaluate_retrieval(
     groups : array-like of shape (n_queries,) or mapping, optional
         One group per query row (language, subset, ...), or ``{query id: group}`` with
         ``query_ids``: each metric is also averaged within each group, in ``result.per_group``.
+    keep_neighbors : int, optional
+        As in :func:`evaluate`: each query's first corpus neighbours, kept on ``result.neighbors``.
 
     Returns
     -------
@@ -177,7 +181,7 @@ def evaluate_retrieval(
     }
     if query_ids is not None:
         config["query_ids"] = _id_list(query_ids)
-    return EvaluationResult.from_per_query(
+    result = EvaluationResult.from_per_query(
         per_query,
         {m.name: m.definition for m in parsed},
         _conventions(threshold, empty, options.distance, relevance, ties),
@@ -187,6 +191,7 @@ def evaluate_retrieval(
         approximation=approximation,
         groups=query_groups,
     )
+    return with_kept(result, options, q, c, relevance, scale)
 
 
 def _id_list(ids) -> list | None:

@@ -30,7 +30,7 @@ class Options:
     ties : {None, "expected", "optimistic", "pessimistic"}
         None is the index rule (references at equal distance ranked by index).
     block_size, n_threads, progress, shard_size, stream_reference, client, index, index_params,
-    device, check_sample, seed
+    device, check_sample, seed, keep_neighbors
         The execution settings of :func:`embedeval.evaluate`, with its defaults. ``device`` is
         ``"cpu"`` or a :class:`~embedeval._search.Device` once checked (``"gpu"`` becomes one).
     """
@@ -48,6 +48,7 @@ class Options:
     device: str | Device = "cpu"
     check_sample: int = 1000
     seed: int = 0
+    keep_neighbors: int | None = None
 
     @classmethod
     def from_arguments(cls, metrics, arguments: dict) -> Options:
@@ -67,6 +68,8 @@ class Options:
             if getattr(raw, name) is not None:
                 checked[name] = check_positive_int(getattr(raw, name), name)
         checked["device"] = _check_device(raw)
+        if raw.keep_neighbors is not None:
+            checked["keep_neighbors"] = _check_kept(raw)
         if raw.index != "flat":
             _check_approximate(raw, metrics)
             checked["check_sample"] = check_positive_int(raw.check_sample, "check_sample")
@@ -123,6 +126,12 @@ def _check_device(raw: Options):
             "and stream_reference"
         )
     return gpu_device() if device == "gpu" else device  # fails here, before any work, without a GPU
+
+
+def _check_kept(raw: Options) -> int:
+    if raw.distance == HAMMING:
+        raise ValueError("'keep_neighbors' keeps the neighbours of float embeddings; got distance='hamming'")
+    return check_positive_int(raw.keep_neighbors, "keep_neighbors")
 
 
 def _check_approximate(raw: Options, metrics) -> None:

@@ -50,6 +50,10 @@ class SystemComparison:
         What a reader must know (queries left out, a test that ignores run variance, ...).
     replicates : numpy.ndarray of shape (n_bootstrap, n_systems, n_metrics) or None
         The bootstrap replicate means, for any further statistic.
+    query_values : numpy.ndarray of shape (n_systems, n_queries, n_metrics) or None
+        Each compared query's value per system (mean over its runs), for :meth:`explore`.
+    query_positions : numpy.ndarray of shape (n_queries,) or None
+        The compared queries' positions among the queries given.
     """
 
     systems: list[str]
@@ -64,6 +68,8 @@ class SystemComparison:
     settings: dict
     notes: list[str] = field(default_factory=list)
     replicates: np.ndarray | None = None
+    query_values: np.ndarray | None = None
+    query_positions: np.ndarray | None = None
 
     @classmethod
     def build(cls, data, o: dict, settings: dict, replicates) -> SystemComparison:
@@ -104,6 +110,8 @@ class SystemComparison:
             settings=settings,
             notes=_notes(data, settings),
             replicates=replicates,
+            query_values=data.run_means,
+            query_positions=data.positions,
         )
 
     @staticmethod
@@ -157,6 +165,13 @@ class SystemComparison:
             "settings": self.settings,
             "notes": self.notes,
         }
+
+    def explore(self, path, *, title: str = "", query_ids=None):
+        """Write one self-contained HTML page to explore this comparison (per-query scatter of each
+        pair, win/tie/loss, largest differences, rank intervals); see :mod:`embedeval.explorer`."""
+        from ..explorer import write_comparison_page
+
+        return write_comparison_page(self, path, title=title, query_ids=query_ids)
 
     def table(self, fmt: str = "table") -> str:
         """The comparison as ``fmt``: ``"table"``, ``"markdown"``, ``"csv"``, ``"json"`` or ``"latex"``."""

@@ -26,12 +26,15 @@ class Systems:
         Per system; only the queries every system and run evaluated (finite in every metric).
     n_given : int
         Queries given before that restriction.
+    positions : numpy.ndarray of shape (n_queries,) or None
+        The compared queries' positions among those given (the first system's order).
     """
 
     names: list[str]
     metrics: list[str]
     runs: list[np.ndarray]
     n_given: int
+    positions: np.ndarray | None = None
 
     @property
     def run_means(self) -> np.ndarray:
@@ -146,7 +149,7 @@ def read_systems(systems, metrics=None) -> Systems:
     keep = ~np.any([np.isnan(r).any(axis=(0, 2)) for r in runs], axis=0)
     if not keep.any():
         raise ValueError("'systems': no query was evaluated by every system and run (each has a NaN somewhere)")
-    return Systems(list(arrays), names, [r[:, keep] for r in runs], int(n_given))
+    return Systems(list(arrays), names, [r[:, keep] for r in runs], int(n_given), np.flatnonzero(keep))
 
 
 def _id_order(read: list, id_lists: list) -> list:

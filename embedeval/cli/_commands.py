@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .._metrics.registry import EMBEDDINGS, RANKINGS, parse_metrics
+from ._explore import explore_depth
 from ._leaderboard import add_leaderboard_command  # noqa: F401  (registered by _parser)
 from ._loaders import load_array, load_groups, load_ids, load_keys, load_label_sets, load_labels, load_pairs
 from ._output import Progress, emit, format_comparison, format_examples
@@ -34,6 +35,7 @@ def _searched(evaluate_function, args, *inputs, **options):
             device=args.device,
             progress=progress,
             ties=args.ties,
+            keep_neighbors=explore_depth(args),
             **options,
         )
     finally:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .._metrics.registry import DEFAULT_EMBEDDING_METRICS, DEFAULT_RANKING_METRICS, EMBEDDINGS, RANKINGS
 from . import _compare_dense as dense
+from ._explore import explore_comparison
 from ._problems import UsageError, argument_problems, report_problems, set_level_problems
 
 _RUN = "run"
@@ -121,6 +122,7 @@ def _new_options(args) -> bool:
         or args.correction
         or args.no_ci
         or args.format == "latex"
+        or args.explore
     )
 
 
@@ -201,6 +203,7 @@ def _compare(args, results: dict, inputs: dict[str, str]) -> int:
 
         write_comparison_report(args.report, comparison, inputs=inputs, command=getattr(args, "command_line", None))
         print(f"wrote {args.report}", file=sys.stderr)
+    explore_comparison(comparison, args)
     return 0
 
 

@@ -21,6 +21,7 @@ from .._core.text import (
     percent,
 )
 from ..result import interval_note
+from ._explore import explore_result
 
 FORMATS = ("table", "json", "csv", "markdown")
 BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED = 2000, 0  # the intervals of --ci
@@ -190,6 +191,7 @@ def emit(result, args, inputs: dict, figure=None) -> None:
             per_query=getattr(args, "per_query", False),
         )
         print(f"wrote {args.report}", file=sys.stderr)
+    explore_result(result, args, intervals)
 
 
 def safe_names(result, intervals=None):

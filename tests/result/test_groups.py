@@ -6,9 +6,9 @@ import json
 
 import numpy as np
 import pytest
+from runner import run_cli
 
 import embedeval
-from tests.runner import run_cli
 
 # A group evaluated alone may have no evaluated query: that evaluation warns, as it should.
 pytestmark = pytest.mark.filterwarnings("ignore:no query")

@@ -102,7 +102,7 @@ def test_safe_to_dict_keeps_values_and_order():
 def test_names_safe_on_the_command_line(tmp_path):
     import json
 
-    from tests.runner import run_cli
+    from runner import run_cli
 
     rng = np.random.default_rng(2)
     np.save(tmp_path / "x.npy", rng.normal(size=(30, 3)).astype(np.float32))

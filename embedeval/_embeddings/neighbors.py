@@ -1,0 +1,165 @@
+"""Each query's exact nearest references: :func:`neighbors`, the ground truth of ANN benchmarks.
+
+The search is the one every evaluation uses (:class:`~embedeval._search.FlatSearcher`: faiss
+proposes candidates, float64 decides their order, ties go to the lower index), run over blocks
+of queries so that memory stays bounded by the inputs, the output and one block's work.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._core import budget as _budget
+from .._inputs.arrays import DISTANCES, as_embeddings, check_choice, check_directions, prepare
+from .._inputs.magnitude import into_safe_range
+from .._search import FlatSearcher
+from .._search.float64 import pair_distances
+
+__all__ = ["Neighbors", "neighbors"]
+
+
+@dataclass(frozen=True, repr=False)
+class Neighbors:
+    """What :func:`neighbors` returns: each query's ``k`` nearest references, nearest first.
+
+    Attributes
+    ----------
+    indices : numpy.ndarray of shape (n_queries, k), int64
+        Row positions in the reference (in the queries themselves in leave-one-out).
+    distances : numpy.ndarray of shape (n_queries, k), float64
+        The distance of each neighbour, non-decreasing along a row: the euclidean distance,
+        ``1 - cosine similarity``, or minus the inner product.
+    distance : str
+        The distance that ranked them.
+    leave_one_out : bool
+        Whether the queries were searched among themselves, each excluding itself.
+    """
+
+    indices: np.ndarray
+    distances: np.ndarray
+    distance: str
+    leave_one_out: bool
+
+    @property
+    def k(self) -> int:
+        return int(self.indices.shape[1])
+
+    def __repr__(self) -> str:
+        n, k = self.indices.shape
+        return f"Neighbors(n_queries={n}, k={k}, distance={self.distance!r}, leave_one_out={self.leave_one_out})"
+
+
+def neighbors(queries, reference=None, *, k: int = 10, distance: str = "euclidean", block_size: int | None = None):
+    r"""Each query's exact ``k`` nearest references and their float64 distances.
+
+    Exact ground truth for approximate nearest-neighbour (ANN) benchmarks: the ranking a full
+    stable sort of float64 distances would give, whatever the block size or thread count.
+    Distances are computed in float64 from the float32 vectors as searched (cosine rows
+    normalised in float64 first); references at exactly equal float64 distance are ranked by
+    index, lower first. Exact copies of a query in the reference are ranked like any other row.
+
+    Parameters
+    ----------
+    queries : array-like of shape (n_queries, d)
+        Finite real numbers (float64 is rounded to float32, the precision faiss computes in).
+    reference : array-like of shape (n_references, d), optional
+        The rows to search. Default: leave-one-out, the queries themselves, each query
+        excluding its own row (by index: its duplicates stay).
+    k : int
+        Neighbours per query, from 1 to the number of references (minus one in leave-one-out).
+    distance : {"euclidean", "cosine", "inner_product"}
+        ``"euclidean"`` ranks by :math:`\lVert q - r \rVert^2` and reports
+        :math:`\lVert q - r \rVert`; ``"cosine"`` ranks and reports
+        :math:`1 - \cos(q, r)` (no row may be all zeros); ``"inner_product"`` ranks and reports
+        :math:`-q \cdot r` (largest inner product first).
+    block_size : int, optional
+        Queries searched at once (default: as many as the memory budget allows, at most 4096).
+        Changes time and memory only, never the result.
+
+    Returns
+    -------
+    Neighbors
+        ``indices`` of shape (n_queries, k), int64, and ``distances`` of the same shape,
+        float64, nearest first.
+
+    Raises
+    ------
+    ValueError
+        For a ``k`` out of range, an unknown ``distance``, arrays of different dimensions,
+        non-finite values, or an all-zero row under cosine.
+
+    Notes
+    -----
+    Memory: the inputs, the output (16 bytes per neighbour) and one block's search; no
+    queries x references matrix is ever made. Euclidean distances are the square roots of the
+    float64 squared distances that decide the order, so two neighbours whose squared distances
+    differ by less than a rounding may show the same distance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.array([[0.0], [1.0], [3.0], [1.0]], dtype=np.float32)
+    >>> found = neighbors(x, k=2)
+    >>> found.indices.tolist()
+    [[1, 3], [3, 0], [1, 3], [1, 0]]
+    >>> found.distances[0].tolist()
+    [1.0, 1.0]
+    """
+    distance = check_choice(distance, "distance", DISTANCES)
+    if block_size is not None and (isinstance(block_size, bool) or not isinstance(block_size, numbers.Integral)):
+        raise ValueError(f"'block_size' must be an int >= 1 or None; got {block_size!r}")
+    if block_size is not None and block_size < 1:
+        raise ValueError(f"'block_size' must be an int >= 1 or None; got {block_size!r}")
+    leave_one_out = reference is None
+    q = as_embeddings(queries, "queries", wide=True)
+    r = q if leave_one_out else as_embeddings(reference, "reference", wide=True)
+    if r.shape[1] != q.shape[1]:
+        raise ValueError(f"'reference' must have the dimension of 'queries' ({q.shape[1]}); got {r.shape[1]}")
+    _check_k(k, r.shape[0], leave_one_out)
+    q, r, scale = into_safe_range(q, r, ["queries", "reference"], distance)
+    if distance == "cosine":
+        check_directions(q, "queries")
+        if not leave_one_out:
+            check_directions(r, "reference")
+    searcher = FlatSearcher(r, distance)
+    indices = np.empty((q.shape[0], k), dtype=np.int64)
+    distances = np.empty((q.shape[0], k), dtype=np.float64)
+    rows = block_size or max(1, min(_budget.MAX_BLOCK_ROWS, _budget.BLOCK_ENTRIES // (2 * k + 16)))
+    for start in range(0, q.shape[0], rows):
+        block = prepare(np.asarray(q[start : start + rows]), distance)
+        exclude = np.arange(start, start + block.shape[0]) if leave_one_out else None
+        found = searcher.search(block, k, exclude)
+        indices[start : start + block.shape[0]] = found
+        distances[start : start + block.shape[0]] = _distances(searcher, block, found, distance)
+    _unscale(distances, scale, distance)
+    return Neighbors(indices, distances, distance, leave_one_out)
+
+
+def _check_k(k, n_references: int, leave_one_out: bool) -> None:
+    largest = n_references - 1 if leave_one_out else n_references
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= largest:
+        where = f"{n_references} rows, each excluding itself" if leave_one_out else f"{n_references} references"
+        raise ValueError(f"'k' must be an int from 1 to {largest} ({where}); got {k!r}")
+
+
+def _distances(searcher, block: np.ndarray, found: np.ndarray, distance: str) -> np.ndarray:
+    """float64 ordering keys of each (query, neighbour) pair, shape (b, k): the same formula that
+    decided the order of near-ties (squared euclidean or minus the inner product)."""
+    b, k = found.shape
+    rows = np.repeat(np.arange(b), k)
+    keys = pair_distances(block, rows, found.ravel(), searcher._reference_rows, distance == "euclidean")
+    return keys.reshape(b, k)
+
+
+def _unscale(keys: np.ndarray, scale: float, distance: str) -> None:
+    """Ordering keys into reported distances, in place: the inputs' power-of-two scale undone
+    (exact), then the square root (euclidean) or ``1 +`` (cosine)."""
+    if scale != 1.0:
+        keys /= scale * scale
+    if distance == "euclidean":
+        np.sqrt(np.maximum(keys, 0.0, out=keys), out=keys)
+    elif distance == "cosine":
+        keys += 1.0

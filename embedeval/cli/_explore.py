@@ -1,0 +1,118 @@
+"""``embedeval neighbors`` (exact ground truth to a file) and ``--explore FILE.html`` on the commands
+that evaluate or compare (:mod:`embedeval.explorer`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from .._inputs.arrays import DISTANCES
+from ._loaders import load_array
+from ._problems import UsageError
+
+EXPLORED = ("evaluate", "retrieval", "rankings", "scores", "compare")  # the commands that take --explore
+OUT_SUFFIXES = (".npy", ".npz", ".ivecs", ".fvecs")
+
+
+def add_explorer_commands(sub, **parser_kw) -> None:
+    """The ``neighbors`` command, and ``--explore``/``--explore-k``/``--images`` on :data:`EXPLORED`."""
+    nb = sub.add_parser("neighbors", help="each query's exact k nearest references, written to a file", **parser_kw)
+    nb.add_argument("queries", metavar="QUERIES", help=".npy (memory-mapped), .npz, .parquet, .csv, .tsv, .txt")
+    nb.add_argument("--reference", help="the rows to search (default: leave-one-out, each query excluding itself)")
+    nb.add_argument("--k", type=int, required=True, help="neighbours per query")
+    nb.add_argument("--distance", choices=DISTANCES, default="euclidean", help="(default: euclidean)")
+    nb.add_argument("--key", help="array name in .npz / column in .parquet files")
+    nb.add_argument(
+        "--out",
+        metavar="FILE",
+        action="append",
+        required=True,
+        help="repeatable: .npy (ids, int64), .npz (ids and distances), .ivecs (ids, int32 rows prefixed by k), "
+        ".fvecs (distances, float32 rows prefixed by k)",
+    )
+    nb.add_argument("--block-size", type=int, default=None, help="queries per block (default: automatic)")
+    nb.set_defaults(run=neighbors_command)
+    for name in EXPLORED:
+        p = sub.choices[name]
+        p.add_argument("--explore", metavar="FILE", help="also write a self-contained .html page to explore the result")
+        if name in ("evaluate", "retrieval"):
+            p.add_argument(
+                "--explore-k", type=int, default=20, help="neighbours kept per query for --explore (default 20)"
+            )
+            p.add_argument(
+                "--images",
+                metavar="FILE",
+                help="for --explore: a thumbnail path or URL per reference row (corpus row), one per line",
+            )
+
+
+def explore_depth(args) -> int | None:
+    """``keep_neighbors`` for the evaluation: --explore-k with --explore (None for Hamming codes)."""
+    if not getattr(args, "explore", None) or getattr(args, "distance", None) not in DISTANCES:
+        return None
+    if args.explore_k < 1:
+        raise UsageError([f"--explore-k must be >= 1; got {args.explore_k}"])
+    return args.explore_k
+
+
+def explore_result(result, args, intervals) -> None:
+    """Write ``--explore``'s page of an evaluation (with ``--images``' thumbnails), if asked."""
+    if not getattr(args, "explore", None):
+        return
+    from ..explorer import write_page
+
+    images = None
+    if getattr(args, "images", None):
+        images = [line.strip() for line in Path(args.images).read_text(encoding="utf-8").splitlines() if line.strip()]
+    title = " ".join(getattr(args, "command_line", "embedeval").split()[1:3])
+    write_page(result, args.explore, images=images, intervals=intervals, title=title)
+    print(f"wrote {args.explore}", file=sys.stderr)
+
+
+def explore_comparison(comparison, args) -> None:
+    if not getattr(args, "explore", None):
+        return
+    comparison.explore(args.explore, title="embedeval compare: " + ", ".join(comparison.systems))
+    print(f"wrote {args.explore}", file=sys.stderr)
+
+
+def neighbors_command(args) -> int:
+    """``embedeval neighbors``: each query's exact top k, written to every ``--out`` file."""
+    from .._embeddings.neighbors import neighbors
+
+    problems = [f"QUERIES: no such file: {args.queries}"] if not Path(args.queries).is_file() else []
+    if args.reference is not None and not Path(args.reference).is_file():
+        problems.append(f"--reference: no such file: {args.reference}")
+    problems += [
+        f"--out {out}: the name must end in {', '.join(OUT_SUFFIXES)}"
+        for out in args.out
+        if Path(out).suffix.lower() not in OUT_SUFFIXES
+    ]
+    if args.k < 1:
+        problems.append(f"--k must be >= 1; got {args.k}")
+    if problems:
+        raise UsageError(problems)
+    queries = load_array(Path(args.queries), "queries", args.key)
+    reference = None if args.reference is None else load_array(Path(args.reference), "reference", args.key)
+    found = neighbors(queries, reference, k=args.k, distance=args.distance, block_size=args.block_size)
+    for out in args.out:
+        write_neighbors(found, Path(out))
+        print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+def write_neighbors(found, path: Path) -> None:
+    """One file of ``found`` in the format its name says (see ``--out``)."""
+    suffix = path.suffix.lower()
+    if suffix == ".npy":
+        np.save(path, found.indices)
+    elif suffix == ".npz":
+        np.savez(path, indices=found.indices, distances=found.distances)
+    else:  # .ivecs / .fvecs: each row is its length (int32) then its values (int32 / float32)
+        values = found.indices.astype(np.int32) if suffix == ".ivecs" else found.distances.astype(np.float32)
+        rows = np.empty((values.shape[0], values.shape[1] + 1), dtype=np.int32)
+        rows[:, 0] = values.shape[1]
+        rows[:, 1:] = values.view(np.int32)
+        rows.tofile(path)
