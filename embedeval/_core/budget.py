@@ -52,6 +52,11 @@ DEEP_CHUNK_ROWS = 256
 # deep ranking compiles its merge walk for them (``deep_kernels.reached``, 0.1-0.2 s to compile
 # with a cold cache; at once where numba's cache holds it: ``compiled.repaid``).
 DEEP_REACHED_COMPILED_FROM = 1 << 14
+# Values (rows x references) the deep ranking's numpy passes count (about 8-10 ns a value, products
+# included: bench_floor.py's numpy column of row 2) before the compiled deep pass is compiled
+# (``deep_kernels.place_chunk`` and the ranks from counts, 1.3 s with a cold cache:
+# ``bench_compile.py --place``; at once where numba's cache holds them: ``compiled.repaid``).
+DEEP_FUSED_COMPILED_FROM = 1 << 27
 # Values (rows x references) the deep pass scans placing each at once (about 2.8 ns a value at
 # R ~ 2,000 on one thread: 2^29 of them take about 1.5 s) before it compiles the collected
 # placement (``placed_kernels``' radix sort and walk, 0.7 s with a cold cache, and the deep pass's

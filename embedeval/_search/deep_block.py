@@ -112,7 +112,7 @@ class Block(ExactRows):
         below their (sampled, non-NaN) ``threshold``; their ranks are meaningless. With compiled
         kernels (``fused``, class codes, no grades), :func:`.deep_fused.count` does it.
         """
-        if fused and values is None and self.grades is None and compiled.enabled():
+        if fused and values is None and self.grades is None and deep_fused.fuses(rows.size * self.ranker.size):
             return deep_fused.count(self, mixed, rows, top, threshold)
         m = rows.size
         window = self.bound_other[rows] + self.bound_rel[rows]

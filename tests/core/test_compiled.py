@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from embedeval._core import compiled
+from embedeval._core import budget, compiled
 
 numba = pytest.importorskip("numba")
 
@@ -82,3 +82,37 @@ print("numba" in sys.modules)
 """
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_small_evaluations_with_deep_classes_compile_nothing(tmp_path):
+    """``embedeval reality-check``'s size (2,000 points in two classes: R ~ 1,000, the deep
+    ranking) with an empty numba cache: the numpy passes run, so no kernel is compiled (its 1.3 s
+    would be most of the call). With the threshold lowered below the call's work, the same call
+    compiles the deep pass (the switch is not simply off)."""
+    import os
+    import subprocess
+    import sys
+
+    program = """
+import sys
+import numpy as np
+import embedeval
+from embedeval._core import budget
+budget.DEEP_FUSED_COMPILED_FROM = int(sys.argv[1])
+rng = np.random.default_rng(0)
+n = 2000
+labels = np.arange(n) % 2
+x = rng.standard_normal((n, 2)).astype(np.float32) + labels[:, None]
+for _ in range(2):  # the numpy passes' work is counted after each call: a second call may switch
+    embedeval.evaluate(x, labels, metrics=["precision@1", "r_precision", "map@r"])
+"""
+
+    def compiled_files(threshold: int) -> list[str]:
+        cache = tmp_path / f"cache-{threshold}"
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+        env.pop(compiled.KERNELS_VARIABLE, None)
+        subprocess.run([sys.executable, "-c", program, str(threshold)], capture_output=True, text=True, check=True, env=env)
+        return sorted(p.name for p in cache.rglob("*.nbi"))
+
+    assert compiled_files(budget.DEEP_FUSED_COMPILED_FROM) == []
+    assert any("deep_kernels" in name for name in compiled_files(1))
