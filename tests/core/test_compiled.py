@@ -111,7 +111,9 @@ for _ in range(2):  # the numpy passes' work is counted after each call: a secon
         cache = tmp_path / f"cache-{threshold}"
         env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
         env.pop(compiled.KERNELS_VARIABLE, None)
-        subprocess.run([sys.executable, "-c", program, str(threshold)], capture_output=True, text=True, check=True, env=env)
+        subprocess.run(
+            [sys.executable, "-c", program, str(threshold)], capture_output=True, text=True, check=True, env=env
+        )
         return sorted(p.name for p in cache.rglob("*.nbi"))
 
     assert compiled_files(budget.DEEP_FUSED_COMPILED_FROM) == []
