@@ -5,6 +5,7 @@ fields are split where trec_eval splits them."""
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
@@ -204,3 +205,44 @@ def test_bytes_that_are_not_utf8_are_named_with_their_line(tmp_path, monkeypatch
     monkeypatch.setattr(_arrow, "read_arrow", _refuse_pyarrow)
     with pytest.raises(ValueError, match=r"run:2: a document id must be UTF-8 text; got the bytes b'b\\xff'"):
         read(tmp_path / "run", RUN)
+
+
+def _lines(text: str) -> dict:
+    """{(measure, query): value} of trec_eval's output (split at LF only: ids may hold U+2028)."""
+    rows = [line.split("\t") for line in text.split("\n") if line]
+    return {(name.strip(), q): value for name, q, value in rows}
+
+
+@pytest.mark.parametrize("reader", ["pyarrow", "lines"])
+@pytest.mark.parametrize("seed", range(4))
+def test_the_commands_give_pytrec_evals_values(tmp_path, capsys, monkeypatch, seed, reader):
+    """``embedeval trec_eval``, ``rankings --format trec`` and ``compare`` on generated files."""
+    from embedeval.cli import main
+
+    rng = np.random.default_rng(100 + seed)
+    case = make_case(rng, orphans=False)
+    while not _reference(case):
+        case = make_case(rng, orphans=False)
+    trec = _reference(case)
+    run, qrels = write_case(case, tmp_path, sep="\t" if seed % 2 else " ", bom=seed == 2)
+    if reader == "lines":
+        monkeypatch.setattr(_arrow, "read_arrow", _refuse_pyarrow)
+    else:
+        monkeypatch.setattr(_arrow, "BATCH_BYTES", 512)
+    measures = sorted(TREC.values())
+    want = {(m, q): f"{trec[q][m]:.4f}" for q in trec for m in measures}
+    want |= {(m, "all"): f"{np.mean([trec[q][m] for q in trec]):.4f}" for m in measures}
+    flags = [f"-m{m.replace('_5', '.5').replace('_10', '.10')}" for m in measures]  # trec_eval's -m P.5
+    assert main(["trec_eval", "-q", *flags, str(qrels), str(run)]) == 0
+    assert _lines(capsys.readouterr().out) == want
+    argv = ["rankings", str(run), str(qrels), "--format", "trec", "--per-query", "--metrics", *measures]
+    assert main(argv) == 0
+    assert _lines(capsys.readouterr().out) == want
+    (tmp_path / "copy").write_bytes(run.read_bytes())
+    argv = ["compare", str(run), str(tmp_path / "copy"), str(qrels), "--format", "json", "--no-ci", "--metrics"]
+    assert main([*argv, *TREC]) == 0
+    values = json.loads(capsys.readouterr().out)["values"]
+    relevant = [q for q in trec if any(g > 0 for g in case.qrels[q].values())]  # compare skips the others
+    for name, measure in TREC.items():
+        mean = np.mean([trec[q][measure] for q in relevant])
+        assert values["run"][name] == values["copy"][name] == pytest.approx(mean, abs=1e-12), name

@@ -12,10 +12,10 @@ import warnings
 
 import numpy as np
 import pytest
+from runner import run_cli
 
 import embedeval
 from embedeval.io import read_beir, read_ids, read_qrels
-from tests.runner import run_cli
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

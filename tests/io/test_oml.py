@@ -12,10 +12,10 @@ import json
 
 import numpy as np
 import pytest
+from runner import run_cli
 
 import embedeval
 from embedeval.io import read_oml
-from tests.runner import run_cli
 
 
 def _write_table(path, seed: int, n: int = 60, sequence: bool = True, category: bool = True):
