@@ -57,8 +57,8 @@ def make_case(
     only in the queries it evaluates, within the ``-M`` cut). ``orphans``: some judged queries
     have no run. ``shuffle``: the run's lines in random order (else grouped by query)."""
     alphabet = UNICODE if unicode else ASCII
-    pool = sorted({random_id(rng, alphabet) for _ in range(int(rng.integers(5, 120)))})
-    pool += ["4521", "123456789", "77"]  # the ids of issue 40's report
+    pool = {random_id(rng, alphabet) for _ in range(int(rng.integers(5, 120)))}
+    pool = sorted(pool | {"4521", "123456789", "77"})  # with the ids of issue 40's report
     queries = sorted({random_id(rng, alphabet, first_hash=False) for _ in range(int(rng.integers(1, max_queries + 1)))})
     case = Case([], [])
     for i, q in enumerate(queries):
