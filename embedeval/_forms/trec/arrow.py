@@ -36,17 +36,27 @@ def _split_as_trec_eval(path: Path, delimiter: str) -> bool:
     """Whether splitting each line at ``delimiter`` gives trec_eval's fields: trec_eval splits at
     any ASCII whitespace (C's ``isspace``) and ends lines at LF only, while pyarrow splits at the
     delimiter alone and ends lines at CR too. A file holding a vertical tab, a form feed, the
-    other one of tab and space, or a CR that does not end a line goes to the line reader. One
-    pass of ``memchr`` over the file, in 16 MB pieces."""
+    other one of tab and space, or a CR that does not end a line goes to the line reader. A few
+    ``memchr`` passes over the file mapped in memory (no copy: about 3 ms per 60 MB each)."""
+    import mmap
+
+    if path.stat().st_size == 0:
+        return True
     other = b" " if delimiter == "\t" else b"\t"
-    with open(path, "rb") as f:
-        while piece := f.read(1 << 24):
-            if piece.endswith(b"\r"):
-                piece += f.read(1)  # the LF of a CRLF split between two pieces
-            if b"\x0b" in piece or b"\x0c" in piece or other in piece:
-                return False
-            if b"\r" in piece and piece.count(b"\r") != piece.count(b"\r\n"):
-                return False
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        if any(data.find(byte) >= 0 for byte in (b"\x0b", b"\x0c", other)):
+            return False
+        return data.find(b"\r") < 0 or _crs_end_lines(f)
+
+
+def _crs_end_lines(f) -> bool:
+    """Whether every CR of the file is followed by an LF (a CRLF file), read in 16 MB pieces."""
+    f.seek(0)
+    while piece := f.read(1 << 24):
+        if piece.endswith(b"\r"):
+            piece += f.read(1)  # the LF of a CRLF split between two pieces
+        if piece.count(b"\r") != piece.count(b"\r\n"):
+            return False
     return True
 
 
