@@ -45,21 +45,21 @@ def read_run(path) -> dict[str, list[str]]:
 def read_qrels(path) -> dict[str, dict[str, float]]:
     """Read qrels into ``{query_id: {doc_id: grade}}``: a TREC qrels file, or a table.
 
-        A table has the columns ``query-id``, ``corpus-id`` and ``score`` (or ``query_id``,
-        ``corpus_id``): a ``.parquet`` file (needs pyarrow: ``pip install 'embedeval[parquet]'``),
-        JSON lines (``.jsonl``), ``.csv``, or tab-separated text whose first line is the header (BEIR's
-        ``qrels/test.tsv``). Any other file is read as TREC qrels. Ids are strings; in JSON and parquet
-    an id is a string or an integer (read as its decimal text), and any other value (``1.0``,
+    A table has the columns ``query-id``, ``corpus-id`` and ``score`` (or ``query_id``,
+    ``corpus_id``): a ``.parquet`` file (needs pyarrow: ``pip install 'embedeval[parquet]'``),
+    JSON lines (``.jsonl``), ``.csv``, or tab-separated text whose first line is the header (BEIR's
+    ``qrels/test.tsv``). Any other file is read as TREC qrels. Ids are strings; in JSON and
+    parquet an id is a string or an integer (read as its decimal text), and any other value (``1.0``,
     ``true``, ``null``) is refused.
 
-        Raises
-        ------
-        ValueError
-            TREC qrels: a line without 4 fields (qid iteration docid grade), a grade that is not a
-            finite number, or a document judged twice. Tables: a missing column or field, an id that
-            is neither a string nor an integer, a score that is not a finite number, or a document
-            judged twice with two different grades (the same grade twice is counted once, with a
-            warning). The message names the file and line.
+    Raises
+    ------
+    ValueError
+        TREC qrels: a line without 4 fields (qid iteration docid grade), a grade that is not a
+        finite number, or a document judged twice. Tables: a missing column or field, an id that
+        is neither a string nor an integer, a score that is not a finite number, or a document
+        judged twice with two different grades (the same grade twice is counted once, with a
+        warning). The message names the file and line.
     """
     if is_table(Path(path)):
         return read_qrels_table(path)
