@@ -155,3 +155,13 @@ def test_paths_in_messages_are_joined_not_glued(tmp_path):
         done = run_cli("retrieval", tmp_path / "q.npy", tmp_path / "c.npy", "--beir", f"{tmp_path / 'f'}/")
     assert done.returncode != 0
     assert f"{tmp_path / 'f' / 'queries.jsonl'} lists 6" in done.stderr and "//" not in done.stderr, done.stderr
+
+
+def test_an_oml_table_with_a_byte_order_mark_reads_as_without(tmp_path):
+    from embedeval.io import read_oml
+
+    text = "label,is_query,is_gallery\n1,1,1\n1,1,1\n2,0,1\n"
+    (tmp_path / "plain.csv").write_text(text)
+    (tmp_path / "marked.csv").write_bytes(BOM + text.encode())
+    plain, marked = read_oml(tmp_path / "plain.csv"), read_oml(tmp_path / "marked.csv")
+    assert marked.labels.tolist() == plain.labels.tolist() == [1, 1, 2]
