@@ -11,10 +11,12 @@ or CRLF; some with a document listed twice in a query, a blank line in the qrels
 byte-order mark. Both programs run ``-m all_trec`` with a random set of ``-q -c -M -l -J -n``;
 their standard output and whether they succeeded are compared.
 
-A difference is put down to one of trec_eval's own failures when the case has its cause
-(each is described in docs/guides/trec_eval.md); any other is printed with its first differing
-lines, and with ``--keep`` its files are kept. By default embedeval runs in this process
-(``embedeval.cli.main``, the command's own entry point, without a process start per case).
+A difference is put down to one of trec_eval's own failures when the case has its cause and
+embedeval's output is trec_eval's own on the files without it (each failure is described in
+docs/guides/trec_eval.md); any other is printed with its first differing lines, and with
+``--keep`` its files are kept. By default embedeval runs in this process (``embedeval.cli.main``,
+the command's own entry point, without a process start per case), once with each of its readers:
+pyarrow (in batches of 512 bytes to 256 KB) and the line reader (``--reader`` picks one).
 """
 
 from __future__ import annotations
@@ -104,21 +106,37 @@ def run_trec_eval(binary: str, args: list[str]) -> tuple[int, bytes, bytes]:
     return done.returncode, done.stdout, done.stderr
 
 
-def run_embedeval(args: list[str], in_process: bool) -> tuple[int, bytes, bytes]:
+# embedeval's readers: pyarrow (from 0 bytes: every file), or the line reader (from no size)
+READERS = {"pyarrow": "0", "line": str(1 << 62)}
+
+
+def run_embedeval(args: list[str], in_process: bool, reader: str = "pyarrow", batch: int = 1 << 18):
+    """embedeval trec_eval's (status, stdout, stderr) with the given reader; ``batch``: the pyarrow
+    reader's bytes per batch (in this process only; small ones split queries across batches)."""
     if not in_process:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+        path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+        env = {**os.environ, "PYTHONPATH": path, "EMBEDEVAL_ARROW_FROM": READERS[reader]}
         done = subprocess.run(
             [sys.executable, "-m", "embedeval", "trec_eval", *args], capture_output=True, env=env, timeout=300
         )
         return done.returncode, done.stdout, done.stderr
+    from embedeval._forms.trec import arrow
     from embedeval.cli import main
 
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
+    before = os.environ.get("EMBEDEVAL_ARROW_FROM"), arrow.BATCH_BYTES
+    os.environ["EMBEDEVAL_ARROW_FROM"], arrow.BATCH_BYTES = READERS[reader], batch
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             status = main(["trec_eval", *args])
-        except SystemExit as exc:  # argparse's own exits
-            status = exc.code if isinstance(exc.code, int) else 1
+    except SystemExit as exc:  # argparse's own exits
+        status = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        arrow.BATCH_BYTES = before[1]
+        if before[0] is None:
+            del os.environ["EMBEDEVAL_ARROW_FROM"]
+        else:
+            os.environ["EMBEDEVAL_ARROW_FROM"] = before[0]
     return status, out.getvalue().encode("utf-8"), err.getvalue().encode("utf-8")
 
 
@@ -186,32 +204,43 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--keep", type=Path, help="a folder for the files of unexplained differences")
     parser.add_argument("--subprocess", action="store_true", help="run python -m embedeval per case")
+    parser.add_argument("--reader", choices=[*READERS, "both"], default="both", help="embedeval's TREC reader")
     args = parser.parse_args()
-    counts: Counter = Counter()
+    readers = list(READERS) if args.reader == "both" else [args.reader]
+    counts = {reader: Counter() for reader in readers}
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.cases):
             rng = np.random.default_rng([args.seed, i])
             trial = write(rng, Path(tmp) / str(i))
-            run, qrels = trial.files
             flags = random_flags(rng)
-            theirs = run_trec_eval(args.trec_eval, [*flags, str(qrels), str(run)])
-            ours = run_embedeval([*flags, str(qrels), str(run)], not args.subprocess)
+            batch = int(rng.choice([512, 4096, 1 << 18]))
+            words = [*flags, str(trial.files[1]), str(trial.files[0])]
+            theirs = run_trec_eval(args.trec_eval, words)
             rerun = lambda r, q, flags=flags: run_trec_eval(args.trec_eval, [*flags, str(q), str(r)])  # noqa: E731
-            verdict = classify(trial, flags, theirs, ours, rerun)
-            counts[verdict] += 1
-            if verdict == "unexplained":
-                print(f"case {i} ({' '.join(flags)}; {sorted(trial.features)}): {first_difference(theirs, ours)}")
-                if args.keep:
-                    kept = args.keep / str(i)
-                    kept.mkdir(parents=True, exist_ok=True)
-                    for path in (run, qrels):
-                        (kept / path.name).write_bytes(path.read_bytes())
-                    (kept / "flags").write_text(" ".join(flags) + "\n")
-    print(f"{args.cases} cases: {counts['identical']} identical, {counts['both refuse']} refused by both")
-    for key, text in FAILURES.items():
-        print(f"  {counts[key]:4d}  trec_eval's failure: {text}")
-    print(f"  {counts['unexplained']:4d}  unexplained")
-    return 1 if counts["unexplained"] else 0
+            for reader in readers:
+                ours = run_embedeval(words, not args.subprocess, reader, batch)
+                verdict = classify(trial, flags, theirs, ours, rerun)
+                counts[reader][verdict] += 1
+                if verdict == "unexplained":
+                    _report(i, reader, trial, flags, theirs, ours, args.keep)
+    for reader, count in counts.items():
+        print(f"{args.cases} cases, embedeval's {reader} reader: {count['identical']} identical, ", end="")
+        print(f"{count['both refuse']} refused by both")
+        for key, text in FAILURES.items():
+            print(f"  {count[key]:4d}  trec_eval's failure: {text}")
+        print(f"  {count['unexplained']:4d}  unexplained")
+    return 1 if any(count["unexplained"] for count in counts.values()) else 0
+
+
+def _report(i: int, reader: str, trial: Trial, flags: list[str], theirs, ours, keep: Path | None) -> None:
+    """One line for an unexplained difference; with ``keep``, its files."""
+    print(f"case {i}, {reader} ({' '.join(flags)}; {sorted(trial.features)}): {first_difference(theirs, ours)}")
+    if keep:
+        kept = keep / str(i)
+        kept.mkdir(parents=True, exist_ok=True)
+        for path in trial.files:
+            (kept / path.name).write_bytes(path.read_bytes())
+        (kept / "flags").write_text(" ".join(flags) + "\n")
 
 
 if __name__ == "__main__":

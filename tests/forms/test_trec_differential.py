@@ -27,8 +27,10 @@ def _differential():
 
 
 @pytest.mark.skipif(not Path(BINARY).is_file(), reason="no trec_eval 10 binary (TREC_EVAL)")
+@pytest.mark.parametrize("reader", ["pyarrow", "line"])
 @pytest.mark.parametrize("seed", range(20))
-def test_trec_eval_prints_the_same_bytes_or_fails_in_its_own_known_way(tmp_path, seed):
+def test_trec_eval_prints_the_same_bytes_or_fails_in_its_own_known_way(tmp_path, seed, reader):
+    """Each reader of embedeval (pyarrow in batches of 512 bytes, the line reader) on one case."""
     bench = _differential()
     rng = np.random.default_rng([12345, seed])
     trial = bench.write(rng, tmp_path)
@@ -36,7 +38,7 @@ def test_trec_eval_prints_the_same_bytes_or_fails_in_its_own_known_way(tmp_path,
     flags = bench.random_flags(rng)
     words = [*flags, str(qrels), str(run)]
     theirs = bench.run_trec_eval(BINARY, words)
-    ours = bench.run_embedeval(words, in_process=True)
+    ours = bench.run_embedeval(words, in_process=True, reader=reader, batch=512)
     rerun = lambda r, q: bench.run_trec_eval(BINARY, [*flags, str(q), str(r)])  # noqa: E731
     verdict = bench.classify(trial, flags, theirs, ours, rerun)
     assert verdict != "unexplained", bench.first_difference(theirs, ours)
