@@ -4,8 +4,10 @@ id files and OML tables.
 A run line is ``query_id Q0 doc_id rank score tag``; trec_eval ignores the rank column and
 orders each query's documents by score, descending, ties by doc id descending, and so does
 :func:`read_run`. A qrels line is ``query_id iteration doc_id grade``. Fields are separated by
-whitespace. With pyarrow installed (``pip install 'embedeval[fast]'``) the files are parsed by its
-CSV reader; without it, line by line (6 to 7 times slower); the results are the same.
+ASCII whitespace, as trec_eval separates them (an id may hold a no-break space), and a UTF-8
+byte-order mark at the start of any text file is skipped. With pyarrow installed (``pip install
+'embedeval[fast]'``) the files are parsed by its CSV reader; without it, line by line (6 to 7
+times slower); the results are the same.
 :func:`evaluate_files` evaluates the files without making Python objects per line, as the
 ``embedeval rankings`` command does.
 
@@ -46,15 +48,18 @@ def read_qrels(path) -> dict[str, dict[str, float]]:
     A table has the columns ``query-id``, ``corpus-id`` and ``score`` (or ``query_id``,
     ``corpus_id``): a ``.parquet`` file (needs pyarrow: ``pip install 'embedeval[parquet]'``),
     JSON lines (``.jsonl``), ``.csv``, or tab-separated text whose first line is the header (BEIR's
-    ``qrels/test.tsv``). Any other file is read as TREC qrels. Ids are strings.
+    ``qrels/test.tsv``). Any other file is read as TREC qrels. Ids are strings; in JSON and
+    parquet an id is a string or an integer (read as its decimal text), and any other value (``1.0``,
+    ``true``, ``null``) is refused.
 
     Raises
     ------
     ValueError
         TREC qrels: a line without 4 fields (qid iteration docid grade), a grade that is not a
-        finite number, or a document judged twice. Tables: a missing column or field, a score
-        that is not a finite number, or a document judged twice with two different grades (the
-        same grade twice is counted once, with a warning). The message names the file and line.
+        finite number, or a document judged twice. Tables: a missing column or field, an id that
+        is neither a string nor an integer, a score that is not a finite number, or a document
+        judged twice with two different grades (the same grade twice is counted once, with a
+        warning). The message names the file and line.
     """
     if is_table(Path(path)):
         return read_qrels_table(path)
@@ -63,7 +68,8 @@ def read_qrels(path) -> dict[str, dict[str, float]]:
 
 def read_ids(path) -> list[str]:
     """Read ids, in file order: one per line (blank lines skipped), or JSON lines with ``_id``
-    (BEIR's corpus.jsonl, queries.jsonl) or ``id``, read as strings."""
+    (BEIR's corpus.jsonl, queries.jsonl) or ``id``, read as strings (a JSON integer as its
+    decimal text; a float, boolean or null is refused, naming the file and line)."""
     return read_id_file(path)
 
 

@@ -18,7 +18,7 @@ import warnings
 from pathlib import Path
 from typing import NamedTuple
 
-from .tables import read_id_file
+from .tables import is_table, read_id_file
 
 QRELS_SUFFIXES = (".tsv", ".csv", ".jsonl", ".parquet")
 
@@ -54,10 +54,24 @@ def read_beir(folder, split: str, read_qrels) -> BeirFolder:
     queries_path = _one(folder, "queries", (".jsonl",), "queries")
     corpus_path = _one(folder, "corpus", (".jsonl",), "corpus")
     qrels_path = qrels_file(folder, split)
+    _check_header(qrels_path)
     query_ids, corpus_ids = read_id_file(queries_path), read_id_file(corpus_path)
     judged = read_qrels(qrels_path)
     qrels = restrict(judged, query_ids, str(qrels_path), queries_path.name)
     return BeirFolder(query_ids, corpus_ids, qrels)
+
+
+def _check_header(path: Path) -> None:
+    """ValueError naming the file if a BEIR qrels ``.tsv`` lacks its header row (BEIR's own
+    loader would take the first judgement for the header; the TREC reader would ask for 4 fields)."""
+    if path.suffix.lower() != ".tsv" or is_table(path):
+        return
+    with open(path, encoding="utf-8-sig", errors="replace") as f:
+        first = next((line.rstrip("\r\n") for line in f if line.strip()), "")
+    raise ValueError(
+        f"{path}:1: a BEIR qrels file begins with the header row 'query-id<TAB>corpus-id<TAB>score'; "
+        f"the first line is {first!r}: add the header"
+    )
 
 
 def restrict(judged: dict, query_ids, source: str, queries: str, stacklevel: int = 4) -> dict:

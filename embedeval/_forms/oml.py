@@ -102,7 +102,7 @@ def read_oml_table(path, split: str | None = None) -> OmlTable:
     """Read an OML table; ``split`` keeps the rows whose ``split`` column equals it (OML's
     ``"validation"``), the embeddings then being those rows'."""
     path = Path(path)
-    with open(path, encoding="utf-8", newline="") as f:
+    with open(path, encoding="utf-8-sig", newline="") as f:
         rows = list(csv.DictReader(f))
         names = list(rows[0]) if rows else []
     missing = [c for c in ("label", "is_query", "is_gallery") if c not in names]

@@ -7,9 +7,12 @@ A qrels table has the columns ``query-id``, ``corpus-id`` and ``score`` (``query
 * JSON lines, one object per judgement;
 * parquet (MTEB's and Hugging Face's layout; needs pyarrow: ``pip install 'embedeval[parquet]'``).
 
-Ids are read as strings (a JSON or parquet id ``7`` is ``"7"``, as in a TSV file). A file that is
-none of these is read as TREC qrels (``qid iteration docid grade``). An id file holds one id per
-line, or JSON lines with ``_id`` (BEIR) or ``id``. Rules, each said in one line:
+Ids are read as strings: a JSON or parquet id is a string, or an integer read as its decimal
+text (``7`` is ``"7"``, as in a TSV file); any other value (``1.0``, ``true``, ``null``, a list)
+is refused, naming the file, line and value, rather than matched as ``"1.0"`` or ``"True"``. A
+UTF-8 byte-order mark at the start of a text file is skipped. A file that is none of these is
+read as TREC qrels (``qid iteration docid grade``). An id file holds one id per line, or JSON
+lines with ``_id`` (BEIR) or ``id``. Rules, each said in one line:
 
 * a document judged twice for a query with the same grade: kept once, with a warning; with two
   different grades: an error naming the file and both lines;
@@ -33,7 +36,7 @@ def is_table(path: Path) -> bool:
     suffix = path.suffix.lower()
     if suffix in (*_JSON_SUFFIXES, ".parquet", ".csv"):
         return True
-    with open(path, encoding="utf-8", errors="replace") as f:
+    with open(path, encoding="utf-8-sig", errors="replace") as f:
         for line in f:
             if line.strip():
                 fields = [c.strip().lower() for c in line.replace(",", "\t").split("\t")]
@@ -63,7 +66,7 @@ def _column(names: list[str], wanted: tuple[str, ...], path: Path) -> int:
 
 
 def _delimited_rows(path: Path, delimiter: str):
-    with open(path, encoding="utf-8", newline="") as f:
+    with open(path, encoding="utf-8-sig", newline="") as f:
         reader = csv.reader(f, delimiter=delimiter)
         head = next(reader, None)
         if head is None:
@@ -80,7 +83,7 @@ def _delimited_rows(path: Path, delimiter: str):
 
 
 def _json_rows(path: Path):
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8-sig") as f:
         for number, line in enumerate(f, start=1):
             if not line.strip():
                 continue
@@ -91,7 +94,20 @@ def _json_rows(path: Path):
             if not isinstance(record, dict):
                 raise ValueError(f"{path}:{number}: a line must be a JSON object; got {type(record).__name__}")
             values = [_field(record, wanted, path, number) for wanted in (_QUERY, _DOC, _SCORE)]
-            yield number, str(values[0]), str(values[1]), values[2]
+            where = f"{path}:{number}"
+            yield number, id_text(values[0], where, _QUERY[0]), id_text(values[1], where, _DOC[0]), values[2]
+
+
+def id_text(value, where: str, name: str) -> str:
+    """An id read from JSON or parquet as a string: a string as it is, an integer as its decimal
+    text; ValueError naming ``where``, the field and the value for anything else (a float, a
+    boolean, null, a list or object would otherwise be matched as ``"1.0"``, ``"True"``...)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    shown = json.dumps(value) if isinstance(value, (float, bool, list, dict, type(None))) else repr(value)
+    raise ValueError(f"{where}: {name!r} must be a string or an integer; got {shown}")
 
 
 def _field(record: dict, wanted: tuple[str, ...], path: Path, number: int):
@@ -110,10 +126,13 @@ def _parquet_rows(path: Path):
     at = [table.column_names[_column(table.column_names, wanted, path)] for wanted in (_QUERY, _DOC, _SCORE)]
     queries, docs, scores = (table.column(name).to_pylist() for name in at)
     for number, (q, d, s) in enumerate(zip(queries, docs, scores, strict=True), start=1):
-        yield number, str(q), str(d), s
+        where = f"{path}: row {number}"
+        yield number, id_text(q, where, at[0]), id_text(d, where, at[1]), s
 
 
 def _grade(value, where: str) -> float:
+    if isinstance(value, bool):  # float(True) is 1.0: a JSON true is no grade
+        raise ValueError(f"{where}: score must be a number; got {json.dumps(value)}")
     try:
         grade = float(value)
     except (TypeError, ValueError):
@@ -157,7 +176,7 @@ def read_id_file(path) -> list[str]:
     with ``_id`` (BEIR's corpus.jsonl and queries.jsonl) or ``id``, read as strings."""
     path = Path(path)
     ids = []
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8-sig") as f:
         json_lines = None
         for number, line in enumerate(f, start=1):
             text = line.strip()
@@ -176,5 +195,6 @@ def read_id_file(path) -> list[str]:
                 ) from None
             if not isinstance(record, dict) or not ("_id" in record or "id" in record):
                 raise ValueError(f"{path}:{number}: a JSON line needs an '_id' (BEIR) or 'id' field")
-            ids.append(str(record["_id"] if "_id" in record else record["id"]))
+            name = "_id" if "_id" in record else "id"
+            ids.append(id_text(record[name], f"{path}:{number}", name))
     return ids

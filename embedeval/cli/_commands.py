@@ -309,7 +309,7 @@ def _judgements(args, n_queries: int, n_corpus: int):
     if args.beir is not None:
         query_ids, corpus_ids, qrels = read_beir(args.beir, args.split or "test")
         problems = [
-            f"{name} has {n} rows but {args.beir}/{file} lists {len(ids)}; embed every line, in file order"
+            f"{name} has {n} rows but {Path(args.beir) / file} lists {len(ids)}; embed every line, in file order"
             for name, n, file, ids in (
                 ("QUERIES", n_queries, "queries.jsonl", query_ids),
                 ("CORPUS", n_corpus, "corpus.jsonl", corpus_ids),

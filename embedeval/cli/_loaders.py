@@ -89,7 +89,7 @@ def _text_array(path: Path) -> np.ndarray:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # "input contained no data": reported as an empty file
-        return np.loadtxt(path, delimiter=_TEXT_DELIMITERS[path.suffix.lower()], ndmin=2)
+        return np.loadtxt(path, delimiter=_TEXT_DELIMITERS[path.suffix.lower()], ndmin=2, encoding="utf-8-sig")
 
 
 def _npz_array(path: Path, key: str | None, flag: str) -> np.ndarray:
@@ -127,7 +127,7 @@ def load_labels(path: Path, key: str | None = None, what: str = "labels") -> np.
         labels = np.asarray(load_array(path, what, key, flag="--label-key"))
         return labels.reshape(-1) if labels.ndim == 2 and 1 in labels.shape else labels
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of the first label
     except UnicodeDecodeError as exc:
         raise ValueError(f"{what} file {path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     lines = [line.strip() for line in text.rstrip().splitlines()]
@@ -146,7 +146,7 @@ def load_labels(path: Path, key: str | None = None, what: str = "labels") -> np.
 
 
 def _text_lines(path: Path) -> list[str]:
-    return [line.strip() for line in path.read_text().splitlines()]
+    return [line.strip() for line in path.read_text(encoding="utf-8-sig").splitlines()]
 
 
 def _ints_or_strings(values: list[str]) -> list:

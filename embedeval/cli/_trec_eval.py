@@ -203,7 +203,7 @@ def _summary(v, kind: str, values, n: int, tag: str, zscores) -> str:
 def _read_zscores(path) -> dict:
     """{(query, measure): (mean, sd)} of a z-score file (``qid measure mean sd`` per line)."""
     out = {}
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8-sig") as f:  # a byte-order mark is no part of the first qid
         for number, line in enumerate(f, start=1):
             parts = line.split()
             if not parts:

@@ -134,6 +134,9 @@ def test_zscores(tmp_path, capsys):
     (tmp_path / "z").write_text("a map 0.5 0.25\n")
     _, out, _ = _run(capsys, "-q", "-m", "map", "-Z", tmp_path / "z", tmp_path / "qrels", tmp_path / "run")
     assert "Zmap                   \tb\t-1000000.0000\n" in out
+    (tmp_path / "z").write_bytes(b"\xef\xbb\xbfa map 0.5 0.25\r\nb map 0.5 0\r\n")  # a byte-order mark, CRLF
+    _, out, _ = _run(capsys, "-q", "-m", "map", "-Z", tmp_path / "z", tmp_path / "qrels", tmp_path / "run")
+    assert out.startswith("Zmap                   \ta\t2.0000\n")
 
 
 def test_every_problem_at_once_one_line_each_exit_2(tmp_path, capsys):

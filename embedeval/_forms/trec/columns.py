@@ -120,13 +120,14 @@ class Columns:
 
         return pc.sort_indices(self._taken(self._held(np.asarray(lines, dtype=np.int64)))).to_numpy()
 
-    def hashed(self) -> Columns:
-        """The same columns with hashed document numbers (to compare with a hashed file)."""
+    def hashed(self, hasher=None) -> Columns:
+        """The same columns with document numbers hashed by ``hasher`` (default
+        :func:`hash_strings`), to compare with a file the pyarrow reader hashed with it."""
         if not self.exact:
             return self
         import pyarrow as pa
 
-        by_code = hash_strings(pa.array(self.ids, pa.string()))
+        by_code = (hasher or hash_strings)(pa.array(self.ids, pa.string()))
         return Columns(
             self.path,
             self.queries,
@@ -155,8 +156,11 @@ def keeping(hashes: np.ndarray) -> np.ndarray:
 def hash_strings(chunk) -> np.ndarray:
     """A 63-bit hash of each string of a pyarrow string array, int64 of shape (len(chunk),).
 
-    The bytes are read 8 at a time through an unaligned uint64 view of the data buffer, so the
-    cost is one vectorised pass per 8 bytes of the longest id."""
+    The hash of a string depends on its bytes alone (not on the other strings of the array):
+    its length seeds it, and each of its 8-byte words (the last one zero-padded) is mixed in by
+    one round, so an id gets the same number in every file and every batch of a file. The bytes
+    are read 8 at a time through an unaligned uint64 view of the data buffer: one vectorised pass
+    per word over the strings that still have that word."""
     n = len(chunk)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
@@ -167,13 +171,14 @@ def hash_strings(chunk) -> np.ndarray:
     words = np.ndarray(shape=(padded.size - 7,), dtype="<u8", buffer=padded, strides=(1,))
     starts, lengths = offsets[:-1], np.diff(offsets)
     h = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    for w in range((int(lengths.max(initial=0)) + 7) // 8):
-        left = np.clip(lengths - 8 * w, 0, 8).astype(np.uint64)
-        word = words[np.minimum(starts + 8 * w, words.size - 1)]
-        keep = np.where(left >= 8, ~np.uint64(0), (np.uint64(1) << (np.uint64(8) * left)) - np.uint64(1))
-        h ^= word & keep
-        h *= np.uint64(0xBF58476D1CE4E5B9)
-        h ^= h >> np.uint64(31)
+    n_words = (lengths + 7) // 8
+    every = int(n_words.min())  # rounds that every string takes part in: no selection needed
+    for w in range(int(n_words.max())):
+        rows = slice(None) if w < every else np.flatnonzero(n_words > w)
+        left = np.minimum(lengths[rows] - 8 * w, 8).astype(np.uint64)  # 1 to 8 bytes of this word
+        word = words[starts[rows] + 8 * w] & (~np.uint64(0) >> (np.uint64(8) * (np.uint64(8) - left)))
+        mixed = (h[rows] ^ word) * np.uint64(0xBF58476D1CE4E5B9)
+        h[rows] = mixed ^ (mixed >> np.uint64(31))
     h *= np.uint64(0x94D049BB133111EB)
     h ^= h >> np.uint64(29)
     return (h & _MASK63).view(np.int64)

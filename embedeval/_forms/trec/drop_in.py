@@ -30,7 +30,7 @@ from ..graded import Judged
 from ..match import find, offsets_of, padded_blocks
 from ..rankings import result_of
 from ..score_order import tie_groups
-from .columns import QRELS, RUN, Columns, MissingIds, keeping
+from .columns import QRELS, RUN, Columns, MissingIds, hash_strings, keeping
 from .evaluate import _check_qrels, _Collision, _numbers_in_run, order
 from .lines import read
 
@@ -74,23 +74,33 @@ class Counts:
 
 
 def evaluate_as_trec_eval(
-    run_path, qrels_path, parsed, level: float, complete=False, max_retrieved=None, judged_only=False, ties=None
+    run_path,
+    qrels_path,
+    parsed,
+    level: float,
+    complete=False,
+    max_retrieved=None,
+    judged_only=False,
+    ties=None,
+    *,
+    hasher=hash_strings,
 ):
     """(EvaluationResult, :class:`Counts`) of a run file against a qrels file by trec_eval's rules
     (above); ``parsed`` are registry metrics, ``level`` is ``-l``. The result's
     ``config["query_ids"]`` are the evaluated queries in trec_eval's order. ``ties``: None
     (trec_eval's order) or a tie-aware rule over the documents of equal score within each
-    query's evaluated ranking (after ``-M`` and ``-J``)."""
+    query's evaluated ranking (after ``-M`` and ``-J``). ``hasher``: the document ids' hash
+    (:func:`~.columns.hash_strings`; the result does not depend on it, collisions included)."""
     options = (parsed, level, complete, max_retrieved, judged_only, ties)
-    qrels = read(qrels_path, QRELS)
-    run = read(run_path, RUN, keep=None if qrels.exact else keeping(qrels.doc))
+    qrels = read(qrels_path, QRELS, hasher=hasher)
+    run = read(run_path, RUN, keep=None if qrels.exact else keeping(qrels.doc), hasher=hasher)
     if run.exact != qrels.exact:
-        run, qrels = run.hashed(), qrels.hashed()
+        run, qrels = run.hashed(hasher), qrels.hashed(hasher)
     try:
         try:
             return _evaluate(run, qrels, *options)
         except MissingIds:
-            return _evaluate(read(run_path, RUN), qrels, *options)
+            return _evaluate(read(run_path, RUN, hasher=hasher).hashed(hasher), qrels, *options)
     except _Collision:
         return _evaluate(read(run_path, RUN, exact=True), read(qrels_path, QRELS, exact=True), *options)
 

@@ -21,7 +21,7 @@ from ..graded import Judged
 from ..match import find, first_duplicate, offsets_of, padded_blocks
 from ..rankings import result_of
 from ..score_order import flagged_segments, sort_segments, tie_groups, unsorted_segments
-from .columns import QRELS, RUN, Columns, MissingIds, keeping
+from .columns import QRELS, RUN, Columns, MissingIds, hash_strings, keeping
 from .lines import locate_duplicate, read
 
 
@@ -91,21 +91,26 @@ class Coverage:
     run_without_judgements: int
 
 
-def evaluate_files(run_path, qrels_path, parsed, threshold: float, empty: str, complete: bool, ties=None):
+def evaluate_files(
+    run_path, qrels_path, parsed, threshold: float, empty: str, complete: bool, ties=None, *, hasher=hash_strings
+):
     """(EvaluationResult, :class:`Coverage`) of a run file against a qrels file: the common queries
     in run order, as trec_eval; with ``complete``, also every judged query without a run, after
     them, as an empty ranking (trec_eval ``-c``). ``ties``: None (trec_eval's rule) or a
-    tie-aware rule (:mod:`embedeval._metrics.ties`)."""
-    qrels = read(qrels_path, QRELS)
+    tie-aware rule (:mod:`embedeval._metrics.ties`). ``hasher``: the document ids' hash
+    (:func:`~.columns.hash_strings`; the result does not depend on it, collisions included)."""
+    qrels = read(qrels_path, QRELS, hasher=hasher)
     # keep as strings only the run's ids that may be judged: enough to confirm every match
-    run = read(run_path, RUN, keep=None if qrels.exact else keeping(qrels.doc))
+    run = read(run_path, RUN, keep=None if qrels.exact else keeping(qrels.doc), hasher=hasher)
     if run.exact != qrels.exact:  # one file needed the line reader: compare hashes of both
-        run, qrels = run.hashed(), qrels.hashed()
+        run, qrels = run.hashed(hasher), qrels.hashed(hasher)
     try:
         try:
             return _evaluate(run, qrels, parsed, threshold, empty, complete, ties)
         except MissingIds:  # ties that were not neighbours in the file: their ids decide, read them all
-            return _evaluate(read(run_path, RUN), qrels, parsed, threshold, empty, complete, ties)
+            return _evaluate(
+                read(run_path, RUN, hasher=hasher).hashed(hasher), qrels, parsed, threshold, empty, complete, ties
+            )
     except _Collision:
         exact = read(run_path, RUN, exact=True), read(qrels_path, QRELS, exact=True)
         return _evaluate(*exact, parsed, threshold, empty, complete, ties)

@@ -5,9 +5,9 @@ With pyarrow installed (``pip install 'embedeval[fast]'``) its multithreaded CSV
 the file; query ids are coded by pyarrow and document ids hashed to 63-bit numbers in numpy
 (:func:`~.columns.hash_strings`; equal ids always get equal numbers, and whoever relies on two numbers
 being different ids checks the strings, :meth:`Columns.strings`). Without pyarrow, or when it
-cannot read the file (fields separated by several spaces, a malformed line, a NaN), the line
-reader reads it and codes ids exactly, and for a bad line raises the error that names the file
-and the line.
+cannot read the file as trec_eval would (fields separated by several spaces or by other
+whitespace than the file's delimiter, a malformed line, a NaN), the line reader reads it and
+codes ids exactly, and for a bad line raises the error that names the file and the line.
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .columns import Columns
+from .columns import Columns, hash_strings
+
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte-order mark: skipped, the file reads as it would without one
 
 # Files smaller than this many bytes are read by the line reader even where pyarrow is installed:
 # importing pyarrow (and the pandas it loads where pandas is installed) takes longer than reading
@@ -34,19 +36,23 @@ def arrow_from() -> int:
     return int(os.environ.get(ARROW_FROM_VARIABLE, ARROW_FROM))
 
 
-def read(path, layout: tuple[str, str, str], exact: bool = False, keep: np.ndarray | None = None) -> Columns:
+def read(
+    path, layout: tuple[str, str, str], exact: bool = False, keep: np.ndarray | None = None, hasher=hash_strings
+) -> Columns:
     """The columns of a run (:data:`RUN`) or qrels (:data:`QRELS`) file, without trec_eval's
     comment lines (``#``) and the fields after a run line's tag; ValueError naming the
     file and line for a line without the right number of fields, a value that is not a number,
-    a NaN score or a non-finite grade. ``exact`` asks for the line reader's exact codes; ``keep``
-    (:func:`keeping`) keeps as strings only the ids that may be judged, the others are hashed and
-    dropped. (A document listed twice for a query is found where the lines are grouped by
-    query, which then calls :func:`locate_duplicate`.)"""
+    a NaN score, a non-finite grade or bytes that are not UTF-8. ``exact`` asks for the line
+    reader's exact codes; ``keep`` (:func:`keeping`) keeps as strings only the ids that may be
+    judged, the others are hashed and dropped; ``hasher`` hashes the pyarrow reader's document
+    ids (:func:`~.columns.hash_strings`; another one only to test what a collision does). (A
+    document listed twice for a query is found where the lines are grouped by query, which then
+    calls :func:`locate_duplicate`.)"""
     if not exact and Path(path).stat().st_size >= arrow_from():
         from . import arrow as _trec_arrow
 
         try:
-            return _trec_arrow.read_arrow(Path(path), layout, keep)
+            return _trec_arrow.read_arrow(Path(path), layout, keep, hasher)
         except (ImportError, _trec_arrow.Unreadable):
             pass  # the line reader reads what pyarrow could not, or names the bad line
     return _read_lines(Path(path), layout)
@@ -57,22 +63,28 @@ def _read_lines(path: Path, layout, duplicates: bool = False, comments: bool = F
     A document listed twice is looked for only with ``duplicates`` (it costs a set of every
     line); otherwise numpy finds it, and :func:`locate_duplicate` reads again to name the line.
 
-    trec_eval's rules: blank lines are skipped; a line whose first character (a run line: whose
-    first field) starts with ``#`` is a comment; a run line may carry more fields after the run
-    tag, which are ignored; a qrels line has exactly 4 fields. The first pass takes every line
-    as data (no test per line); a query id that starts with ``#`` sends the file through a second,
-    careful pass (``comments``), so that only files with comments pay for them."""
+    trec_eval's rules: fields are separated by ASCII whitespace (C's ``isspace``: space, tab,
+    CR, vertical tab, form feed), so lines are split as bytes and only the distinct ids are
+    decoded from UTF-8 (a no-break space inside an id is part of it, as in trec_eval); blank lines
+    are skipped; a line whose first character (a run line: whose first field) starts with ``#``
+    is a comment; a run line may carry more fields after the run tag, which are ignored; a qrels
+    line has exactly 4 fields. A byte-order mark at the start of the file is skipped (trec_eval
+    would make it part of the first query id). The first pass takes every line as data (no test
+    per line); a query id that starts with ``#`` sends the file through a second, careful pass
+    (``comments``), so that only files with comments pay for them."""
     fields, value_field, twice = layout
     names = fields.split()
     width, at_q, at_d, at_v = len(names), names.index("qid"), names.index("docid"), names.index(value_field)
     longer = value_field == "score"  # run lines may hold more fields after the tag
-    queries: dict[str, int] = {}
-    docs: dict[str, int] = {}
+    queries: dict[bytes, int] = {}
+    docs: dict[bytes, int] = {}
     query, doc, value = array.array("q"), array.array("q"), array.array("d")
     add_query, add_doc, add_value = query.append, doc.append, value.append
     query_code, doc_code = queries.setdefault, docs.setdefault
     seen: set[int] = set()
-    with open(path, encoding="utf-8") as f:
+    with open(path, "rb") as f:
+        if f.read(len(BOM)) != BOM:
+            f.seek(0)
         for number, line in enumerate(f, start=1):
             parts = line.split()
             if len(parts) != width or comments:
@@ -94,29 +106,55 @@ def _read_lines(path: Path, layout, duplicates: bool = False, comments: bool = F
             if duplicates:
                 key = q << 32 | d
                 if key in seen:
-                    raise ValueError(f"{path}:{number}: document {parts[at_d]!r} is {twice} for query {parts[at_q]!r}")
+                    raise ValueError(
+                        f"{path}:{number}: document {_text(parts[at_d])!r} is {twice} for query {_text(parts[at_q])!r}"
+                    )
                 seen.add(key)
             add_query(q)
             add_doc(d)
             add_value(v)
-    if not comments and any(q.startswith("#") for q in queries):
+    if not comments and any(q.startswith(b"#") for q in queries):
         return _read_lines(path, layout, duplicates, comments=True)
     column = lambda a, t: np.frombuffer(a, dtype=t) if len(a) else np.zeros(0, t)  # noqa: E731
     per_line = column(query, np.int64)
     starts = np.flatnonzero(np.diff(per_line, prepend=-1))
     return Columns(
         str(path),
-        list(queries),
+        _decoded(queries, path, "query id"),
         starts,
         per_line[starts],
         column(doc, np.int64),
         column(value, np.float64),
         True,
-        list(docs),
+        _decoded(docs, path, "document id"),
     )
 
 
-def _irregular(line: str, parts: list, layout, where: str) -> str:
+def _text(field: bytes) -> str:
+    """A field as text for a message (bytes that are not UTF-8 shown as U+FFFD)."""
+    return field.decode("utf-8", errors="replace")
+
+
+def _decoded(ids: dict, path: Path, what: str) -> list[str]:
+    """The distinct ids as strings; ValueError naming the line of the first that is not UTF-8."""
+    try:
+        return [i.decode("utf-8") for i in ids]
+    except UnicodeDecodeError:
+        bad = next(i for i in ids if not _utf8(i))
+        with open(path, "rb") as f:
+            number = next(n for n, line in enumerate(f, start=1) if bad in line.split())
+        raise ValueError(f"{path}:{number}: a {what} must be UTF-8 text; got the bytes {bad!r}") from None
+
+
+def _utf8(field: bytes) -> bool:
+    try:
+        field.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _irregular(line: bytes, parts: list, layout, where: str) -> str:
     """What a line that is not plainly data is: ``"blank"``, ``"comment"`` or ``"data"`` (a run
     line with fields after its tag); ValueError naming the line for a wrong number of fields."""
     fields, value_field, _ = layout
@@ -128,24 +166,27 @@ def _irregular(line: str, parts: list, layout, where: str) -> str:
     if len(parts) == width or (longer and len(parts) > width):
         return "data"
     more = " or more" if longer else ""
-    raise ValueError(f"{where}: a line needs {width} fields ({fields}){more}; got {len(parts)}")
+    table = " (a qrels table, as BEIR's qrels/test.tsv, needs its header row: query-id corpus-id score)"
+    hint = table if not longer and len(parts) == 3 else ""
+    raise ValueError(f"{where}: a line needs {width} fields ({fields}){more}; got {len(parts)}{hint}")
 
 
-def _comment(line: str, parts: list, run: bool) -> bool:
+def _comment(line: bytes, parts: list, run: bool) -> bool:
     """trec_eval's comment lines: a run line whose first field starts with ``#``; a qrels line
     whose first character is ``#`` (after a blank, ``#`` begins a query id)."""
-    return parts[0].startswith("#") if run else line.startswith("#")
+    return parts[0].startswith(b"#") if run else line.startswith(b"#")
 
 
-def _number(text: str, field: str, where: str) -> float:
+def _number(field: bytes, name: str, where: str) -> float:
     """The value of a field: ValueError naming the line for a non-number, a NaN, and for grades
     an infinity (a score may be infinite: it still sorts)."""
+    text = _text(field)
     try:
-        v = float(text)
+        v = float(field)
     except ValueError:
-        raise ValueError(f"{where}: {field} must be a number; got {text!r}") from None
-    if math.isnan(v) or (field == "grade" and math.isinf(v)):
-        raise ValueError(f"{where}: {field} must be a {'finite ' if field == 'grade' else ''}number, not {text!r}")
+        raise ValueError(f"{where}: {name} must be a number; got {text!r}") from None
+    if math.isnan(v) or (name == "grade" and math.isinf(v)):
+        raise ValueError(f"{where}: {name} must be a {'finite ' if name == 'grade' else ''}number, not {text!r}")
     return v
 
 
