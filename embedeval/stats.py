@@ -145,19 +145,28 @@ def paired_randomization_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int 
     per-query difference is as likely with either sign: the p-value is the share of random
     sign flips whose mean difference is at least as far from 0 as the observed one,
     (1 + count) / (1 + n_resamples), never 0.
+
+    A flip whose sum equals the observed one in exact arithmetic counts, whatever the rounding
+    of either in float64: a flip counts when it is less extreme by at most 8 (n + 2) eps
+    sum(|a_i| + |b_i|), twice a bound on the rounding error of two such sums
+    (:mod:`embedeval._stats.rounding`). So no flip at least as extreme is missed, and for values
+    on a grid of step 1/m (0, 1/3, 2/3, 1) the count is exact while that bound is below 1/m.
     """
+    from ._stats.resampling import flip_exceedances
+    from ._stats.rounding import tolerance
+
     n_resamples = check_positive_int(n_resamples, "n_resamples")
-    d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
-    observed = abs(d.mean())
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    d = b - a
     if not np.any(d):
         return 1.0
+    slack = tolerance(d.size, np.abs(a).sum() + np.abs(b).sum())
     rng = np.random.default_rng(seed)
     extreme = 0
     step = max(1, _budget.RESAMPLE_ELEMENTS // d.size)
     for start in range(0, n_resamples, step):
         signs = rng.integers(0, 2, size=(min(step, n_resamples - start), d.size), dtype=np.int8) * 2 - 1
-        # a tiny tolerance so that ties with the observed value (e.g. all flips equal) count
-        extreme += int(np.count_nonzero(np.abs(signs @ d) / d.size >= observed * (1 - 1e-12)))
+        extreme += int(flip_exceedances(d[:, None], signs.astype(np.float64), np.atleast_1d(slack))[0])
     return (1 + extreme) / (1 + n_resamples)
 
 
