@@ -8,6 +8,7 @@ import platform
 from datetime import datetime
 from pathlib import Path
 
+from ._core.skips import coverage
 from ._core.text import format_value, group_table, html_table, markdown_table, metric_table, percent
 from .result import EvaluationResult, interval_note
 
@@ -77,6 +78,9 @@ def write_report(
     header = {"created": datetime.now().astimezone().isoformat(sep=" ", timespec="seconds")}
     if command:
         header["command"] = command
+    over = coverage(result)
+    if over:
+        header["mean over"] = over
     settings = {
         **inputs,
         **{k: _setting(v) for k, v in result.config.items() if k != "query_ids"},

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._core.names import safe_keys
-from ._core.skips import Skipped, skip_code
+from ._core.skips import Skipped, coverage, skip_code
 from ._core.text import aligned_table, group_table, metric_table, wrapped
 from ._inputs.groups import PerGroup, per_group_summaries, read_groups
 from ._metrics.families import summarise
@@ -315,9 +315,14 @@ class EvaluationResult:
     def table(self, intervals: dict | None = None) -> str:
         """A plain-text table: metric, micro average (with its interval, if given as a dict of
         :class:`~embedeval.stats.Interval`), macro average; then each metric's definition, the
-        query counts and the conventions, wrapped to fit 100 columns (a terminal's width)."""
+        query counts and the conventions, wrapped to fit 100 columns (a terminal's width).
+
+        When the averages leave queries out, the table opens with a line that says over how many
+        and why (:func:`embedeval._core.skips.coverage`)."""
         head, rows = metric_table(self, intervals)
-        lines = [aligned_table(head[:-1], [r[:-1] for r in rows], rule="line"), ""]
+        over = coverage(self)
+        lines = [wrapped(f"mean over {over}")] if over else []
+        lines += [aligned_table(head[:-1], [r[:-1] for r in rows], rule="line"), ""]
         lines += ["definitions:", *(wrapped(f"  {r[0]}: {r[-1]}") for r in rows), ""]
         note = interval_note(self, intervals)
         lines += [wrapped(note), ""] if note else []

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._core.skips import ZERO_HINT
+
 
 def _maybe(x) -> float | None:
     return None if x is None else float(x)
@@ -48,6 +50,10 @@ class SystemComparison:
         each method in a sentence.
     notes : list of str
         What a reader must know (queries left out, a test that ignores run variance, ...).
+    coverage : str or None
+        Over how many of the given queries every number is, and why the others were left out
+        (``"2 of 3 queries (no judged item reaches the relevance threshold (R = 0); ...)"``);
+        None when every query was compared. The text tables open with it.
     replicates : numpy.ndarray of shape (n_bootstrap, n_systems, n_metrics) or None
         The bootstrap replicate means, for any further statistic.
     """
@@ -64,6 +70,7 @@ class SystemComparison:
     settings: dict
     notes: list[str] = field(default_factory=list)
     replicates: np.ndarray | None = None
+    coverage: str | None = None
 
     @classmethod
     def build(cls, data, o: dict, settings: dict, replicates) -> SystemComparison:
@@ -104,6 +111,9 @@ class SystemComparison:
             settings=settings,
             notes=_notes(data, settings),
             replicates=replicates,
+            coverage=None
+            if data.n_queries == data.n_given
+            else f"{data.n_queries} of {data.n_given} queries ({left_out(data)})",
         )
 
     @staticmethod
@@ -156,6 +166,7 @@ class SystemComparison:
             "pairs": self.pairs,
             "settings": self.settings,
             "notes": self.notes,
+            "coverage": self.coverage,
         }
 
     def table(self, fmt: str = "table") -> str:
@@ -174,13 +185,17 @@ class SystemComparison:
         )
 
 
+def left_out(data) -> str:
+    """Why queries were left out of a comparison, with counts where there are several reasons."""
+    reasons = data.left_out or {"not evaluated (NaN) by every system and run": data.n_given - data.n_queries}
+    text = "; ".join(f"{n} {why}" if len(reasons) > 1 else why for why, n in reasons.items())
+    return text + (f"; {ZERO_HINT}" if data.zero_hint else "")
+
+
 def _notes(data, settings: dict) -> list[str]:
     notes = []
     if data.n_queries < data.n_given:
-        notes.append(
-            f"{data.n_given - data.n_queries} of {data.n_given} queries left out: "
-            "not evaluated (NaN) by every system and run"
-        )
+        notes.append(f"{data.n_given - data.n_queries} of {data.n_given} queries left out: {left_out(data)}")
     if settings["hierarchical"] and settings["test"] != "bootstrap":
         notes.append(
             f"the {settings['test']} test ran on per-query values averaged over each system's runs: it ignores the "

@@ -239,6 +239,7 @@ def evaluate_pairs(args, comparison_problems) -> tuple[dict, dict[str, str]]:
                 metrics=args.metrics,
                 distance=args.distance,
                 threshold=args.threshold,
+                empty=args.empty,
                 # without ids the corpus rows are named by position: a name that is not one is an error
                 absent_docs=absent if corpus_ids is not None else "error",
             )

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from .._core.skips import coverage
 from .._core.text import (
     aligned_table,
     csv_table,
@@ -96,6 +97,7 @@ def format_result(result, fmt: str, intervals=None) -> str:
             "macro": result.per_class.macro if result.per_class is not None else None,
             "n_queries": result.n_queries,
             "n_evaluated": result.n_evaluated,
+            "coverage": coverage(result),
             "skipped": dict(result.skipped),
             "skip_reasons": getattr(result.skipped, "reasons", {}),
             "definitions": result.definitions,
@@ -119,7 +121,9 @@ def format_result(result, fmt: str, intervals=None) -> str:
         return csv_table(*_csv_groups(result, head, rows))
     if fmt == "markdown":
         groups = f"\n\nper group:\n\n{markdown_table(*group_table(result))}" if result.per_group is not None else ""
-        return markdown_table(*metric_table(result, intervals)) + (f"\n\n{note}" if note else "") + groups
+        over = coverage(result)
+        table = markdown_table(*metric_table(result, intervals))
+        return (f"mean over {over}\n\n" if over else "") + table + (f"\n\n{note}" if note else "") + groups
     return result.table(intervals) + (f"\nintervals: {interval_method(level)}" if intervals else "")
 
 

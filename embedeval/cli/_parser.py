@@ -335,6 +335,7 @@ def _add_compare(cp: argparse.ArgumentParser) -> None:
     )
     cp.add_argument("--distance", choices=DISTANCES, help="default: euclidean; cosine with --qrels or --beir")
     cp.add_argument("--threshold", type=float, default=1.0, help="runs: grade at which an item is relevant (default 1)")
+    cp.add_argument("--empty", choices=("skip", "zero"), default="skip", help="queries without relevant items")
     cp.add_argument("--key", help=_KEY_HELP)
     cp.add_argument("--label-key", help=_LABEL_KEY_HELP)
     cp.add_argument("--resamples", type=int, default=10000, help="sign flips and Tukey permutations (default 10000)")
