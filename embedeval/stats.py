@@ -147,8 +147,8 @@ def paired_randomization_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int 
     (1 + count) / (1 + n_resamples), never 0.
 
     A flip whose sum equals the observed one in exact arithmetic counts, whatever the rounding
-    of either in float64: a flip counts when it is less extreme by at most 8 (n + 2) eps
-    sum(|a_i| + |b_i|), twice a bound on the rounding error of two such sums
+    of either in float64: a flip counts when it is less extreme by at most
+    ``8 (n + 2) eps sum(abs(a) + abs(b))``, twice a bound on the rounding error of two such sums
     (:mod:`embedeval._stats.rounding`). So no flip at least as extreme is missed, and for values
     on a grid of step 1/m (0, 1/3, 2/3, 1) the count is exact while that bound is below 1/m.
     """
