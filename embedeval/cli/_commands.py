@@ -321,6 +321,17 @@ def _judgements(args, n_queries: int, n_corpus: int):
     if args.query_ids is None and len(query_ids) != n_queries:
         raise UsageError([f"QUERIES has {n_queries} rows but QRELS names {len(query_ids)} queries; give --query-ids"])
     corpus_ids = load_ids(Path(args.corpus_ids)) if args.corpus_ids else [str(i) for i in range(n_corpus)]
+    # the counts first: a wrong one is an error, reported before any warning about the qrels
+    problems = [
+        f"{flag} ({path}) must hold one id per row of {what} ({rows_path}) ({n}); got {len(ids)}"
+        for flag, path, ids, what, rows_path, n in (
+            ("--query-ids", args.query_ids, query_ids, "QUERIES", args.queries, n_queries),
+            ("--corpus-ids", args.corpus_ids, corpus_ids, "CORPUS", args.corpus, n_corpus),
+        )
+        if path and len(ids) != n
+    ]
+    if problems:
+        raise UsageError(problems)
     if args.query_ids and args.corpus_ids:  # every id known: BEIR's rules for the others, one line each
         from .._forms.beir import restrict
 

@@ -49,7 +49,10 @@ _LABEL_KEY_HELP = "array name in .npz / column in .parquet label files"
 
 
 def _confidence_level(text: str) -> float:
-    value = float(text)
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1), e.g. 0.95; got {text!r}") from None
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must be in (0, 1), e.g. 0.95; got {text}")
     return value
