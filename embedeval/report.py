@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ._core.skips import coverage
 from ._core.text import format_value, group_table, html_table, markdown_table, metric_table, percent
-from .result import EvaluationResult, interval_note
+from .result import EvaluationResult, interval_caveat, interval_note
 
 # The figure scales down to the column (it is drawn 1200 px wide); names and numbers in the table
 # never break, its last column (the definition) wraps; a long command line or setting breaks
@@ -93,6 +93,9 @@ def write_report(
     note = interval_note(result, intervals)
     if note:
         settings["no interval"] = note.removeprefix("no interval for ")
+    caveat = interval_caveat(intervals)
+    if caveat:
+        settings["intervals not meaningful"] = caveat
     head, rows = metric_table(result, intervals)
     tables = [("Per query", *_per_query_table(result))] if per_query and result.per_query else []
     sections = [("Settings", settings), ("Conventions", result.conventions), ("Versions", _versions())]

@@ -324,8 +324,8 @@ class EvaluationResult:
         lines = [wrapped(f"mean over {over}")] if over else []
         lines += [aligned_table(head[:-1], [r[:-1] for r in rows], rule="line"), ""]
         lines += ["definitions:", *(wrapped(f"  {r[0]}: {r[-1]}") for r in rows), ""]
-        note = interval_note(self, intervals)
-        lines += [wrapped(note), ""] if note else []
+        notes = [n for n in (interval_caveat(intervals), interval_note(self, intervals)) if n]
+        lines += [*map(wrapped, notes), ""] if notes else []
         if self.per_query:
             lines.append(f"queries: {self.n_queries} given, {self.n_evaluated} evaluated, {self.n_skipped} skipped")
             lines += [
@@ -351,6 +351,18 @@ class EvaluationResult:
 
 def _fmt_dict(values: dict[str, float]) -> str:
     return "{" + ", ".join(f"{k!r}: {v:.4f}" for k, v in values.items()) + "}"
+
+
+def interval_caveat(intervals: dict | None) -> str | None:
+    """The line under a table whose intervals are not meaningful (too few queries resampled):
+    each such interval's ``caveat``, once, with the metrics it concerns."""
+    caveats: dict[str, list[str]] = {}
+    for name, interval in (intervals or {}).items():
+        if getattr(interval, "caveat", None):
+            caveats.setdefault(interval.caveat, []).append(name)
+    if not caveats:
+        return None
+    return "; ".join(f"intervals of {', '.join(names)}: {why}" for why, names in caveats.items())
 
 
 def interval_note(result: EvaluationResult, intervals: dict | None) -> str | None:

@@ -13,7 +13,7 @@ import numpy as np
 from ._core import budget as _budget
 from ._core.text import format_p_value
 from ._inputs.arrays import check_choice, check_positive_int, encode_labels
-from ._stats.outcome import SystemComparison
+from ._stats.outcome import MIN_BOOTSTRAP_UNITS, SystemComparison
 from .result import EvaluationResult
 
 
@@ -42,15 +42,35 @@ def _replicate_means(sums: np.ndarray, counts: np.ndarray, n_resamples: int, rng
 
 @dataclass(frozen=True)
 class Interval:
-    """A point estimate with a confidence interval; ``level`` is its coverage (0.95), where known."""
+    """A point estimate with a confidence interval; ``level`` is its coverage (0.95), where known.
+
+    ``n`` is how many units (queries, or classes) the bootstrap resampled, where known; below
+    :data:`MIN_BOOTSTRAP_UNITS` the interval is not meaningful (:attr:`meaningful` is False,
+    :attr:`caveat` says why, and its text ends with the caveat).
+    """
 
     estimate: float
     low: float
     high: float
     level: float | None = None
+    n: int | None = None
+    unit: str = "queries"
+
+    @property
+    def meaningful(self) -> bool:
+        """False when the bootstrap resampled fewer than :data:`MIN_BOOTSTRAP_UNITS` units."""
+        return self.n is None or self.n >= MIN_BOOTSTRAP_UNITS
+
+    @property
+    def caveat(self) -> str | None:
+        """Why the interval is not meaningful, or None."""
+        if self.meaningful:
+            return None
+        return f"not meaningful: a bootstrap over {self.n} {self.unit} (fewer than {MIN_BOOTSTRAP_UNITS})"
 
     def __str__(self) -> str:
-        return f"{self.estimate:.4f} [{self.low:.4f}, {self.high:.4f}]"
+        text = f"{self.estimate:.4f} [{self.low:.4f}, {self.high:.4f}]"
+        return text if self.meaningful else f"{text} (over {self.n} {self.unit}: not meaningful)"
 
 
 def bootstrap(
@@ -82,9 +102,10 @@ def bootstrap(
     -------
     dict of str to Interval
         The micro average (``result.summary``) and its interval, per per-query metric, with
-        ``level`` set to ``confidence``. Set-level metrics (``result.set_metrics``: ``nmi``,
-        ``ami``, verification, ``pcf``) get none: they are one number for the whole set, not a
-        mean over queries, so resampling per-query values says nothing about them;
+        ``level`` set to ``confidence`` and ``n`` to the queries (or classes) resampled: below
+        :data:`MIN_BOOTSTRAP_UNITS` (10) the interval is marked not meaningful. Set-level metrics
+        (``result.set_metrics``: ``nmi``, ``ami``, verification, ``pcf``) get none: they are one
+        number for the whole set, not a mean over queries, so resampling per-query values says nothing about them;
         :func:`no_interval` gives each one's reason (tables print it under the intervals).
     """
     confidence = _check_level(confidence)
@@ -96,7 +117,7 @@ def bootstrap(
     values = np.column_stack([result.per_query[m] for m in names])
     evaluated = ~np.isnan(values).any(axis=1)
     if not evaluated.any():
-        return {m: Interval(np.nan, np.nan, np.nan, confidence) for m in names}
+        return {m: Interval(np.nan, np.nan, np.nan, confidence, 0) for m in names}
     values = values[evaluated]
     if by == "class":
         if result.query_labels is None:
@@ -109,7 +130,11 @@ def bootstrap(
     replicates = _replicate_means(sums, counts, n_resamples, np.random.default_rng(seed))
     tail = (1 - confidence) / 2
     low, high = np.quantile(replicates, [tail, 1 - tail], axis=0)
-    return {m: Interval(result.summary[m], float(low[j]), float(high[j]), confidence) for j, m in enumerate(names)}
+    unit = "classes" if by == "class" else "queries"
+    return {
+        m: Interval(result.summary[m], float(low[j]), float(high[j]), confidence, sums.shape[0], unit)
+        for j, m in enumerate(names)
+    }
 
 
 def no_interval(result: EvaluationResult) -> dict[str, str]:
@@ -238,7 +263,7 @@ def compare(
                     metric=m,
                     mean_a=np.nan,
                     mean_b=np.nan,
-                    difference=Interval(np.nan, np.nan, np.nan, confidence),
+                    difference=Interval(np.nan, np.nan, np.nan, confidence, 0),
                     p_value=np.nan,
                     n_queries=0,
                 )
@@ -251,7 +276,7 @@ def compare(
                 metric=m,
                 mean_a=float(a[both].mean()),
                 mean_b=float(b[both].mean()),
-                difference=Interval(float(d.mean()), float(low), float(high), confidence),
+                difference=Interval(float(d.mean()), float(low), float(high), confidence, int(d.size)),
                 p_value=paired_randomization_test(a[both], b[both], n_resamples=n_resamples, seed=seed),
                 n_queries=int(d.size),
             )

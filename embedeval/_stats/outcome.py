@@ -8,6 +8,12 @@ import numpy as np
 
 from .._core.skips import ZERO_HINT
 
+# Below this many resampled units (queries, or classes with by="class") a percentile bootstrap
+# interval is not meaningful: with n units there are few distinct resamples (3 queries: 10),
+# the replicates' spread understates the uncertainty (by sqrt((n - 1) / n) and more in the
+# tails), and a tail quantile is one of a handful of values. Intervals and tables say so.
+MIN_BOOTSTRAP_UNITS = 10
+
 
 def _maybe(x) -> float | None:
     return None if x is None else float(x)
@@ -196,6 +202,11 @@ def _notes(data, settings: dict) -> list[str]:
     notes = []
     if data.n_queries < data.n_given:
         notes.append(f"{data.n_given - data.n_queries} of {data.n_given} queries left out: {left_out(data)}")
+    if settings["confidence"] is not None and data.n_queries < MIN_BOOTSTRAP_UNITS:
+        notes.append(
+            f"intervals not meaningful: a bootstrap over {data.n_queries} queries (fewer than "
+            f"{MIN_BOOTSTRAP_UNITS}); the value, difference and rank intervals say little"
+        )
     if settings["hierarchical"] and settings["test"] != "bootstrap":
         notes.append(
             f"the {settings['test']} test ran on per-query values averaged over each system's runs: it ignores the "

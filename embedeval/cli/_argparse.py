@@ -14,6 +14,17 @@ import argparse
 import difflib
 
 
+def confidence_level(text: str) -> float:
+    """The value of ``--ci``: a number in (0, 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1), e.g. 0.95; got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), e.g. 0.95; got {text}")
+    return value
+
+
 class _Stop(Exception):
     """argparse met an error it cannot parse past."""
 

@@ -21,7 +21,7 @@ from .._core.text import (
     metric_table,
     percent,
 )
-from ..result import interval_note
+from ..result import interval_caveat, interval_note
 
 FORMATS = ("table", "json", "csv", "markdown")
 BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED = 2000, 0  # the intervals of --ci
@@ -85,7 +85,8 @@ def format_result(result, fmt: str, intervals=None) -> str:
     ``no_interval`` says why.
     """
     level = next(iter(intervals.values())).level if intervals else None
-    note = interval_note(result, intervals) if intervals is not None else None
+    notes = [interval_caveat(intervals), interval_note(result, intervals)] if intervals is not None else []
+    note = "\n\n".join(n for n in notes if n) or None
     if fmt == "json":
         from ..stats import no_interval
 
@@ -93,6 +94,7 @@ def format_result(result, fmt: str, intervals=None) -> str:
             "summary": result.summary,
             "intervals": {k: [v.low, v.high] for k, v in intervals.items()} if intervals else None,
             "ci": {"level": level, "method": interval_method(level)} if intervals else None,
+            **({"intervals_not_meaningful": interval_caveat(intervals)} if interval_caveat(intervals) else {}),
             **({"no_interval": no_interval(result)} if intervals is not None and result.set_metrics else {}),
             "macro": result.per_class.macro if result.per_class is not None else None,
             "n_queries": result.n_queries,

@@ -14,7 +14,7 @@ from .._metrics.registry import (
     valid_names,
 )
 from .._metrics.ties import RULES
-from ._argparse import Parser, make_lenient
+from ._argparse import Parser, confidence_level, make_lenient
 from ._commands import evaluate_command, reality_check_command, retrieval_command
 from ._compare import compare_command
 from ._compare_dense import add_dense_arguments
@@ -46,16 +46,6 @@ EXAMPLES = """examples:
 """
 _KEY_HELP = "array name in .npz / column in .parquet embedding files"
 _LABEL_KEY_HELP = "array name in .npz / column in .parquet label files"
-
-
-def _confidence_level(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number in (0, 1), e.g. 0.95; got {text!r}") from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1), e.g. 0.95; got {text}")
-    return value
 
 
 def _examples(command: str) -> str:
@@ -90,7 +80,7 @@ def _output_options(
     p, ci_help="level of the percentile bootstrap intervals of per-query metrics (default 0.95)", formats=FORMATS
 ):
     p.add_argument("--format", choices=formats, default="table", help="output on stdout (default: table)")
-    p.add_argument("--ci", type=_confidence_level, metavar="LEVEL", help=ci_help)
+    p.add_argument("--ci", type=confidence_level, metavar="LEVEL", help=ci_help)
     p.add_argument("--no-ci", action="store_true", help="no bootstrap intervals (they are on by default)")
 
 

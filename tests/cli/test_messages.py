@@ -26,7 +26,7 @@ def test_a_bad_ci_says_what_a_level_is(command, value, capsys):
     line = next(line for line in err.splitlines() if "--ci" in line)
     assert "must be a number in (0, 1), e.g. 0.95" in line or "must be in (0, 1), e.g. 0.95" in line
     assert repr(value) in line or value in line
-    assert "_confidence_level" not in err
+    assert "confidence_level" not in err
 
 
 def test_no_private_name_in_any_type_message(capsys):
