@@ -120,3 +120,17 @@ def test_skip_markers_are_read(tmp_path: Path):
     blocks, skipped = python_blocks(path)
     assert blocks == ["ok = 1"]
     assert skipped == ["needs a GPU"]
+
+
+def test_local_clusters_start_without_the_fixed_dashboard_port():
+    """A LocalCluster started by a test or a docs block names its dashboard address (None or
+    ":0"): Dask's default port 8787 is often taken, and then every run prints a warning."""
+    sources = {p: p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("*.py")}
+    sources.update({p: "\n".join(python_blocks(p)[0]) for p in FILES})
+    calls = [
+        (path, text[m.end() : m.end() + 400].split(")")[0])
+        for path, text in sources.items()
+        for m in re.finditer(r"LocalCluster\(", text)
+    ]
+    fixed = [p.relative_to(ROOT).as_posix() for p, args in calls if "dashboard_address" not in args]
+    assert calls and not fixed, f"LocalCluster without dashboard_address: {fixed}"
