@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._core.skips import coverage
 from .._metrics.registry import EMBEDDINGS, RANKINGS, parse_metrics
 from ._loaders import load_array, load_groups, load_ids, load_keys, load_label_sets, load_labels, load_pairs
 from ._output import Progress, emit, format_comparison, format_examples
@@ -151,7 +152,7 @@ def two_embeddings(args, a_path: str, b_path: str, labels_path: str) -> int:
     b = evaluate(b_rows, labels, metrics=args.metrics, distance=args.distance)
     level = args.ci or 0.95
     rows = compare(a, b, confidence=level, n_resamples=args.resamples, seed=args.seed)
-    print(format_comparison(rows, args.format, level, args.resamples))
+    print(format_comparison(rows, args.format, level, args.resamples, coverage(a)))
     return 0
 
 

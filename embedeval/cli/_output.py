@@ -20,6 +20,7 @@ from .._core.text import (
     markdown_table,
     metric_table,
     percent,
+    wrapped,
 )
 from ..result import interval_caveat, interval_note
 
@@ -241,8 +242,10 @@ def per_class_csv(per_class) -> str:
     return csv_table(["label", "count", *names], rows)
 
 
-def format_comparison(rows, fmt: str, level: float, n_resamples: int) -> str:
-    """The rows of :func:`embedeval.stats.compare` as ``fmt``; ``level`` is the interval's.
+def format_comparison(rows, fmt: str, level: float, n_resamples: int, over: str | None = None) -> str:
+    """The rows of :func:`embedeval.stats.compare` as ``fmt``; ``level`` is the interval's;
+    ``over`` (:func:`embedeval._core.skips.coverage`) opens the table and Markdown when the
+    comparison leaves queries out.
 
     JSON and CSV share their names (``p_value``, ``p_holm``, ``level``) and give full floats;
     the table and Markdown show p-values one way (:func:`embedeval._core.text.format_p_value`).
@@ -278,11 +281,16 @@ def format_comparison(rows, fmt: str, level: float, n_resamples: int) -> str:
         ]
         for r in rows
     ]
+    opening = f"{wrapped(f'over {over}')}\n\n" if over else ""
     if fmt == "markdown":
-        return markdown_table(head, body)
-    return aligned_table(head, body) + (
-        f"\n\n{rows[0].n_queries if rows else 0} paired queries; p: paired randomization test "
-        f"({n_resamples} sign flips); Holm-adjusted over {len(rows)} metric(s)"
+        return opening + markdown_table(head, body)
+    return (
+        opening
+        + aligned_table(head, body)
+        + (
+            f"\n\n{rows[0].n_queries if rows else 0} paired queries; p: paired randomization test "
+            f"({n_resamples} sign flips); Holm-adjusted over {len(rows)} metric(s)"
+        )
     )
 
 

@@ -98,3 +98,12 @@ def test_python_text_says_it_too(files):
     assert str(c).startswith("over 2 of 3 queries (no judged item") and c.coverage in str(c).replace("\n    ", " ")
     full = compare_systems({"a": np.ones(3), "b": np.zeros(3)})
     assert full.coverage is None and not str(full).startswith("over")
+
+
+def test_two_embedding_compare_head(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    np.save(tmp_path / "a.npy", rng.normal(size=(12, 3)))
+    np.save(tmp_path / "b.npy", rng.normal(size=(12, 3)))
+    (tmp_path / "labels.txt").write_text("\n".join("aabbccddeefg") + "\n")  # f, g: classes of one
+    out = _out(["compare", tmp_path / "a.npy", tmp_path / "b.npy", tmp_path / "labels.txt"], capsys)
+    assert _first(out) == "over 10 of 12 queries (2 skipped: no other embedding shares the query's label (R = 0))"
