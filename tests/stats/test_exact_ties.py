@@ -125,3 +125,16 @@ def test_runs_equal_in_exact_arithmetic_are_ties_and_share_a_rank():
         assert row["difference"] == 0.0
         assert c.ranks["value"]["A"]["rank"] == c.ranks["value"]["B"]["rank"] == 1
     assert found  # the rounding differs in some cases, else this test could not fail
+
+
+@settings(max_examples=100, deadline=None)
+@given(grid_pairs(max_n=10, zero_sum=True), st.integers(0, 2**16))
+def test_three_systems_with_equal_means_have_tukey_p_one(case, seed):
+    """Three systems whose values are permutations of one another per system (equal means in
+    exact arithmetic, summed in other orders): every permutation's range is >= the gaps, 0."""
+    a, b, m = case
+    c_values = list(np.random.default_rng(seed).permutation(a))
+    systems = {"A": _floats(a, m), "B": _floats(b, m), "C": _floats(c_values, m)}
+    c = compare_systems(systems, pairs="all", n_resamples=200, confidence=None)
+    assert [row["p_tukey"] for row in c.pairs] == [1.0, 1.0, 1.0]
+    assert [row["difference"] for row in c.pairs] == [0.0, 0.0, 0.0]
