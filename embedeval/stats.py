@@ -356,7 +356,9 @@ def compare_systems(
     (Sakai, *Laboratory Experiments in Information Retrieval*, 2018) permutes the systems'
     values within each query and compares each pair's absolute difference of means with the range
     (largest minus smallest system mean) of every permutation. Rank 1 is the highest value;
-    ranks of tied values share the best one. The two-level bootstrap assumes that each system's
+    ranks of tied values share the best one. Values equal in exact arithmetic compare equal
+    (flips, permutations, bootstrap signs, ranks, ties) whatever their float64 rounding: within
+    a stated bound of it (:mod:`embedeval._stats.rounding`). The two-level bootstrap assumes that each system's
     runs are independent draws of its training randomness (seeds) or folds, that runs of
     different systems are unrelated, and that the queries are a sample from the queries of
     interest; see the comparisons guide.
