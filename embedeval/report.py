@@ -8,8 +8,9 @@ import platform
 from datetime import datetime
 from pathlib import Path
 
+from ._core.skips import coverage
 from ._core.text import format_value, group_table, html_table, markdown_table, metric_table, percent
-from .result import EvaluationResult, interval_note
+from .result import EvaluationResult, interval_caveat, interval_note
 
 # The figure scales down to the column (it is drawn 1200 px wide); names and numbers in the table
 # never break, its last column (the definition) wraps; a long command line or setting breaks
@@ -77,6 +78,9 @@ def write_report(
     header = {"created": datetime.now().astimezone().isoformat(sep=" ", timespec="seconds")}
     if command:
         header["command"] = command
+    over = coverage(result)
+    if over:
+        header["mean over"] = over
     settings = {
         **inputs,
         **{k: _setting(v) for k, v in result.config.items() if k != "query_ids"},
@@ -89,6 +93,9 @@ def write_report(
     note = interval_note(result, intervals)
     if note:
         settings["no interval"] = note.removeprefix("no interval for ")
+    caveat = interval_caveat(intervals)
+    if caveat:
+        settings["intervals not meaningful"] = caveat
     head, rows = metric_table(result, intervals)
     tables = [("Per query", *_per_query_table(result))] if per_query and result.per_query else []
     sections = [("Settings", settings), ("Conventions", result.conventions), ("Versions", _versions())]

@@ -9,7 +9,7 @@ import numpy as np
 
 from ._core.kept import KeptNeighbors
 from ._core.names import safe_keys
-from ._core.skips import Skipped, skip_code
+from ._core.skips import Skipped, coverage, skip_code
 from ._core.text import aligned_table, group_table, metric_table, wrapped
 from ._inputs.groups import PerGroup, per_group_summaries, read_groups
 from ._metrics.families import summarise
@@ -321,12 +321,17 @@ class EvaluationResult:
     def table(self, intervals: dict | None = None) -> str:
         """A plain-text table: metric, micro average (with its interval, if given as a dict of
         :class:`~embedeval.stats.Interval`), macro average; then each metric's definition, the
-        query counts and the conventions, wrapped to fit 100 columns (a terminal's width)."""
+        query counts and the conventions, wrapped to fit 100 columns (a terminal's width).
+
+        When the averages leave queries out, the table opens with a line that says over how many
+        and why (:func:`embedeval._core.skips.coverage`)."""
         head, rows = metric_table(self, intervals)
-        lines = [aligned_table(head[:-1], [r[:-1] for r in rows], rule="line"), ""]
+        over = coverage(self)
+        lines = [wrapped(f"mean over {over}")] if over else []
+        lines += [aligned_table(head[:-1], [r[:-1] for r in rows], rule="line"), ""]
         lines += ["definitions:", *(wrapped(f"  {r[0]}: {r[-1]}") for r in rows), ""]
-        note = interval_note(self, intervals)
-        lines += [wrapped(note), ""] if note else []
+        notes = [n for n in (interval_caveat(intervals), interval_note(self, intervals)) if n]
+        lines += [*map(wrapped, notes), ""] if notes else []
         if self.per_query:
             lines.append(f"queries: {self.n_queries} given, {self.n_evaluated} evaluated, {self.n_skipped} skipped")
             lines += [
@@ -365,6 +370,18 @@ class EvaluationResult:
 
 def _fmt_dict(values: dict[str, float]) -> str:
     return "{" + ", ".join(f"{k!r}: {v:.4f}" for k, v in values.items()) + "}"
+
+
+def interval_caveat(intervals: dict | None) -> str | None:
+    """The line under a table whose intervals are not meaningful (too few queries resampled):
+    each such interval's ``caveat``, once, with the metrics it concerns."""
+    caveats: dict[str, list[str]] = {}
+    for name, interval in (intervals or {}).items():
+        if getattr(interval, "caveat", None):
+            caveats.setdefault(interval.caveat, []).append(name)
+    if not caveats:
+        return None
+    return "; ".join(f"intervals of {', '.join(names)}: {why}" for why, names in caveats.items())
 
 
 def interval_note(result: EvaluationResult, intervals: dict | None) -> str | None:

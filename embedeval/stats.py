@@ -13,7 +13,9 @@ import numpy as np
 from ._core import budget as _budget
 from ._core.text import format_p_value
 from ._inputs.arrays import check_choice, check_positive_int, encode_labels
-from ._stats.outcome import SystemComparison
+from ._stats.across import compare_across  # noqa: F401  (across datasets: documented there)
+from ._stats.across_files import read_mteb_results  # noqa: F401
+from ._stats.outcome import MIN_BOOTSTRAP_UNITS, SystemComparison
 from .result import EvaluationResult
 
 
@@ -42,15 +44,35 @@ def _replicate_means(sums: np.ndarray, counts: np.ndarray, n_resamples: int, rng
 
 @dataclass(frozen=True)
 class Interval:
-    """A point estimate with a confidence interval; ``level`` is its coverage (0.95), where known."""
+    """A point estimate with a confidence interval; ``level`` is its coverage (0.95), where known.
+
+    ``n`` is how many units (queries, or classes) the bootstrap resampled, where known; below
+    :data:`MIN_BOOTSTRAP_UNITS` the interval is not meaningful (:attr:`meaningful` is False,
+    :attr:`caveat` says why, and its text ends with the caveat).
+    """
 
     estimate: float
     low: float
     high: float
     level: float | None = None
+    n: int | None = None
+    unit: str = "queries"
+
+    @property
+    def meaningful(self) -> bool:
+        """False when the bootstrap resampled fewer than :data:`MIN_BOOTSTRAP_UNITS` units."""
+        return self.n is None or self.n >= MIN_BOOTSTRAP_UNITS
+
+    @property
+    def caveat(self) -> str | None:
+        """Why the interval is not meaningful, or None."""
+        if self.meaningful:
+            return None
+        return f"not meaningful: a bootstrap over {self.n} {self.unit} (fewer than {MIN_BOOTSTRAP_UNITS})"
 
     def __str__(self) -> str:
-        return f"{self.estimate:.4f} [{self.low:.4f}, {self.high:.4f}]"
+        text = f"{self.estimate:.4f} [{self.low:.4f}, {self.high:.4f}]"
+        return text if self.meaningful else f"{text} (over {self.n} {self.unit}: not meaningful)"
 
 
 def bootstrap(
@@ -82,9 +104,10 @@ def bootstrap(
     -------
     dict of str to Interval
         The micro average (``result.summary``) and its interval, per per-query metric, with
-        ``level`` set to ``confidence``. Set-level metrics (``result.set_metrics``: ``nmi``,
-        ``ami``, verification, ``pcf``) get none: they are one number for the whole set, not a
-        mean over queries, so resampling per-query values says nothing about them;
+        ``level`` set to ``confidence`` and ``n`` to the queries (or classes) resampled: below
+        :data:`MIN_BOOTSTRAP_UNITS` (10) the interval is marked not meaningful. Set-level metrics
+        (``result.set_metrics``: ``nmi``, ``ami``, verification, ``pcf``) get none: they are one
+        number for the whole set, not a mean over queries, so resampling per-query values says nothing about them;
         :func:`no_interval` gives each one's reason (tables print it under the intervals).
     """
     confidence = _check_level(confidence)
@@ -96,7 +119,7 @@ def bootstrap(
     values = np.column_stack([result.per_query[m] for m in names])
     evaluated = ~np.isnan(values).any(axis=1)
     if not evaluated.any():
-        return {m: Interval(np.nan, np.nan, np.nan, confidence) for m in names}
+        return {m: Interval(np.nan, np.nan, np.nan, confidence, 0) for m in names}
     values = values[evaluated]
     if by == "class":
         if result.query_labels is None:
@@ -109,7 +132,11 @@ def bootstrap(
     replicates = _replicate_means(sums, counts, n_resamples, np.random.default_rng(seed))
     tail = (1 - confidence) / 2
     low, high = np.quantile(replicates, [tail, 1 - tail], axis=0)
-    return {m: Interval(result.summary[m], float(low[j]), float(high[j]), confidence) for j, m in enumerate(names)}
+    unit = "classes" if by == "class" else "queries"
+    return {
+        m: Interval(result.summary[m], float(low[j]), float(high[j]), confidence, sums.shape[0], unit)
+        for j, m in enumerate(names)
+    }
 
 
 def no_interval(result: EvaluationResult) -> dict[str, str]:
@@ -145,30 +172,36 @@ def paired_randomization_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int 
     per-query difference is as likely with either sign: the p-value is the share of random
     sign flips whose mean difference is at least as far from 0 as the observed one,
     (1 + count) / (1 + n_resamples), never 0.
+
+    A flip whose sum equals the observed one in exact arithmetic counts, whatever the rounding
+    of either in float64: a flip counts when it is less extreme by at most
+    ``8 (n + 2) eps sum(abs(a) + abs(b))``, twice a bound on the rounding error of two such sums
+    (:mod:`embedeval._stats.rounding`). So no flip at least as extreme is missed, and for values
+    on a grid of step 1/m (0, 1/3, 2/3, 1) the count is exact while that bound is below 1/m.
     """
+    from ._stats.resampling import flip_exceedances
+    from ._stats.rounding import tolerance
+
     n_resamples = check_positive_int(n_resamples, "n_resamples")
-    d = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
-    observed = abs(d.mean())
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    d = b - a
     if not np.any(d):
         return 1.0
+    slack = tolerance(d.size, np.abs(a).sum() + np.abs(b).sum())
     rng = np.random.default_rng(seed)
     extreme = 0
     step = max(1, _budget.RESAMPLE_ELEMENTS // d.size)
     for start in range(0, n_resamples, step):
         signs = rng.integers(0, 2, size=(min(step, n_resamples - start), d.size), dtype=np.int8) * 2 - 1
-        # a tiny tolerance so that ties with the observed value (e.g. all flips equal) count
-        extreme += int(np.count_nonzero(np.abs(signs @ d) / d.size >= observed * (1 - 1e-12)))
+        extreme += int(flip_exceedances(d[:, None], signs.astype(np.float64), np.atleast_1d(slack))[0])
     return (1 + extreme) / (1 + n_resamples)
 
 
 def holm(p_values) -> np.ndarray:
-    """Holm-Bonferroni adjusted p-values (control the family-wise error rate)."""
-    p = np.asarray(p_values, dtype=np.float64)
-    order = np.argsort(p)
-    adjusted = np.maximum.accumulate((p.size - np.arange(p.size)) * p[order])
-    out = np.empty_like(p)
-    out[order] = np.minimum(adjusted, 1.0)
-    return out
+    """Holm-Bonferroni adjusted p-values (control the family-wise error rate); NaN left out."""
+    from ._stats.corrections import adjust
+
+    return adjust(p_values, "holm")
 
 
 def compare(
@@ -229,7 +262,7 @@ def compare(
                     metric=m,
                     mean_a=np.nan,
                     mean_b=np.nan,
-                    difference=Interval(np.nan, np.nan, np.nan, confidence),
+                    difference=Interval(np.nan, np.nan, np.nan, confidence, 0),
                     p_value=np.nan,
                     n_queries=0,
                 )
@@ -242,7 +275,7 @@ def compare(
                 metric=m,
                 mean_a=float(a[both].mean()),
                 mean_b=float(b[both].mean()),
-                difference=Interval(float(d.mean()), float(low), float(high), confidence),
+                difference=Interval(float(d.mean()), float(low), float(high), confidence, int(d.size)),
                 p_value=paired_randomization_test(a[both], b[both], n_resamples=n_resamples, seed=seed),
                 n_queries=int(d.size),
             )
@@ -322,8 +355,10 @@ def compare_systems(
     (Sakai, *Laboratory Experiments in Information Retrieval*, 2018) permutes the systems'
     values within each query and compares each pair's absolute difference of means with the range
     (largest minus smallest system mean) of every permutation. Rank 1 is the highest value;
-    ranks of tied values share the best one. The two-level bootstrap assumes that each system's
-    runs are independent draws of its training randomness (seeds) or folds, that runs of
+    ranks of tied values share the best one. Values equal in exact arithmetic compare equal
+    (flips, permutations, bootstrap signs, ranks, ties) whatever their float64 rounding: within
+    a stated bound of it (:mod:`embedeval._stats.rounding`). The two-level bootstrap assumes that
+    each system's runs are independent draws of its training randomness (seeds) or folds, that runs of
     different systems are unrelated, and that the queries are a sample from the queries of
     interest; see the comparisons guide.
     """
@@ -342,8 +377,3 @@ def compare_systems(
         alpha=alpha,
         seed=seed,
     )
-
-
-# Across datasets (leaderboards): documented in their modules.
-from ._stats.across import compare_across  # noqa: E402, F401
-from ._stats.across_files import read_mteb_results  # noqa: E402, F401

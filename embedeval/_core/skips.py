@@ -47,3 +47,27 @@ def skip_code(reason) -> tuple[str, str]:
     if isinstance(reason, tuple):
         return reason
     return next((code for words, code in _CODES if words in reason), "skipped"), reason
+
+
+# Skip codes of queries that trec_eval scores 0 where embedeval's ranked forms skip them by default.
+_ZERO_CODES = ("no_relevant", "relevant_ignored")
+ZERO_HINT = "trec_eval counts such a query as 0: empty='zero' (--empty zero)"
+
+
+def coverage(result) -> str | None:
+    """Over how many queries the averages of ``result`` (an EvaluationResult) are, and why the
+    others are left out, when that is fewer than were given: ``"2 of 3 queries (1 skipped: no
+    judged item reaches the relevance threshold (R = 0); trec_eval counts such a query as 0:
+    empty='zero' (--empty zero))"``.
+
+    None when every query is averaged, or the result has no per-query metric. The pointer to
+    trec_eval's convention appears where the evaluator has the ``empty`` choice (ranked lists,
+    score matrices, retrieval with qrels) and some query has no relevant item.
+    """
+    if not result.per_query or result.n_evaluated == result.n_queries:
+        return None
+    parts = [f"{count} skipped: {result.skipped.reasons[code]}" for code, count in result.skipped.items() if count]
+    zero = result.conventions.get("queries without relevant items", "").startswith("skipped")
+    if zero and any(result.skipped.get(code, 0) for code in _ZERO_CODES):
+        parts.append(ZERO_HINT)
+    return f"{result.n_evaluated} of {result.n_queries} queries" + (f" ({'; '.join(parts)})" if parts else "")

@@ -131,8 +131,11 @@ def _check_mapped_file(value, name: str) -> None:
 def as_labels(value, n: int, name: str = "labels", against: str = "embeddings") -> np.ndarray:
     """Return labels as a 1-D array that keeps each label's identity.
 
-    Integers stay integers (64-bit ids are never cast to float), strings stay strings, and a
-    list mixing types becomes an object array so that ``1`` and ``"1"`` remain different labels.
+    Integers stay integers (64-bit ids are never cast to float), strings stay strings. Labels
+    must be of one kind (numbers, strings, bytes, tuples, ...): ``1`` and ``"1"`` never compare
+    equal, so a list mixing them would silently make two classes where one was meant; it is
+    refused with the positions of each kind (ints and floats are one kind: ``1 == 1.0``; None,
+    no label, is a class of its own beside any kind).
 
     NaN is refused wherever it appears (a float array, a mixed list, an object array): it equals
     nothing, not even itself, so it cannot name a class, and a missing label must be dropped or
@@ -203,10 +206,47 @@ def _refuse_nan_labels(positions: np.ndarray, name: str) -> None:
         )
 
 
+# What kind of value a label is: labels of two kinds never compare equal (1 != "1"), so a mix in
+# one array silently makes two classes where one was meant; it is refused.
+_KINDS = ((bool, "number"), (int, "number"), (float, "number"), (np.number, "number"), (np.bool_, "number"),
+          (str, "string"), (bytes, "bytes"), (tuple, "tuple"), (frozenset, "frozenset"))  # fmt: skip
+_DTYPE_KINDS = {"b": "number", "i": "number", "u": "number", "f": "number", "c": "number", "U": "string", "S": "bytes"}
+
+
+def _label_kind(value) -> str:
+    return next((kind for cls, kind in _KINDS if isinstance(value, cls)), type(value).__name__)
+
+
+def label_kind(arr: np.ndarray) -> str | None:
+    """The one kind of the labels of ``arr`` (as :func:`as_labels` returns them): ``"number"``,
+    ``"string"``, ``"bytes"``, ``"tuple"``, ... ; None for an empty array or one of Nones."""
+    if arr.dtype.kind != "O":
+        return _DTYPE_KINDS.get(arr.dtype.kind, arr.dtype.name)
+    return next((_label_kind(v) for v in arr.tolist() if v is not None), None)
+
+
+def _positions(positions: list[int]) -> str:
+    shown = ", ".join(map(str, positions[:5]))
+    return f"{shown}, ... ({len(positions)} in all)" if len(positions) > 5 else shown
+
+
+def _refuse_mixed_kinds(kinds: dict[str, list[int]], name: str) -> None:
+    if len(kinds) > 1:
+        found = "; ".join(f"{kind} at position(s) {_positions(where)}" for kind, where in kinds.items())
+        raise ValueError(
+            f"'{name}' must hold labels of one kind (numbers, strings, tuples, ...): labels of two kinds never "
+            f"match (1 and '1' would be two classes); got {found}"
+        )
+
+
 def _check_label_objects(arr: np.ndarray, name: str) -> None:
-    """Every label of an object array hashable and none NaN (a Python loop, as encoding is)."""
+    """Every label of an object array hashable, none NaN, and all of one kind (a Python loop, as
+    encoding is)."""
     nan = []
+    kinds: dict[str, list[int]] = {}
     for i, v in enumerate(arr.tolist()):
+        if v is not None:  # None (no label) is a class of its own beside any kind, as it always was
+            kinds.setdefault(_label_kind(v), []).append(i)
         try:
             hash(v)
         except TypeError:
@@ -217,6 +257,7 @@ def _check_label_objects(arr: np.ndarray, name: str) -> None:
         if holds_nan(v):  # NaN, or a tuple holding one: NaNs match by object identity, not value
             nan.append(i)
     _refuse_nan_labels(np.asarray(nan, dtype=np.int64), name)
+    _refuse_mixed_kinds(kinds, name)
 
 
 def encode_labels(*label_arrays: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:

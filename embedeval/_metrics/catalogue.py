@@ -14,9 +14,11 @@ from __future__ import annotations
 from .families import EMBEDDINGS, FAMILIES, RANKINGS
 from .pml_names import PML_CLUSTERING, PML_NAMES
 from .set_families import SET_FAMILIES
+from .tool_names import accepted_names
 from .trec_names import _DEFAULTS, _TREC_CUT, _TREC_PLAIN
 
-# Tools whose names the metric parser accepts as aliases (the rest are for reading only).
+# Tools whose names the metric parser accepts as aliases: trec_eval's and pytorch-metric-learning's
+# by their grammar; every other tool's listed name that names one metric (tool_names.TOOL_NAMES).
 ACCEPTED = {"trec_eval": RANKINGS, "pytorch-metric-learning": EMBEDDINGS}
 
 _MUSGRAVE = "Musgrave, Belongie & Lim, A Metric Learning Reality Check, ECCV 2020"
@@ -30,10 +32,13 @@ _HASHING = "Li, Wang & Kang, Feature learning based deep supervised hashing (DPS
 
 # family -> (reference, {tool: [that tool's names for the same number]})
 ABOUT: dict[str, tuple[str, dict[str, list[str]]]] = {
-    "precision": (_TREC, {"trec_eval": ["P_k"], "BEIR": ["P@k"], "ranx": ["precision@k"]}),
+    "precision": (
+        _TREC,
+        {"trec_eval": ["P_k"], "BEIR": ["P@k"], "MTEB": ["precision_at_k"], "ranx": ["precision@k"]},
+    ),
     "recall": (
         f"{_MUSGRAVE} (embeddings: Recall@K); {_TREC} (rankings: recall_k)",
-        {"trec_eval": ["recall_k"], "BEIR": ["Recall@k"], "ranx": ["recall@k"]},
+        {"trec_eval": ["recall_k"], "BEIR": ["Recall@k"], "MTEB": ["recall_at_k"], "ranx": ["recall@k"]},
     ),
     "capped_recall": (
         "Thakur et al., BEIR, NeurIPS 2021 datasets track (R_cap@k)",
@@ -48,6 +53,7 @@ ABOUT: dict[str, tuple[str, dict[str, list[str]]]] = {
             "trec_eval": ["map", "map_cut_k"],
             "pytorch-metric-learning": ["mean_average_precision", "mean_average_precision_at_r"],
             "BEIR": ["MAP@k"],
+            "MTEB": ["map_at_k"],
             "ranx": ["map@k"],
         },
     ),
@@ -61,9 +67,17 @@ ABOUT: dict[str, tuple[str, dict[str, list[str]]]] = {
     ),
     "mrr": (
         "Voorhees, The TREC-8 Question Answering Track Report, 1999",
-        {"trec_eval": ["recip_rank"], "pytorch-metric-learning": ["mean_reciprocal_rank"], "BEIR": ["MRR@k"]},
+        {
+            "trec_eval": ["recip_rank"],
+            "pytorch-metric-learning": ["mean_reciprocal_rank"],
+            "BEIR": ["MRR@k"],
+            "MTEB": ["mrr_at_k"],
+        },
     ),
-    "ndcg": (_JARVELIN, {"trec_eval": ["ndcg", "ndcg_cut_k"], "BEIR": ["NDCG@k"], "ranx": ["ndcg@k"]}),
+    "ndcg": (
+        _JARVELIN,
+        {"trec_eval": ["ndcg", "ndcg_cut_k"], "BEIR": ["NDCG@k"], "MTEB": ["ndcg_at_k"], "ranx": ["ndcg@k"]},
+    ),
     "ndcg_exp": (_BURGES, {"ranx": ["ndcg_burges@k"]}),
     "dcg": (_JARVELIN, {"ranx": ["dcg@k"]}),
     "dcg_exp": (_BURGES, {"ranx": ["dcg_burges@k"]}),
@@ -155,7 +169,7 @@ def _accepted(family: str) -> list[str]:
     """The other tools' names the parser takes for this family (and reports under embedeval's)."""
     pml = [name for name, canonical in PML_NAMES.items() if canonical.partition("@")[0] == family]
     pml += [name for name, canonical in PML_CLUSTERING.items() if canonical == family]
-    return _trec_aliases(family) + pml
+    return _trec_aliases(family) + pml + accepted_names(family)
 
 
 def _per_query_row(family: str) -> dict:

@@ -19,6 +19,7 @@ import numpy as np
 
 from . import kernels as K
 from . import pml_names as _pml_names
+from . import tool_names as _tool_names
 from . import trec_names as _trec_names
 from .families import ALL_HITS as ALL_HITS
 from .families import BOTH as BOTH
@@ -169,6 +170,7 @@ _NAME = re.compile(r"^(?P<family>[a-z_0-9]+?)(?:@(?P<cut>[^@]*))?$")
 ALIASES: list[tuple[re.Pattern, Callable[[re.Match], list[str]], str | None]] = [
     *_trec_names.ALIASES,
     *_pml_names.ALIASES,
+    *_tool_names.ALIASES,
 ]
 
 
@@ -212,7 +214,17 @@ def _unknown(raw: str, family: str | None, cut: str | None, form: str) -> str:
     hint = ""
     if near:
         hint = f"; did you mean {near[0] + ('' if cut is None else '@' + cut)!r}?"
+    else:
+        hint = _near_alias(raw, form)
     return f"unknown metric {raw!r} for {form}{hint}; valid metrics are: {', '.join(valid_names(form))}"
+
+
+def _near_alias(raw: str, form: str) -> str:
+    """ "; did you mean ..." with the other tool's name (``R_cap@10``) nearest ``raw``, or ""."""
+    digits = re.search(r"[0-9]+$", raw.strip())
+    names = _tool_names.near_names(form, digits[0] if digits else "k")
+    near = difflib.get_close_matches(raw.strip().lower(), names, n=1, cutoff=0.7)
+    return f"; did you mean {names[near[0]]}?" if near else ""
 
 
 def _uncut(raw: str, family: str, spec: Family, form: str) -> Metric:

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._core import budget as _budget
 from .._core.csr import offsets_within
-from .._inputs.arrays import encode_labels, holds_nan
+from .._inputs.arrays import encode_labels, holds_nan, label_kind
 from .marked import Marked, csr_from_mask
 
 
@@ -70,6 +70,12 @@ class ClassLabels(_LabelSource):
         if reference_labels is None:
             classes, (codes,) = encode_labels(query_labels)
             return cls(classes, codes, codes)
+        kinds = label_kind(query_labels), label_kind(reference_labels)
+        if None not in kinds and kinds[0] != kinds[1]:
+            raise ValueError(
+                f"'labels' and 'reference_labels' must be labels of one kind: a {kinds[0]} never equals a "
+                f"{kinds[1]} (1 != '1'), so no query would find its class; got {kinds[0]}s and {kinds[1]}s"
+            )
         classes, (query_codes, reference_codes) = encode_labels(query_labels, reference_labels)
         return cls(classes, query_codes, reference_codes)
 

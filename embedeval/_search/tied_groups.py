@@ -60,7 +60,8 @@ class Items:
         window_head = new_row | ~(gap <= 2.0 * window_half[rows])
         window = np.cumsum(window_head) - 1
         window_start = np.flatnonzero(window_head)
-        window_stop = np.append(window_start[1:], rows.size)
+        # each window stops where the next starts; no pair (all ungraded or ignored), no window
+        window_stop = np.append(window_start[1:], rows.size)[: window_start.size]
         n_windows = np.bincount(rows[window_head], minlength=b).astype(np.int64)
         window_first = np.cumsum(n_windows) - n_windows
         g = int(n_windows.max(initial=0))
@@ -110,7 +111,7 @@ def resolve(items: Items, below, members, values, exact, chain_gap, n_levels):
     touch = p_lo < p_hi
     chain = np.cumsum(items.chain_head) - 1
     chain_start = np.flatnonzero(items.chain_head)
-    chain_stop = np.append(chain_start[1:], n)
+    chain_stop = np.append(chain_start[1:], n)[: chain_start.size]
     size = chain_stop - chain_start
     needs = size > 1
     needs[chain[p_lo[touch]]] = True

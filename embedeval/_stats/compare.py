@@ -9,6 +9,7 @@ from .corrections import CORRECTIONS, adjust
 from .distributions import t_two_sided
 from .outcome import SystemComparison
 from .resampling import bootstrap_means, range_exceedances, sign_flip_exceedances
+from .rounding import tolerance
 from .systems import Systems, read_systems
 
 TESTS = {
@@ -30,9 +31,13 @@ def _pairs(names: list[str], baseline, pairs: str) -> list[tuple[int, int]]:
     return [(b, j) for j in range(len(names)) if j != b]
 
 
-def _t_p_values(d: np.ndarray) -> np.ndarray:
+def _mean_difference(d: np.ndarray, slack: np.ndarray) -> np.ndarray:
+    """Mean of each column of ``d``, 0 where the sum is within ``slack`` of 0 (0 in exact arithmetic)."""
+    return np.where(np.abs(d.sum(axis=0)) <= slack, 0.0, d.mean(axis=0))
+
+
+def _t_p_values(d: np.ndarray, mean: np.ndarray) -> np.ndarray:
     n = d.shape[0]
-    mean = d.mean(axis=0)
     sd = d.std(axis=0, ddof=1) if n > 1 else np.full(d.shape[1], np.nan)
     out = np.empty(d.shape[1])
     for c in range(d.shape[1]):
@@ -45,30 +50,42 @@ def _t_p_values(d: np.ndarray) -> np.ndarray:
     return out
 
 
-def _bootstrap_p_values(diff_reps: np.ndarray) -> np.ndarray:
+def _bootstrap_p_values(diff_reps: np.ndarray, slack: np.ndarray) -> np.ndarray:
     """Two-sided p-values of replicate differences (n_resamples, n_columns): twice the smaller
-    tail share around 0, each with +1, capped at 1."""
+    tail share around 0, each with +1, capped at 1; a difference within ``slack`` (n_columns,)
+    of 0 counts on both sides (it may be 0 in exact arithmetic)."""
     b = diff_reps.shape[0]
-    below = 1 + np.count_nonzero(diff_reps <= 0, axis=0)
-    above = 1 + np.count_nonzero(diff_reps >= 0, axis=0)
+    below = 1 + np.count_nonzero(diff_reps <= slack, axis=0)
+    above = 1 + np.count_nonzero(diff_reps >= -slack, axis=0)
     return np.minimum(1.0, 2 * np.minimum(below, above) / (1 + b))
 
 
-def _effect_sizes(d: np.ndarray) -> np.ndarray:
+def _effect_sizes(d: np.ndarray, mean: np.ndarray) -> np.ndarray:
     """mean / sd (ddof 1) of each column: 0 where every difference is 0, +-inf where all are equal and not 0."""
-    mean = d.mean(axis=0)
     sd = d.std(axis=0, ddof=1) if d.shape[0] > 1 else np.zeros(d.shape[1])
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(sd > 0, mean / np.where(sd > 0, sd, 1), np.sign(mean) * np.inf)
     return np.where((sd == 0) & (mean == 0), 0.0, out)
 
 
-def _rank_intervals(point: np.ndarray, reps: np.ndarray | None, tail: float) -> np.ndarray:
-    """(n_systems, n_metrics, 3): each system's rank (1 = highest value; tied values share the
-    best rank) and, from the replicates, the interval of its ranks (-1 without replicates)."""
+def _mean_slack(data: Systems) -> np.ndarray:
+    """(n_metrics,): how far apart two means of the systems' values (a system's value, a
+    replicate, a permutation's mean) may be in float64 while equal in exact arithmetic: the
+    tolerance of :mod:`embedeval._stats.rounding` for n * k + n + k terms of magnitude at most
+    4 max |value| (the widened runs of the two-level bootstrap reach (1 + 2 sqrt 2) max |value|)."""
+    k = max(r.shape[0] for r in data.runs)
+    n = data.n_queries
+    largest = np.max([np.abs(r).max(axis=(0, 1)) for r in data.runs], axis=0)
+    return tolerance(n * k + n + k, 4 * largest)
+
+
+def _rank_intervals(point: np.ndarray, reps: np.ndarray | None, tail: float, slack: np.ndarray) -> np.ndarray:
+    """(n_systems, n_metrics, 3): each system's rank (1 = highest value; values within ``slack``
+    (n_metrics,) of each other are tied and share the best rank) and, from the replicates, the
+    interval of its ranks (-1 without replicates)."""
 
     def ranks(v):  # v (..., n_systems, n_metrics)
-        return 1 + (v[..., None, :, :] > v[..., :, None, :]).sum(axis=-2)
+        return 1 + (v[..., None, :, :] > v[..., :, None, :] + slack).sum(axis=-2)
 
     out = np.full((*point.shape, 3), -1, dtype=np.int64)
     out[..., 0] = ranks(point)
@@ -120,36 +137,43 @@ def compare_systems(
         reps = bootstrap_means(data.runs, n_bootstrap, rng)
     a, b = np.array([p[0] for p in index]), np.array([p[1] for p in index])
     d = (means[b] - means[a]).transpose(1, 0, 2).reshape(data.n_queries, -1)  # (n, P * K)
-    if test == "randomization":
-        p = (1 + sign_flip_exceedances(d, n_resamples, rng)) / (1 + n_resamples)
-    elif test == "t":
-        p = _t_p_values(d)
-    else:
-        p = _bootstrap_p_values((reps[:, b] - reps[:, a]).reshape(n_bootstrap, -1))
     k = len(data.metrics)
+    slack = _mean_slack(data)  # (K,)
+    # per query, |run mean| <= mean |run value|: bounds what each difference was computed from
+    magnitude = np.stack([np.abs(r).mean(axis=0) for r in data.runs])  # (S, n, K)
+    runs = max(r.shape[0] for r in data.runs)
+    flip_slack = tolerance(data.n_queries + runs, (magnitude[a] + magnitude[b]).sum(axis=1)).ravel()
+    d_mean = _mean_difference(d, flip_slack)
+    if test == "randomization":
+        p = (1 + sign_flip_exceedances(d, n_resamples, rng, flip_slack)) / (1 + n_resamples)
+    elif test == "t":
+        p = _t_p_values(d, d_mean)
+    else:
+        p = _bootstrap_p_values((reps[:, b] - reps[:, a]).reshape(n_bootstrap, -1), np.tile(slack, len(index)))
     p = p.reshape(len(index), k)
     p_tukey = None
     if pairs == "all":
         gaps = np.abs(point[b] - point[a])
-        p_tukey = (1 + range_exceedances(means, gaps, n_resamples, rng)) / (1 + n_resamples)
+        p_tukey = (1 + range_exceedances(means, gaps, n_resamples, rng, slack)) / (1 + n_resamples)
     diff_intervals = None
     if confidence is not None:
         diff_intervals = np.quantile(reps[:, b] - reps[:, a], [tail, 1 - tail], axis=0)  # (2, P, K)
     dd = d.reshape(data.n_queries, len(index), k)
+    tie = tolerance(runs, (magnitude[a] + magnitude[b]).transpose(1, 0, 2))  # (n, P, K): equal values
     outcome = dict(
         point=point,
         intervals=None if confidence is None else np.quantile(reps, [tail, 1 - tail], axis=0),
-        ranks=_rank_intervals(point, None if confidence is None else reps, tail),
+        ranks=_rank_intervals(point, None if confidence is None else reps, tail, slack),
         index=index,
-        difference=point[b] - point[a],
+        difference=np.where(np.abs(point[b] - point[a]) <= slack, 0.0, point[b] - point[a]),
         diff_intervals=diff_intervals,
         p=p,
         p_adjusted=adjust(p.ravel(), correction).reshape(p.shape),
         p_tukey=p_tukey,
-        effect=_effect_sizes(d).reshape(len(index), k),
-        wins=(dd > 0).sum(axis=0),
-        ties=(dd == 0).sum(axis=0),
-        losses=(dd < 0).sum(axis=0),
+        effect=_effect_sizes(d, d_mean).reshape(len(index), k),
+        wins=(dd > tie).sum(axis=0),
+        ties=(np.abs(dd) <= tie).sum(axis=0),
+        losses=(dd < -tie).sum(axis=0),
     )
     settings = dict(
         test=test,

@@ -6,6 +6,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._core.skips import ZERO_HINT
+
+# Below this many resampled units (queries, or classes with by="class") a percentile bootstrap
+# interval is not meaningful: with n units there are few distinct resamples (3 queries: 10),
+# the replicates' spread understates the uncertainty (by sqrt((n - 1) / n) and more in the
+# tails), and a tail quantile is one of a handful of values. Intervals and tables say so.
+MIN_BOOTSTRAP_UNITS = 10
+
 
 def _maybe(x) -> float | None:
     return None if x is None else float(x)
@@ -48,6 +56,10 @@ class SystemComparison:
         each method in a sentence.
     notes : list of str
         What a reader must know (queries left out, a test that ignores run variance, ...).
+    coverage : str or None
+        Over how many of the given queries every number is, and why the others were left out
+        (``"2 of 3 queries (no judged item reaches the relevance threshold (R = 0); ...)"``);
+        None when every query was compared. The text tables open with it.
     replicates : numpy.ndarray of shape (n_bootstrap, n_systems, n_metrics) or None
         The bootstrap replicate means, for any further statistic.
     query_values : numpy.ndarray of shape (n_systems, n_queries, n_metrics) or None
@@ -70,6 +82,7 @@ class SystemComparison:
     replicates: np.ndarray | None = None
     query_values: np.ndarray | None = None
     query_positions: np.ndarray | None = None
+    coverage: str | None = None
 
     @classmethod
     def build(cls, data, o: dict, settings: dict, replicates) -> SystemComparison:
@@ -112,6 +125,9 @@ class SystemComparison:
             replicates=replicates,
             query_values=data.run_means,
             query_positions=data.positions,
+            coverage=None
+            if data.n_queries == data.n_given
+            else f"{data.n_queries} of {data.n_given} queries ({left_out(data)})",
         )
 
     @staticmethod
@@ -164,6 +180,7 @@ class SystemComparison:
             "pairs": self.pairs,
             "settings": self.settings,
             "notes": self.notes,
+            "coverage": self.coverage,
         }
 
     def explore(self, path, *, title: str = "", query_ids=None):
@@ -189,12 +206,21 @@ class SystemComparison:
         )
 
 
+def left_out(data) -> str:
+    """Why queries were left out of a comparison, with counts where there are several reasons."""
+    reasons = data.left_out or {"not evaluated (NaN) by every system and run": data.n_given - data.n_queries}
+    text = "; ".join(f"{n} {why}" if len(reasons) > 1 else why for why, n in reasons.items())
+    return text + (f"; {ZERO_HINT}" if data.zero_hint else "")
+
+
 def _notes(data, settings: dict) -> list[str]:
     notes = []
     if data.n_queries < data.n_given:
+        notes.append(f"{data.n_given - data.n_queries} of {data.n_given} queries left out: {left_out(data)}")
+    if settings["confidence"] is not None and data.n_queries < MIN_BOOTSTRAP_UNITS:
         notes.append(
-            f"{data.n_given - data.n_queries} of {data.n_given} queries left out: "
-            "not evaluated (NaN) by every system and run"
+            f"intervals not meaningful: a bootstrap over {data.n_queries} queries (fewer than "
+            f"{MIN_BOOTSTRAP_UNITS}); the value, difference and rank intervals say little"
         )
     if settings["hierarchical"] and settings["test"] != "bootstrap":
         notes.append(

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from .._core import budget as _budget
+from .rounding import tolerance
 
 # Systems up to this many have their permutations tabulated (8! = 40,320 rows); more are drawn by sorting.
 _TABLED_SYSTEMS = 8
@@ -88,22 +89,36 @@ def _widened(runs: np.ndarray) -> np.ndarray:
     return mean + np.sqrt(k / (k - 1)) * (runs - mean)
 
 
-def sign_flip_exceedances(d: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+def sign_flip_exceedances(
+    d: np.ndarray, n_resamples: int, rng: np.random.Generator, slack: np.ndarray | None = None
+) -> np.ndarray:
     """Per column of the paired differences ``d`` (n_queries, n_columns), how many of
     ``n_resamples`` random sign flips give a mean difference at least as far from 0 as the observed.
 
-    The flips are shared by the columns (each column's count is a valid test on its own). A
-    relative tolerance of 1e-12 counts flips that equal the observed value up to rounding.
+    The flips are shared by the columns (each column's count is a valid test on its own);
+    ``slack`` as in :func:`flip_exceedances`.
     """
     n = d.shape[0]
-    observed = np.abs(d.sum(axis=0)) * (1 - 1e-12)
-    total = d.sum(axis=0)
     count = np.zeros(d.shape[1], dtype=np.int64)
     for _, size in _blocks(n_resamples, n):
         bits = np.unpackbits(rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8), axis=1, count=n)
-        flipped = 2.0 * (bits.astype(np.float64) @ d) - total  # sum of s_i d_i with s_i = 2 bit - 1
-        count += np.count_nonzero(np.abs(flipped) >= observed, axis=0)
+        count += flip_exceedances(d, 2.0 * bits - 1.0, slack)
     return count
+
+
+def flip_exceedances(d: np.ndarray, signs: np.ndarray, slack: np.ndarray | None = None) -> np.ndarray:
+    """Per column of ``d`` (n_queries, n_columns), how many rows of ``signs`` (size, n_queries),
+    each +1 or -1 per query, give |sum_i s_i d_i| >= |sum_i d_i|, equal sums counted.
+
+    Sums equal in exact arithmetic may differ in float64, so a flip counts when its sum is at
+    most ``slack`` (n_columns,) below the observed one: by default
+    :func:`embedeval._stats.rounding.tolerance` of n_queries terms of magnitudes sum |d_i|;
+    callers whose ``d`` is itself rounded (a difference of means) pass the tolerance of what it
+    was computed from. No flip whose exact sum is at least as extreme is then missed.
+    """
+    slack = tolerance(d.shape[0], np.abs(d).sum(axis=0)) if slack is None else slack
+    threshold = np.abs(d.sum(axis=0)) - slack
+    return np.count_nonzero(np.abs(signs @ d) >= threshold, axis=0)
 
 
 def _permutations(n_systems: int, shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
@@ -114,7 +129,9 @@ def _permutations(n_systems: int, shape: tuple[int, int], rng: np.random.Generat
     return np.argsort(rng.random((*shape, n_systems)), axis=-1)
 
 
-def range_exceedances(values: np.ndarray, gaps: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+def range_exceedances(
+    values: np.ndarray, gaps: np.ndarray, n_resamples: int, rng: np.random.Generator, slack: np.ndarray | float = 0.0
+) -> np.ndarray:
     """Randomised Tukey HSD counts (Sakai): per metric and pair, how many of ``n_resamples``
     permutations give a range of system means (largest minus smallest) at least ``gaps``.
 
@@ -123,6 +140,10 @@ def range_exceedances(values: np.ndarray, gaps: np.ndarray, n_resamples: int, rn
     values : numpy.ndarray of shape (n_systems, n_queries, n_metrics)
     gaps : numpy.ndarray of shape (n_pairs, n_metrics)
         The observed absolute differences of means of the pairs.
+    slack : float or numpy.ndarray broadcastable to ``gaps``
+        How far below a gap a range still counts: the rounding bound of
+        :func:`embedeval._stats.rounding.tolerance`, so that ranges equal to a gap in exact
+        arithmetic count whatever their float64 rounding.
 
     Each permutation shuffles the systems' values within every query independently (under the
     null hypothesis that no system differs, the labels of one query's values are exchangeable);
@@ -132,7 +153,7 @@ def range_exceedances(values: np.ndarray, gaps: np.ndarray, n_resamples: int, rn
     n_systems, n_queries, n_metrics = values.shape
     flat = values.transpose(1, 0, 2).reshape(n_queries * n_systems, n_metrics)
     base = (np.arange(n_queries) * n_systems)[None, :, None]
-    threshold = gaps * (1 - 1e-12)
+    threshold = gaps - slack
     count = np.zeros(gaps.shape, dtype=np.int64)
     for _, size in _blocks(n_resamples, n_queries * n_systems * n_metrics):
         index = base + _permutations(n_systems, (size, n_queries), rng)  # (size, n_queries, n_systems)

@@ -9,7 +9,7 @@ carries its query ids (``config["query_ids"]``, as the ranked-list evaluators re
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -28,6 +28,13 @@ class Systems:
         Queries given before that restriction.
     positions : numpy.ndarray of shape (n_queries,) or None
         The compared queries' positions among those given (the first system's order).
+    left_out : dict of str to int
+        Why the other queries were left out: for each, the reason the first result (system and
+        run, in order) that skipped it gives, or "not evaluated (NaN) by every system and run"
+        where no result says; with the count of queries.
+    zero_hint : bool
+        Whether some query was left out for having no relevant item by a result that could
+        have scored it 0 (``empty='zero'``, trec_eval's convention).
     """
 
     names: list[str]
@@ -35,6 +42,8 @@ class Systems:
     runs: list[np.ndarray]
     n_given: int
     positions: np.ndarray | None = None
+    left_out: dict = field(default_factory=dict)
+    zero_hint: bool = False
 
     @property
     def run_means(self) -> np.ndarray:
@@ -111,12 +120,13 @@ def _common_metrics(read: list, metrics) -> list[str]:
 
 def read_systems(systems, metrics=None) -> Systems:
     """:class:`Systems` from the ``systems`` and ``metrics`` arguments of ``compare_systems``."""
-    read, id_lists = [], []
+    read, id_lists, results = [], [], []
     for name, value in _as_named(systems):
         for r, run in enumerate(_runs_of(name, value)):
             values, ids, whole = _one_run(name, run)
             read.append((name, r, values, whole))
             id_lists.append(ids)
+            results.append(run)
     names = _common_metrics(read, metrics)
     order = _id_order(read, id_lists)
     arrays = {}
@@ -149,7 +159,35 @@ def read_systems(systems, metrics=None) -> Systems:
     keep = ~np.any([np.isnan(r).any(axis=(0, 2)) for r in runs], axis=0)
     if not keep.any():
         raise ValueError("'systems': no query was evaluated by every system and run (each has a NaN somewhere)")
-    return Systems(list(arrays), names, [r[:, keep] for r in runs], int(n_given), np.flatnonzero(keep))
+    left_out, zero_hint = _left_out(results, order, ~keep)
+    return Systems(
+        list(arrays), names, [r[:, keep] for r in runs], int(n_given), np.flatnonzero(keep), left_out, zero_hint
+    )
+
+
+_NOT_EVALUATED = "not evaluated (NaN) by every system and run"
+
+
+def _left_out(results: list, order: list, dropped: np.ndarray) -> tuple[dict[str, int], bool]:
+    """(``{reason: count}``, zero hint) of the ``dropped`` queries, from the results' skip codes."""
+    why = np.full(dropped.size, None, dtype=object)
+    zero_hint = False
+    for result, pick in zip(results, order, strict=True):
+        codes = getattr(result, "skip_codes", None)
+        if codes is None:
+            continue
+        codes = np.asarray(codes) if pick is None else np.asarray(codes)[pick]
+        keys = list(result.skipped)
+        fresh = dropped & (why == None) & (codes >= 0)  # noqa: E711 (elementwise on objects)
+        for q in np.flatnonzero(fresh):
+            key = keys[codes[q]]
+            why[q] = result.skipped.reasons.get(key, key)
+            zero = result.conventions.get("queries without relevant items", "").startswith("skipped")
+            zero_hint |= zero and key in ("no_relevant", "relevant_ignored")
+    counts: dict[str, int] = {}
+    for reason in why[dropped]:
+        counts[reason or _NOT_EVALUATED] = counts.get(reason or _NOT_EVALUATED, 0) + 1
+    return counts, zero_hint
 
 
 def _id_order(read: list, id_lists: list) -> list:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from .._core.text import aligned_table, csv_table, format_p_value, format_value, markdown_table, percent
+from .._core.text import aligned_table, csv_table, format_p_value, format_value, markdown_table, percent, wrapped
 
 _CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "BH", "none": "none"}
 
@@ -138,11 +138,13 @@ def _csv(c) -> str:
 
 def render(c, fmt: str) -> str:
     """``c`` (a SystemComparison) as ``fmt``."""
+    head = [wrapped(f"over {c.coverage}")] if c.coverage else []
     renderers = {
         "json": lambda: json.dumps(c.to_dict(), indent=2),
         "csv": lambda: _csv(c),
         "markdown": lambda: "\n\n".join(
             [
+                *head,
                 markdown_table(*system_rows(c)),
                 markdown_table(*pair_rows(c)),
                 "\n".join(f"- {x}" for x in _legend_lines(c)),
@@ -150,7 +152,7 @@ def render(c, fmt: str) -> str:
         ),
         "latex": lambda: _latex(c),
         "table": lambda: "\n\n".join(
-            [aligned_table(*system_rows(c)), aligned_table(*pair_rows(c)), "\n".join(_legend_lines(c))]
+            [*head, aligned_table(*system_rows(c)), aligned_table(*pair_rows(c)), "\n".join(_legend_lines(c))]
         ),
     }
     if fmt not in renderers:

@@ -14,6 +14,17 @@ import argparse
 import difflib
 
 
+def confidence_level(text: str) -> float:
+    """The value of ``--ci``: a number in (0, 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1), e.g. 0.95; got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), e.g. 0.95; got {text}")
+    return value
+
+
 class _Stop(Exception):
     """argparse met an error it cannot parse past."""
 
@@ -24,8 +35,15 @@ class Parser(argparse.ArgumentParser):
     problems: list[tuple[str, str]]
 
     def error(self, message):
+        if message == "the following arguments are required: COMMAND":
+            message = f"a command is required: {', '.join(self.commands())}; 'embedeval --help' says what each does"
         self.problems.append((self.prog, message))
         raise _Stop
+
+    def commands(self) -> list[str]:
+        """The names of this parser's commands (aliases included)."""
+        subparsers = [a for a in self._actions if isinstance(a, argparse._SubParsersAction)]
+        return [name for a in subparsers for name in a.choices]
 
 
 def _lenient(action: argparse.Action, prog: str, problems: list) -> None:
@@ -40,8 +58,9 @@ def _lenient(action: argparse.Action, prog: str, problems: list) -> None:
         try:
             value = convert(text) if convert is not None else text
         except (argparse.ArgumentTypeError, TypeError, ValueError) as exc:
-            kind = getattr(convert, "__name__", "value")
-            why = str(exc) if isinstance(exc, argparse.ArgumentTypeError) else f"invalid {kind} value: {text!r}"
+            # int and float by name ("invalid float value"); a private converter's name says nothing
+            kind = f"{convert.__name__} " if convert in (int, float) else ""
+            why = str(exc) if isinstance(exc, argparse.ArgumentTypeError) else f"invalid {kind}value: {text!r}"
             problems.append((prog, f"argument {name}: {why}"))
             return None
         if choices is not None and value not in choices:

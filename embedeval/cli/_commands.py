@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._core.skips import coverage
 from .._metrics.registry import EMBEDDINGS, RANKINGS, parse_metrics
 from ._explore import explore_depth
 from ._leaderboard import add_leaderboard_command  # noqa: F401  (registered by _parser)
@@ -154,7 +155,7 @@ def two_embeddings(args, a_path: str, b_path: str, labels_path: str) -> int:
     b = evaluate(b_rows, labels, metrics=args.metrics, distance=args.distance)
     level = args.ci or 0.95
     rows = compare(a, b, confidence=level, n_resamples=args.resamples, seed=args.seed)
-    print(format_comparison(rows, args.format, level, args.resamples))
+    print(format_comparison(rows, args.format, level, args.resamples, coverage(a)))
     return 0
 
 
@@ -324,6 +325,17 @@ def _judgements(args, n_queries: int, n_corpus: int):
     if args.query_ids is None and len(query_ids) != n_queries:
         raise UsageError([f"QUERIES has {n_queries} rows but QRELS names {len(query_ids)} queries; give --query-ids"])
     corpus_ids = load_ids(Path(args.corpus_ids)) if args.corpus_ids else [str(i) for i in range(n_corpus)]
+    # the counts first: a wrong one is an error, reported before any warning about the qrels
+    problems = [
+        f"{flag} ({path}) must hold one id per row of {what} ({rows_path}) ({n}); got {len(ids)}"
+        for flag, path, ids, what, rows_path, n in (
+            ("--query-ids", args.query_ids, query_ids, "QUERIES", args.queries, n_queries),
+            ("--corpus-ids", args.corpus_ids, corpus_ids, "CORPUS", args.corpus, n_corpus),
+        )
+        if path and len(ids) != n
+    ]
+    if problems:
+        raise UsageError(problems)
     if args.query_ids and args.corpus_ids:  # every id known: BEIR's rules for the others, one line each
         from .._forms.beir import restrict
 

@@ -220,7 +220,7 @@ def _evaluate_runs(args, systems: dict[str, list[str]]) -> dict:
         runs = []
         for f in files:
             try:
-                result, coverage = evaluate_files(f, args.inputs[-1], parsed, args.threshold, "skip", True)
+                result, coverage = evaluate_files(f, args.inputs[-1], parsed, args.threshold, args.empty, True)
             except ValueError as exc:
                 raise UsageError([f"{name} ({f}): {exc}"]) from None
             unranked[f] = coverage.judged_without_run

@@ -133,7 +133,8 @@ def argument_problems_of(args, systems: dict[str, list[Pair]]) -> list[str]:
 
 
 def judgements(args) -> tuple[list, list | None, dict]:
-    """(query ids, corpus ids or None for row positions, qrels), read once for every system."""
+    """(query ids, corpus ids or None for row positions, qrels), read once for every system;
+    the qrels as read (restricted to the given ids after the shapes are checked)."""
     from ..io import read_beir, read_qrels
 
     if args.beir is not None:
@@ -142,10 +143,6 @@ def judgements(args) -> tuple[list, list | None, dict]:
     qrels = read_qrels(args.qrels)
     query_ids = load_ids(Path(args.query_ids)) if args.query_ids else list(qrels)
     corpus_ids = load_ids(Path(args.corpus_ids)) if args.corpus_ids else None
-    if args.query_ids and args.corpus_ids:  # every id known: BEIR's rules for the others
-        from .._forms.beir import restrict
-
-        qrels = restrict(qrels, query_ids, args.qrels, args.query_ids)
     return query_ids, corpus_ids, qrels
 
 
@@ -222,6 +219,10 @@ def evaluate_pairs(args, comparison_problems) -> tuple[dict, dict[str, str]]:
     problems = shape_problems(args, systems, len(query_ids), corpus_ids)
     if problems:
         raise UsageError(problems)
+    if args.beir is None and args.query_ids and args.corpus_ids:  # every id known: BEIR's rules for the others
+        from .._forms.beir import restrict  # (it warns of unjudged queries: after the problems above)
+
+        qrels = restrict(qrels, query_ids, args.qrels, args.query_ids)
     absent = args.absent_docs or "count"
     out = {}
     for name, pairs in systems.items():
@@ -239,6 +240,7 @@ def evaluate_pairs(args, comparison_problems) -> tuple[dict, dict[str, str]]:
                 metrics=args.metrics,
                 distance=args.distance,
                 threshold=args.threshold,
+                empty=args.empty,
                 # without ids the corpus rows are named by position: a name that is not one is an error
                 absent_docs=absent if corpus_ids is not None else "error",
             )

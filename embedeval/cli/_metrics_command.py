@@ -3,14 +3,35 @@ measures: name patterns, input forms, tie rules, other tools' names and the defi
 
 from __future__ import annotations
 
+import difflib
 import json
+import re
 import textwrap
 
 from .._metrics.catalogue import list_metrics
+from .._metrics.families import EMBEDDINGS, RANKINGS
 from ._problems import UsageError
 
 METRIC_FORMATS = ("table", "json", "markdown")
 _WIDTH = 100
+
+
+def _family_of(name: str, known: set[str]) -> tuple[str | None, str]:
+    """(the family ``name`` means: a family, a metric name or another tool's name for one;
+    else None, and "did you mean 'x'? " where a name is close)."""
+    from .._metrics.registry import parse_metrics
+
+    if name.lower() in known:
+        return name.lower(), ""
+    hints = []
+    for form in (RANKINGS, EMBEDDINGS):
+        try:
+            return parse_metrics([name], form)[0].family, ""
+        except ValueError as exc:
+            hints += re.findall(r"did you mean (.*?\?)", str(exc))
+    near = difflib.get_close_matches(name.lower(), sorted(known), n=1, cutoff=0.6)
+    hints += [f"{near[0]!r}?"] if near else []
+    return None, f"did you mean {hints[0]} " if hints else ""
 
 
 def _selected(args) -> list[dict]:
@@ -19,13 +40,15 @@ def _selected(args) -> list[dict]:
         rows = [row for row in rows if args.form in row["forms"]]
     if args.names:
         known = {row["family"] for row in list_metrics()}
-        unknown = [name for name in args.names if name.lower() not in known]
-        if unknown:
-            raise UsageError(
-                [f"FAMILY: unknown metric family {name!r}; known: {', '.join(sorted(known))}" for name in unknown]
-            )
-        wanted = {name.lower() for name in args.names}
-        rows = [row for row in rows if row["family"] in wanted]
+        wanted = {name: _family_of(name, known) for name in args.names}
+        problems = [
+            f"FAMILY: unknown metric family {name!r}; {hint}known: {', '.join(sorted(known))}"
+            for name, (family, hint) in wanted.items()
+            if family is None
+        ]
+        if problems:
+            raise UsageError(problems)
+        rows = [row for row in rows if row["family"] in {family for family, _ in wanted.values()}]
     return rows
 
 
@@ -84,7 +107,12 @@ def metrics_command(args) -> int:
 def add_metrics_command(sub, **kw) -> None:
     """The ``metrics`` subcommand on the parser's subparsers."""
     mp = sub.add_parser("metrics", help="list every metric: names, forms, definitions, other tools' names", **kw)
-    mp.add_argument("names", nargs="*", metavar="FAMILY", help="only these families (e.g. map ndcg); default: all")
+    mp.add_argument(
+        "names",
+        nargs="*",
+        metavar="FAMILY",
+        help="only these families (e.g. map ndcg) or metrics by any accepted name (P@10); default: all",
+    )
     mp.add_argument("--form", choices=("embeddings", "rankings"), help="only the metrics of this input form")
     mp.add_argument("--format", choices=METRIC_FORMATS, default="table", help="output on stdout (default: table)")
     mp.set_defaults(run=metrics_command)

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from .._core.skips import coverage
 from .._core.text import (
     aligned_table,
     csv_table,
@@ -19,8 +20,9 @@ from .._core.text import (
     markdown_table,
     metric_table,
     percent,
+    wrapped,
 )
-from ..result import interval_note
+from ..result import interval_caveat, interval_note
 from ._explore import explore_result
 
 FORMATS = ("table", "json", "csv", "markdown")
@@ -85,7 +87,8 @@ def format_result(result, fmt: str, intervals=None) -> str:
     ``no_interval`` says why.
     """
     level = next(iter(intervals.values())).level if intervals else None
-    note = interval_note(result, intervals) if intervals is not None else None
+    notes = [interval_caveat(intervals), interval_note(result, intervals)] if intervals is not None else []
+    note = "\n\n".join(n for n in notes if n) or None
     if fmt == "json":
         from ..stats import no_interval
 
@@ -93,10 +96,12 @@ def format_result(result, fmt: str, intervals=None) -> str:
             "summary": result.summary,
             "intervals": {k: [v.low, v.high] for k, v in intervals.items()} if intervals else None,
             "ci": {"level": level, "method": interval_method(level)} if intervals else None,
+            **({"intervals_not_meaningful": interval_caveat(intervals)} if interval_caveat(intervals) else {}),
             **({"no_interval": no_interval(result)} if intervals is not None and result.set_metrics else {}),
             "macro": result.per_class.macro if result.per_class is not None else None,
             "n_queries": result.n_queries,
             "n_evaluated": result.n_evaluated,
+            "coverage": coverage(result),
             "skipped": dict(result.skipped),
             "skip_reasons": getattr(result.skipped, "reasons", {}),
             "definitions": result.definitions,
@@ -120,7 +125,9 @@ def format_result(result, fmt: str, intervals=None) -> str:
         return csv_table(*_csv_groups(result, head, rows))
     if fmt == "markdown":
         groups = f"\n\nper group:\n\n{markdown_table(*group_table(result))}" if result.per_group is not None else ""
-        return markdown_table(*metric_table(result, intervals)) + (f"\n\n{note}" if note else "") + groups
+        over = coverage(result)
+        table = markdown_table(*metric_table(result, intervals))
+        return (f"mean over {over}\n\n" if over else "") + table + (f"\n\n{note}" if note else "") + groups
     return result.table(intervals) + (f"\nintervals: {interval_method(level)}" if intervals else "")
 
 
@@ -237,8 +244,10 @@ def per_class_csv(per_class) -> str:
     return csv_table(["label", "count", *names], rows)
 
 
-def format_comparison(rows, fmt: str, level: float, n_resamples: int) -> str:
-    """The rows of :func:`embedeval.stats.compare` as ``fmt``; ``level`` is the interval's.
+def format_comparison(rows, fmt: str, level: float, n_resamples: int, over: str | None = None) -> str:
+    """The rows of :func:`embedeval.stats.compare` as ``fmt``; ``level`` is the interval's;
+    ``over`` (:func:`embedeval._core.skips.coverage`) opens the table and Markdown when the
+    comparison leaves queries out.
 
     JSON and CSV share their names (``p_value``, ``p_holm``, ``level``) and give full floats;
     the table and Markdown show p-values one way (:func:`embedeval._core.text.format_p_value`).
@@ -274,11 +283,16 @@ def format_comparison(rows, fmt: str, level: float, n_resamples: int) -> str:
         ]
         for r in rows
     ]
+    opening = f"{wrapped(f'over {over}')}\n\n" if over else ""
     if fmt == "markdown":
-        return markdown_table(head, body)
-    return aligned_table(head, body) + (
-        f"\n\n{rows[0].n_queries if rows else 0} paired queries; p: paired randomization test "
-        f"({n_resamples} sign flips); Holm-adjusted over {len(rows)} metric(s)"
+        return opening + markdown_table(head, body)
+    return (
+        opening
+        + aligned_table(head, body)
+        + (
+            f"\n\n{rows[0].n_queries if rows else 0} paired queries; p: paired randomization test "
+            f"({n_resamples} sign flips); Holm-adjusted over {len(rows)} metric(s)"
+        )
     )
 
 

@@ -14,7 +14,7 @@ from .._metrics.registry import (
     valid_names,
 )
 from .._metrics.ties import RULES
-from ._argparse import Parser, make_lenient
+from ._argparse import Parser, confidence_level, make_lenient
 from ._commands import add_leaderboard_command, evaluate_command, reality_check_command, retrieval_command
 from ._compare import compare_command
 from ._compare_dense import add_dense_arguments
@@ -50,13 +50,6 @@ _LABEL_KEY_HELP = "array name in .npz / column in .parquet label files"
 _CI_HELP = "level of the percentile bootstrap intervals of per-query metrics (default 0.95)"
 
 
-def _confidence_level(text: str) -> float:
-    value = float(text)
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1), e.g. 0.95; got {text}")
-    return value
-
-
 def _examples(command: str) -> str:
     """The lines of :data:`EXAMPLES` that run ``command``, as an epilog."""
     lines = [line for line in EXAMPLES.splitlines() if line.startswith(f"  embedeval {command} ")]
@@ -87,7 +80,7 @@ def _ties_option(p, default: str) -> None:
 
 def _output_options(p, ci_help=_CI_HELP, formats=FORMATS):
     p.add_argument("--format", choices=formats, default="table", help="output on stdout (default: table)")
-    p.add_argument("--ci", type=_confidence_level, metavar="LEVEL", help=ci_help)
+    p.add_argument("--ci", type=confidence_level, metavar="LEVEL", help=ci_help)
     p.add_argument("--no-ci", action="store_true", help="no bootstrap intervals (they are on by default)")
 
 
@@ -331,6 +324,7 @@ def _add_compare(cp: argparse.ArgumentParser) -> None:
     )
     cp.add_argument("--distance", choices=DISTANCES, help="default: euclidean; cosine with --qrels or --beir")
     cp.add_argument("--threshold", type=float, default=1.0, help="runs: grade at which an item is relevant (default 1)")
+    cp.add_argument("--empty", choices=("skip", "zero"), default="skip", help="queries without relevant items")
     cp.add_argument("--key", help=_KEY_HELP)
     cp.add_argument("--label-key", help=_LABEL_KEY_HELP)
     cp.add_argument("--resamples", type=int, default=10000, help="sign flips and Tukey permutations (default 10000)")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 
+from .._core.skips import coverage
 from .._core.text import aligned_table, csv_table, format_value, markdown_table
 from .._metrics.trec_names import trec_name
 
@@ -81,6 +82,8 @@ def per_query_text(result, fmt: str, summary: str, intervals: dict | None = None
                     [f"all {side}", *(repr(getattr(intervals[m], side)) if m in intervals else "" for m in head[1:])]
                 )
         return csv_table(head, rows)
+    over = coverage(result)
+    head = f"all: mean over {over}\n\n" if over else ""
     if fmt == "markdown":
-        return markdown_table(*_rows(result, format_value)) + "\n\n" + summary
-    return aligned_table(*_rows(result, format_value), rule="columns") + "\n\n" + summary
+        return head + markdown_table(*_rows(result, format_value)) + "\n\n" + summary
+    return head + aligned_table(*_rows(result, format_value), rule="columns") + "\n\n" + summary

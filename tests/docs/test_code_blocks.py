@@ -1,19 +1,22 @@
-"""Every ```python block of the README and the docs runs as written.
+"""Every ```python block of the README and the docs runs as pasted, on its own.
 
-Each Markdown file's python blocks are joined top to bottom into one script (a later block may
-use what an earlier one made, as a reader would) and run in a fresh interpreter, in an empty
-temporary folder, with this checkout first on the path. A block may be skipped only with a
-marker on the line just before its fence that names the reason, for things a test machine
-cannot have (a GPU, a cluster):
+A reader copies one block, not the page: each block runs alone in a fresh interpreter, in an
+empty temporary folder, with this checkout first on the path, so a block that uses a name or a
+file an earlier block made fails. A block is skipped when it needs an optional framework that
+is not installed (its import fails: ``No module named ...`` for a module this environment
+lacks, or embedeval's own ``pip install 'embedeval[...]'`` message), or with a marker on the
+line just before its fence that names the reason, for things a test machine cannot have (a
+GPU, an MLflow run):
 
     <!-- docs-test: skip (needs a GPU) -->
 
-The test fails when a block raises, when a file's blocks take more than the time limit, or when
-a skip marker gives no reason.
+The test fails when a block raises, takes more than the time limit, or when a skip marker gives
+no reason.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -58,19 +61,55 @@ def test_the_readme_and_the_docs_have_python_blocks():
     assert "docs/quickstart.md" in names
 
 
+BLOCKS = [(path, n, block) for path in FILES for n, block in enumerate(python_blocks(path)[0], 1)]
+_MISSING = re.compile(r"No module named '(?P<module>[^'.]+)")
+
+
+def _missing_framework(stderr: str) -> str | None:
+    """The optional framework a failed block lacks, or None when it failed for another reason."""
+    if "ImportError" in stderr and "pip install 'embedeval[" in stderr:
+        return stderr.rsplit("pip install ", 1)[1].split()[0]
+    missing = _MISSING.search(stderr)
+    if missing and importlib.util.find_spec(missing["module"]) is None:
+        return missing["module"]
+    return None
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.relative_to(ROOT).as_posix())
-def test_python_blocks_run_top_to_bottom(path: Path, tmp_path: Path):
-    blocks, skipped = python_blocks(path)
+def test_skip_markers_name_a_reason(path: Path):
+    _, skipped = python_blocks(path)
     assert all(skipped), f"{path.name}: a docs-test skip marker must name its reason"
-    script = "\n\n".join(f"# --- block {n}\n{block}" for n, block in enumerate(blocks, 1))
+
+
+@pytest.mark.parametrize(
+    ("path", "n", "block"), BLOCKS, ids=[f"{p.relative_to(ROOT).as_posix()}#{n}" for p, n, _ in BLOCKS]
+)
+def test_each_python_block_runs_as_pasted(path: Path, n: int, block: str, tmp_path: Path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     env["MPLBACKEND"] = "Agg"
     done = subprocess.run(
-        [sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", block], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
     )
-    if done.returncode and "ImportError" in done.stderr and "pip install 'embedeval[integrations]'" in done.stderr:
-        pytest.skip(f"{path.relative_to(ROOT)} needs the integrations extra, not installed here")
-    assert done.returncode == 0, f"{path.relative_to(ROOT)}: its python blocks failed\n{done.stderr[-4000:]}"
+    if done.returncode and (framework := _missing_framework(done.stderr)):
+        pytest.skip(f"{path.relative_to(ROOT)} block {n} needs {framework}, not installed here")
+    assert done.returncode == 0, f"{path.relative_to(ROOT)} block {n} fails when run on its own\n{done.stderr[-4000:]}"
+
+
+def test_a_block_that_leans_on_an_earlier_one_fails(tmp_path: Path):
+    """What the test is for: a block using a name an earlier block defined does not run alone."""
+    path = tmp_path / "probe.md"
+    path.write_text("```python\nx = 1\n```\n\n```python\nprint(x)\n```\n", encoding="utf-8")
+    blocks, _ = python_blocks(path)
+    done = subprocess.run([sys.executable, "-c", blocks[1]], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode != 0 and "NameError" in done.stderr and _missing_framework(done.stderr) is None
+
+
+def test_missing_frameworks_are_told_apart_from_errors():
+    assert _missing_framework("ModuleNotFoundError: No module named 'surely_not_installed_xyz'") == (
+        "surely_not_installed_xyz"
+    )
+    assert _missing_framework("ModuleNotFoundError: No module named 'numpy'") is None  # installed: a real error
+    assert _missing_framework("NameError: name 'rng' is not defined") is None
 
 
 def test_skip_markers_are_read(tmp_path: Path):
@@ -81,3 +120,17 @@ def test_skip_markers_are_read(tmp_path: Path):
     blocks, skipped = python_blocks(path)
     assert blocks == ["ok = 1"]
     assert skipped == ["needs a GPU"]
+
+
+def test_local_clusters_start_without_the_fixed_dashboard_port():
+    """A LocalCluster started by a test or a docs block names its dashboard address (None or
+    ":0"): Dask's default port 8787 is often taken, and then every run prints a warning."""
+    sources = {p: p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("*.py")}
+    sources.update({p: "\n".join(python_blocks(p)[0]) for p in FILES})
+    calls = [
+        (path, text[m.end() : m.end() + 400].split(")")[0])
+        for path, text in sources.items()
+        for m in re.finditer(r"LocalCluster\(", text)
+    ]
+    fixed = [p.relative_to(ROOT).as_posix() for p, args in calls if "dashboard_address" not in args]
+    assert calls and not fixed, f"LocalCluster without dashboard_address: {fixed}"

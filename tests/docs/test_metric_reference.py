@@ -44,7 +44,8 @@ def test_accepted_aliases_parse_to_their_family():
     for row in embedeval.list_metrics():
         for alias in row["accepted_aliases"]:
             name = alias.split(" ")[0].replace("k1,k2", "5,10")
-            name = re.sub(r"_k$", "_10", name)
+            name = re.sub(r"[_@]k$", lambda m: m[0][0] + "10", name)
+            name = re.sub(r"<=r$", "<=2", name)
             families = set()
             for form in (RANKINGS, EMBEDDINGS):
                 try:

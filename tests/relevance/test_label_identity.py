@@ -75,27 +75,40 @@ def batch_labels(kind, values):
     seed=st.integers(0, 1000),
 )
 def test_accumulator_reads_labels_as_evaluate_does(batches, seed):
+    """Batches of one kind of label give evaluate's numbers; batches mixing kinds (ints beside
+    strings or tuples, 1 beside "1") are refused, as evaluate refuses them."""
     parts = [batch_labels(kind, values) for kind, values in batches]
     every = [v for p in parts for v in (p.tolist() if isinstance(p, np.ndarray) else p)]
     if len(every) < 2:
         return
     x = embeddings(len(every), seed)
-    acc, start = embedeval.Accumulator(), 0
-    for p in parts:
-        acc.update(x[start : start + len(p)], p)
-        start += len(p)
-    got = acc.compute(metrics=["precision@1", "map@r"])
+
+    def accumulated():
+        acc, start = embedeval.Accumulator(), 0
+        for p in parts:  # a batch mixing kinds is refused here, batches of two kinds at compute
+            acc.update(x[start : start + len(p)], p)
+            start += len(p)
+        return acc.compute(metrics=["precision@1", "map@r"])
+
+    if len({type(v) for v in every}) > 1:
+        with pytest.raises(ValueError, match="'labels' must hold labels of one kind"):
+            accumulated()
+        return
+    got = accumulated()
     expected = evaluate_reference(x, every, ["precision@1", "map@r"])
     for m in expected:
         same(got.per_query[m], expected[m])
 
 
-def test_accumulator_keeps_1_and_str_1_apart_and_an_empty_first_batch_fixes_nothing():
+def test_accumulator_refuses_1_beside_str_1_and_an_empty_first_batch_fixes_nothing():
     acc = embedeval.Accumulator()
     acc.update(np.zeros((0, 2)), [])
-    acc.update(np.array([[0.0, 0.0], [0.0, 0.1], [5.0, 5.0], [5.0, 5.1]]), [1, "1", "a", "a"])
-    result = acc.compute(metrics=["precision@1"])
-    assert result.n_evaluated == 2  # 1 and "1" are two classes of one member each
+    with pytest.raises(ValueError, match=r"got number at position\(s\) 0; string at position\(s\) 1, 2, 3"):
+        acc.update(np.array([[0.0, 0.0], [0.0, 0.1], [5.0, 5.0], [5.0, 5.1]]), [1, "1", "a", "a"])
+    acc.update(np.array([[0.0, 0.0], [0.0, 0.1]]), [1, 1])
+    acc.update(np.array([[5.0, 5.0], [5.0, 5.1]]), ["1", "1"])  # each batch of one kind: refused together
+    with pytest.raises(ValueError, match=r"got number at position\(s\) 0, 1; string at position\(s\) 2, 3"):
+        acc.compute(metrics=["precision@1"])
 
 
 @pytest.mark.parametrize(
