@@ -15,6 +15,7 @@ from .families import EMBEDDINGS, FAMILIES, RANKINGS
 from .pml_names import PML_CLUSTERING, PML_NAMES
 from .set_families import SET_FAMILIES
 from .trec_names import _DEFAULTS, _TREC_CUT, _TREC_PLAIN
+from .trec_prefs import PREFS_FAMILIES
 
 # Tools whose names the metric parser accepts as aliases (the rest are for reading only).
 ACCEPTED = {"trec_eval": RANKINGS, "pytorch-metric-learning": EMBEDDINGS}
@@ -127,7 +128,20 @@ _TREC_OWN = {
     "rndcg": (_TREC10, "Rndcg"),
 }
 ABOUT.update({family: (ref, {"trec_eval": [name]}) for family, (ref, name) in _TREC_OWN.items()})
+# preference judgements (-R prefs, qrels_prefs) and judgement groups (-R qrels_jg): trec_eval 10's
+# C source is their only definition
+_PREFS_REF = _TREC10 + " (m_prefs_*.c over form_prefs_counts.c)"
+ABOUT.update({family: (_PREFS_REF, {"trec_eval": [family.replace("rnonrel", "Rnonrel")]}) for family in PREFS_FAMILIES})
+ABOUT.update(
+    {
+        "map_avgjg": (_TREC10 + " (m_map_avgjg.c)", {"trec_eval": ["map_avgjg"]}),
+        "p_avgjg": (_TREC10 + " (m_P_avgjg.c)", {"trec_eval": ["P_avgjg_k"]}),
+        "rprec_mult_avgjg": (_TREC10 + " (m_Rprec_mult_avgjg.c)", {"trec_eval": ["Rprec_mult_avgjg_m"]}),
+    }
+)
 
+# the trec_eval names the parser takes for the measures of the preference and judgement-group forms
+_TREC_OWN_FORMS = {"p_avgjg": "P_avgjg_k", "rprec_mult_avgjg": "Rprec_mult_avgjg_m"}
 _CUTOFF_SUFFIX = {"none": "", "k": "@k", "r": "@r", "radius": "@radius", "param": "@params"}
 _ALL_RULES = ["index", "expected", "optimistic", "pessimistic"]
 
@@ -148,6 +162,8 @@ def _trec_aliases(family: str) -> list[str]:
         names.append(_TREC_PLAIN[family])
     if family == "r_precision":
         names.append("Rprec")
+    if family in _TREC_OWN_FORMS:
+        names.append(_TREC_OWN_FORMS[family])
     return names
 
 
