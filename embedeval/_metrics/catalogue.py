@@ -11,7 +11,7 @@ without them (``tests/docs/test_metric_reference.py``).
 
 from __future__ import annotations
 
-from .families import EMBEDDINGS, FAMILIES, RANKINGS
+from .families import EMBEDDINGS, FAMILIES, JUDGEMENT_GROUPS, PREFERENCES, RANKINGS
 from .pml_names import PML_CLUSTERING, PML_NAMES
 from .set_families import SET_FAMILIES
 from .trec_names import _DEFAULTS, _TREC_CUT, _TREC_PLAIN
@@ -174,6 +174,16 @@ def _accepted(family: str) -> list[str]:
     return _trec_aliases(family) + pml
 
 
+def _ties(spec) -> list[str]:
+    """The tie rules a family supports: the preference and judgement-group measures have only
+    trec_eval's order (their files are read by the drop-in's rules alone)."""
+    if {PREFERENCES, JUDGEMENT_GROUPS} & set(spec.forms):
+        return ["index"]
+    if spec.order_free or all(form.expected is not None for form in spec.forms.values()):
+        return _ALL_RULES
+    return ["index", "optimistic", "pessimistic"]
+
+
 def _per_query_row(family: str) -> dict:
     spec = FAMILIES[family]
     reference, aliases = ABOUT[family]
@@ -193,9 +203,7 @@ def _per_query_row(family: str) -> dict:
         "forms": forms,
         "graded": spec.graded,
         "needs_uncut": spec.uncut,
-        "ties": _ALL_RULES
-        if spec.order_free or all(form.expected is not None for form in spec.forms.values())
-        else ["index", "optimistic", "pessimistic"],
+        "ties": _ties(spec),
         "aliases": aliases,
         "accepted_aliases": _accepted(family),
         "reference": reference,

@@ -85,6 +85,10 @@ def add_metrics_command(sub, **kw) -> None:
     """The ``metrics`` subcommand on the parser's subparsers."""
     mp = sub.add_parser("metrics", help="list every metric: names, forms, definitions, other tools' names", **kw)
     mp.add_argument("names", nargs="*", metavar="FAMILY", help="only these families (e.g. map ndcg); default: all")
-    mp.add_argument("--form", choices=("embeddings", "rankings"), help="only the metrics of this input form")
+    mp.add_argument(
+        "--form",
+        choices=("embeddings", "rankings", "preferences", "judgement_groups"),
+        help="only the metrics of this input form",
+    )
     mp.add_argument("--format", choices=METRIC_FORMATS, default="table", help="output on stdout (default: table)")
     mp.set_defaults(run=metrics_command)
