@@ -88,7 +88,7 @@ def make_case(seed: int) -> tuple[dict[str, str], list[str]]:
         args.append(f"-M{rng.randint(1, 10)}")
     if rng.random() < 0.3:
         args.append("-J")
-    if layout == "qrels_jg" and rng.random() < 0.3:
+    if rng.random() < 0.3:  # -l: the relevant grade of qrels_jg; preferences ignore it, as in trec_eval
         args.append("-l2")
     files = {"judgements": "\n".join(judged) + "\n", "run": "\n".join(run) + "\n"}
     return files, [*args, "judgements", "run"]

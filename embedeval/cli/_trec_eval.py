@@ -34,13 +34,15 @@ trec_eval 10's command, its arguments in its order (the judgements first), with 
   -q             each query's values too, before the summary
   -c             average over every judged query; one without a run counts as an empty ranking
   -m NAME[.P]    measures (repeatable): a name (P, map, ndcg_cut, ...), parameters after a dot
-                 (P.5,10, ndcg.1=3,2=9), or a set: official (the default), all_trec, set
+                 (P.5,10, ndcg.1=3,2=9), or a set: official (the default), all_trec, set;
+                 with -R prefs or qrels_prefs: all_prefs, prefs; with -R qrels_jg: qrels_jg
   -l LEVEL       the grade at which a document is relevant (default 1)
   -M MAX         evaluate the first MAX documents of each query's ranking
   -J             remove the documents without a judgement (grade >= 0) before ranking
   -n             no summary lines
   -Z FILE        z-scores from 'qid measure mean sd' lines instead of values
-  -R qrels, -T trec_results   the only formats read; -N and -o change nothing
+  -R FORMAT      the judgements: qrels (the default), prefs, qrels_prefs or qrels_jg
+  -T trec_results  the only run format read; -N and -o change nothing
   --ties RULE    embedeval's own: expected, optimistic or pessimistic values over documents of
                  equal score (trec_eval orders them by document id); see the trec_eval guide
 """
