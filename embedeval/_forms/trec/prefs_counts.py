@@ -78,7 +78,7 @@ def _query(judgements: Judgements, idx: list[int], ranked: list[str]):
     rows = sorted(
         (judgements.group[i], judgements.subgroup[i], -judgements.level[i], place[judgements.doc[i]], i) for i in idx
     )
-    counts = np.zeros((n, n), dtype=np.int64)
+    counts: list = []  # each JG's preferences (a, b): a preferred to b, as places
     jgs = []
     start = 0
     while start < len(rows):
@@ -92,7 +92,7 @@ def _query(judgements: Judgements, idx: list[int], ranked: list[str]):
         else:
             jgs.append(_classes_jg(group, n_ret, counts, judgements, where))
         start = end
-    return jgs, _pair_sums(counts, n_ret)
+    return jgs, _pair_sums(counts, n_ret, n)
 
 
 def _areas(a: np.ndarray, b: np.ndarray, n_ret: int) -> tuple[int, int, int, int, int]:
@@ -115,7 +115,7 @@ def _fulfilled(a: np.ndarray, b: np.ndarray, n_ret: int, retrieved_only: bool) -
     return int(np.count_nonzero((a < b) & (a < n_ret))), int(a.size)
 
 
-def _classes_jg(group, n_ret, counts, judgements, where):
+def _classes_jg(group, n_ret, counts: list, judgements, where):
     """The counts of a JG of one sub-group (equivalence classes by level)."""
     level = np.array([-r[2] for r in group])
     place = np.array([r[3] for r in group], dtype=np.int64)
@@ -129,7 +129,7 @@ def _classes_jg(group, n_ret, counts, judgements, where):
             f"{where[0]}: query {where[1]!r}, judgement group {where[2]!r}: document {doc!r} has two rel_levels "
             "in one sub-group"
         )
-    np.add.at(counts, (a, b), 1)
+    counts.append((a, b))
     areas = _areas(a, b, n_ret)
     relevant, retrieved = level > 0, place < n_ret
     r, nonrel = int(relevant.sum()), int((~relevant).sum())
@@ -160,7 +160,7 @@ def _classes_recount(classes: list, kept: np.ndarray, n_ret: int, retrieved_only
     return ful, poss
 
 
-def _array_jg(group, n_ret, n, counts, judgements, where):
+def _array_jg(group, n_ret, n, counts: list, judgements, where):
     """The counts of a JG of several sub-groups (a preference array, closed by transitivity)."""
     members = sorted({r[3] for r in group})
     local = {p: i for i, p in enumerate(members)}
@@ -196,7 +196,7 @@ def _array_jg(group, n_ret, n, counts, judgements, where):
     ia, ib = np.nonzero(closed)
     place = np.asarray(members, dtype=np.int64)
     a, b = place[ia], place[ib]
-    np.add.at(counts, (a, b), 1)
+    counts.append((a, b))
     areas = _areas(a, b, n_ret)
     level = np.array([rel[p] for p in members])
     retrieved = place < n_ret
@@ -223,12 +223,17 @@ def _without_late_nonrel(a, b, place, level, r: int, scan: int) -> tuple[np.ndar
     return a[keep], b[keep]
 
 
-def _pair_sums(counts: np.ndarray, n_ret: int) -> tuple[float, float, int, int, int]:
+def _pair_sums(prefs: list, n_ret: int, n: int) -> tuple[float, float, int, int, int]:
     """(sum of shares with a retrieved document, sum with both, pairs with both, with one, with
-    none) over the document pairs with a preference, the shares added in trec_eval's order."""
-    either = np.triu((counts + counts.T) > 0, 1)
-    lo, hi = np.nonzero(either)  # row-major: trec_eval's loops
-    ratio = counts[lo, hi] / (counts[lo, hi] + counts[hi, lo]).astype(np.float64)
+    none) over the document pairs with a preference in some JG (``prefs``: each JG's (a, b)),
+    the shares added in trec_eval's order (by place of the higher, then of the lower)."""
+    a = np.concatenate([p[0] for p in prefs]) if prefs else np.zeros(0, dtype=np.int64)
+    b = np.concatenate([p[1] for p in prefs]) if prefs else np.zeros(0, dtype=np.int64)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    keys, inverse = np.unique(lo * n + hi, return_inverse=True)  # sorted: trec_eval's loop order
+    forward = np.bincount(inverse, weights=(a < b), minlength=keys.size)  # the higher one preferred
+    ratio = forward / np.bincount(inverse, minlength=keys.size)
+    lo, hi = keys // max(n, 1), keys % max(n, 1)
     both, one = hi < n_ret, (lo < n_ret) & (hi >= n_ret)
     ordered = np.concatenate([ratio[both], ratio[one]])
     total = float(np.cumsum(ordered)[-1]) if ordered.size else 0.0
