@@ -129,17 +129,21 @@ _TREC_OWN = {
 }
 ABOUT.update({family: (ref, {"trec_eval": [name]}) for family, (ref, name) in _TREC_OWN.items()})
 # preference judgements (-R prefs, qrels_prefs) and judgement groups (-R qrels_jg): trec_eval 10's
-# C source is their only definition
-_PREFS_REF = _TREC10 + " (m_prefs_*.c over form_prefs_counts.c)"
-ABOUT.update({family: (_PREFS_REF, {"trec_eval": [family.replace("rnonrel", "Rnonrel")]}) for family in PREFS_FAMILIES})
+# C source is their only definition (pytrec_eval reads qrels only)
+_OWN_FORMS_REF = "trec_eval 10 (NIST), its C source ({}); byte-identical with its binary (bench/prefs_differential.py)"
 ABOUT.update(
     {
-        "map_avgjg": (_TREC10 + " (m_map_avgjg.c)", {"trec_eval": ["map_avgjg"]}),
-        "p_avgjg": (_TREC10 + " (m_P_avgjg.c)", {"trec_eval": ["P_avgjg_k"]}),
-        "rprec_mult_avgjg": (_TREC10 + " (m_Rprec_mult_avgjg.c)", {"trec_eval": ["Rprec_mult_avgjg_m"]}),
+        family: (_OWN_FORMS_REF.format("m_prefs_*.c over form_prefs_counts.c"), {"trec_eval": [trec]})
+        for family, trec in ((f, f.replace("rnonrel", "Rnonrel")) for f in PREFS_FAMILIES)
     }
 )
-
+ABOUT.update(
+    {
+        "map_avgjg": (_OWN_FORMS_REF.format("m_map_avgjg.c"), {"trec_eval": ["map_avgjg"]}),
+        "p_avgjg": (_OWN_FORMS_REF.format("m_P_avgjg.c"), {"trec_eval": ["P_avgjg_k"]}),
+        "rprec_mult_avgjg": (_OWN_FORMS_REF.format("m_Rprec_mult_avgjg.c"), {"trec_eval": ["Rprec_mult_avgjg_m"]}),
+    }
+)
 # the trec_eval names the parser takes for the measures of the preference and judgement-group forms
 _TREC_OWN_FORMS = {"p_avgjg": "P_avgjg_k", "rprec_mult_avgjg": "Rprec_mult_avgjg_m"}
 _CUTOFF_SUFFIX = {"none": "", "k": "@k", "r": "@r", "radius": "@radius", "param": "@params"}

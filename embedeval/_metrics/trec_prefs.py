@@ -182,8 +182,10 @@ _RET_ONLY = "only preferences between two retrieved documents count"
 _IMP = "preferences with at least one retrieved document count (implied ones: the retrieved one must be preferred)"
 _RNONREL = (
     "fulfilled / possible per JG, averaged over JGs, with the JG's non-relevant documents (rel_level 0) set to R "
-    "(its rel_level > 0 documents) in number: when N < R, R (R - N) preferences are added, fulfilled for each "
-    "retrieved relevant document; when N > R, only the first R of the lowest level's documents are kept"
+    "(its rel_level > 0 documents) in number: when N < R, R - N preferences per relevant document are added, "
+    "fulfilled for the retrieved ones; when N > R, only the first R non-relevant documents (in place order) are "
+    "kept and the JG's preferences recounted (trec_eval's recount, which for one sub-group also pairs the lowest "
+    "level with itself)"
 )
 
 # family -> (definition, kernel, kind as trec_eval prints it: "long" or "double"), trec_eval's order
