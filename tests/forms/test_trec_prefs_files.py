@@ -58,16 +58,16 @@ def test_comments_and_blank_lines_are_skipped_and_a_hash_inside_an_id_is_data(tm
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("q u s a 1\nq u s b 0\nq u s a 0\n", "document 'a' has two rel_levels in one sub-group"),
-        ("q u s1 a 1\nq u s1 b 0\nq u s2 a 0\nq u s2 c 1\n", "document 'a' has rel_level 0 in one sub-group"),
-        ("q u s1 a 2\nq u s1 b 1\nq u s2 b 2\nq u s2 a 1\n", "contradict each other"),
+        ("q u s a 1\nq u s b 0\nq u s a 0\n", "prefs:3: .*document 'a' has two rel_levels.*line 1"),
+        ("q u s1 a 1\nq u s1 b 0\nq u s2 a 0\nq u s2 c 1\n", "prefs:.: .*document 'a' has rel_level 0 in one"),
+        ("q u s1 a 2\nq u s1 b 1\nq u s2 b 2\nq u s2 a 1\n", "prefs: .*contradict each other"),
     ],
 )
 def test_inconsistent_judgement_groups_are_refused(tmp_path, text, message):
     """trec_eval stops (or aborts) on these; embedeval names the query, group and document."""
     (tmp_path / "run").write_text(RUN)
     (tmp_path / "prefs").write_text(text)
-    with pytest.raises(ValueError, match=f"query 'q', judgement group 'u'.*{message}"):
+    with pytest.raises(ValueError, match=message.replace(".*", ".*query 'q', judgement group 'u'.*", 1)):
         evaluate_preferences(tmp_path / "run", tmp_path / "prefs")
 
 

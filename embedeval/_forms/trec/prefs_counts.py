@@ -124,10 +124,11 @@ def _classes_jg(group, n_ret, counts: list, judgements, where):
     a, b = place[ia], place[ib]
     clash = np.flatnonzero(a == b)
     if clash.size:
-        doc = judgements.doc[group[ia[clash[0]]][4]]
+        first, second = sorted((group[ia[clash[0]]][4], group[ib[clash[0]]][4]))
         raise ValueError(
-            f"{where[0]}: query {where[1]!r}, judgement group {where[2]!r}: document {doc!r} has two rel_levels "
-            "in one sub-group"
+            f"{where[0]}:{judgements.line[second]}: query {where[1]!r}, judgement group {where[2]!r}: document "
+            f"{judgements.doc[first]!r} has two rel_levels in one sub-group (the other on line "
+            f"{judgements.line[first]})"
         )
     counts.append((a, b))
     areas = _areas(a, b, n_ret)
@@ -171,7 +172,7 @@ def _array_jg(group, n_ret, n, counts: list, judgements, where):
         old, new = rel.get(p, -1.0), -neg_level
         if (old > 0 and new == 0) or (old == 0 and new > 0):
             raise ValueError(
-                f"{where[0]}: query {where[1]!r}, judgement group {where[2]!r}: document "
+                f"{where[0]}:{judgements.line[line]}: query {where[1]!r}, judgement group {where[2]!r}: document "
                 f"{judgements.doc[line]!r} has rel_level 0 in one sub-group and above 0 in another"
             )
         rel[p] = new
