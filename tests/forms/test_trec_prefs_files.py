@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -114,7 +115,7 @@ def test_the_quicktest_runs_all_fifteen_commands_byte_identical():
     if not (folder / "Makefile").is_file():
         pytest.skip("the binary is not in a trec_eval checkout")
     done = subprocess.run(
-        ["python", str(ROOT / "bench" / "trec_quicktest.py"), "--trec-eval", BINARY],
+        [sys.executable, str(ROOT / "bench" / "trec_quicktest.py"), "--trec-eval", BINARY],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
