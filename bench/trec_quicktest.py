@@ -1,11 +1,13 @@
 """Run trec_eval 10's ``make quicktest`` with ``embedeval trec_eval`` in place of ``./trec_eval``.
 
     python bench/trec_quicktest.py /path/to/trec_eval        # a checkout of usnistgov/trec_eval 10
+    python bench/trec_quicktest.py --trec-eval /path/to/trec_eval/trec_eval   # the same, by its binary
 
 Each ``./trec_eval ARGS | diff - test/EXPECTED`` line of the Makefile's ``quicktest`` target is
 run as ``python -m embedeval trec_eval ARGS`` from that folder (this checkout's embedeval), and
 its output compared byte for byte with the expected file. One line per command: PASS, or FAIL
-with the number of differing lines and the first difference (or the error). Nothing of
+with the number of differing lines and the first difference (or the error); all 15 commands,
+the preference formats (``-R prefs``, ``qrels_prefs``, ``qrels_jg``) included. Nothing of
 trec_eval is shipped with embedeval; its test files are read where they are.
 """
 
@@ -57,8 +59,14 @@ def run_one(folder: Path, args: list[str], expected: str) -> tuple[bool, str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("trec_eval_folder", type=Path, help="a checkout of trec_eval 10 (its Makefile and test/)")
-    folder = parser.parse_args().trec_eval_folder
+    parser.add_argument(
+        "trec_eval_folder", type=Path, nargs="?", help="a checkout of trec_eval 10 (its Makefile and test/)"
+    )
+    parser.add_argument("--trec-eval", type=Path, help="trec_eval's binary, in the checkout's top folder")
+    options = parser.parse_args()
+    if (options.trec_eval_folder is None) == (options.trec_eval is None):
+        parser.error("give the checkout's folder or --trec-eval BINARY (one of them)")
+    folder = options.trec_eval_folder or options.trec_eval.resolve().parent
     commands = quicktest_lines(folder / "Makefile")
     passed = 0
     for args, expected in commands:

@@ -188,3 +188,107 @@ def evaluate_files(
     parsed, threshold, ties = check_options(metrics, threshold, empty, complete, ties)
     result, _ = _evaluate_files(run, qrels, parsed, threshold, empty, complete, ties)
     return result if groups is None else result.with_groups(groups)
+
+
+def evaluate_preferences(
+    run,
+    judgements,
+    *,
+    format: str = "prefs",
+    metrics=None,
+    threshold: int = 1,
+    complete: bool = False,
+    max_retrieved: int | None = None,
+    judged_only: bool = False,
+):
+    r"""Evaluate a TREC run file against preference judgements or judgement groups (trec_eval 10's
+    ``-R prefs``, ``-R qrels_prefs``, ``-R qrels_jg``), with trec_eval's measures and rules.
+
+    Parameters
+    ----------
+    run, judgements : str or path
+        A TREC run; a ``prefs`` file (``qid jg jsg docno rel_level`` lines: within sub-group
+        ``jsg`` of judgement group ``jg``, a higher level is preferred), a qrels file read as
+        preferences (``qrels_prefs``: each iteration field one judgement group), or a qrels file
+        with judgement groups (``qrels_jg``: ``qid jg docno grade``).
+    format : {"prefs", "qrels_prefs", "qrels_jg"}
+    metrics : str or sequence of str, optional
+        Preferences: ``prefs_simp``, ``prefs_pair``, ``prefs_avgjg``, ``prefs_avgjg_Rnonrel``,
+        their ``_ret`` and ``_imp`` variants and the counts ``prefs_num_prefs_poss``,
+        ``prefs_num_prefs_ful``, ``prefs_num_prefs_ful_ret`` (default: all 14, trec_eval's
+        ``all_prefs``). Judgement groups: ``map_avgjg``, ``p_avgjg@k``,
+        ``rprec_mult_avgjg@m`` (trec_eval's names ``P_avgjg_10``, ``Rprec_mult_avgjg`` too;
+        default: trec_eval's ``qrels_jg`` set). The metric reference defines each one.
+    threshold : int
+        Judgement groups: the grade at which a document is relevant (trec_eval's ``-l``).
+    complete : bool
+        Also evaluate every judged query without a run, as an empty ranking (``-c``).
+    max_retrieved : int, optional
+        Each query's first documents only (``-M``).
+    judged_only : bool
+        Judgement groups: per group, drop the documents without a grade >= 0 before ranking (``-J``).
+
+    Returns
+    -------
+    EvaluationResult
+        ``per_query`` holds each measure's value per query, ``config["query_ids"]`` the queries
+        in trec_eval's order (the byte order of their ids); the summary is the mean (trec_eval
+        prints the sum for the three counts).
+
+    Raises
+    ------
+    ValueError
+        For a bad line of either file (naming the file and line), judgements that contradict
+        each other within a judgement group, or a metric of another form.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "run").write_text("q Q0 a 0 2 r\nq Q0 b 0 1 r\n")
+    >>> _ = (folder / "prefs").write_text("q u1 s1 a 1\nq u1 s1 b 2\n")
+    >>> result = evaluate_preferences(folder / "run", folder / "prefs", metrics=["prefs_simp"])
+    >>> float(result.per_query["prefs_simp"][0])  # b is preferred, a is ranked above it
+    0.0
+    """
+    from ._forms.trec.preferences import FORMATS, evaluate_judgements
+    from ._metrics.registry import JUDGEMENT_GROUPS, PREFERENCES, parse_metrics
+
+    if format not in FORMATS:
+        raise ValueError(f"'format' must be one of {', '.join(FORMATS)}; got {format!r}")
+    grouped = format == "qrels_jg"
+    if metrics is None:
+        metrics = ["map_avgjg", "P_avgjg", "Rprec_mult_avgjg"] if grouped else _ALL_PREFS
+    if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 1:
+        raise ValueError(f"'threshold' must be an int >= 1 (trec_eval's -l); got {threshold!r}")
+    if max_retrieved is not None and (isinstance(max_retrieved, bool) or not isinstance(max_retrieved, int)):
+        raise ValueError(f"'max_retrieved' must be an int >= 0 or None; got {max_retrieved!r}")
+    parsed = parse_metrics(metrics, JUDGEMENT_GROUPS if grouped else PREFERENCES)
+    return evaluate_judgements(
+        run,
+        judgements,
+        format,
+        parsed,
+        level=float(threshold),
+        complete=complete,
+        max_retrieved=max_retrieved,
+        judged_only=judged_only,
+    )
+
+
+_ALL_PREFS = [
+    "prefs_num_prefs_poss",
+    "prefs_num_prefs_ful",
+    "prefs_num_prefs_ful_ret",
+    "prefs_simp",
+    "prefs_pair",
+    "prefs_avgjg",
+    "prefs_avgjg_Rnonrel",
+    "prefs_simp_ret",
+    "prefs_pair_ret",
+    "prefs_avgjg_ret",
+    "prefs_avgjg_Rnonrel_ret",
+    "prefs_simp_imp",
+    "prefs_pair_imp",
+    "prefs_avgjg_imp",
+]

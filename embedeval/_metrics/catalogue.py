@@ -11,11 +11,12 @@ without them (``tests/docs/test_metric_reference.py``).
 
 from __future__ import annotations
 
-from .families import EMBEDDINGS, FAMILIES, RANKINGS
+from .families import EMBEDDINGS, FAMILIES, JUDGEMENT_GROUPS, PREFERENCES, RANKINGS
 from .pml_names import PML_CLUSTERING, PML_NAMES
 from .set_families import SET_FAMILIES
 from .tool_names import accepted_names
 from .trec_names import _DEFAULTS, _TREC_CUT, _TREC_PLAIN
+from .trec_prefs import PREFS_FAMILIES
 
 # Tools whose names the metric parser accepts as aliases: trec_eval's and pytorch-metric-learning's
 # by their grammar; every other tool's listed name that names one metric (tool_names.TOOL_NAMES).
@@ -141,7 +142,24 @@ _TREC_OWN = {
     "rndcg": (_TREC10, "Rndcg"),
 }
 ABOUT.update({family: (ref, {"trec_eval": [name]}) for family, (ref, name) in _TREC_OWN.items()})
-
+# preference judgements (-R prefs, qrels_prefs) and judgement groups (-R qrels_jg): trec_eval 10's
+# C source is their only definition (pytrec_eval reads qrels only)
+_OWN_FORMS_REF = "trec_eval 10 (NIST), its C source ({}); byte-identical with its binary (bench/prefs_differential.py)"
+ABOUT.update(
+    {
+        family: (_OWN_FORMS_REF.format("m_prefs_*.c over form_prefs_counts.c"), {"trec_eval": [trec]})
+        for family, trec in ((f, f.replace("rnonrel", "Rnonrel")) for f in PREFS_FAMILIES)
+    }
+)
+ABOUT.update(
+    {
+        "map_avgjg": (_OWN_FORMS_REF.format("m_map_avgjg.c"), {"trec_eval": ["map_avgjg"]}),
+        "p_avgjg": (_OWN_FORMS_REF.format("m_P_avgjg.c"), {"trec_eval": ["P_avgjg_k"]}),
+        "rprec_mult_avgjg": (_OWN_FORMS_REF.format("m_Rprec_mult_avgjg.c"), {"trec_eval": ["Rprec_mult_avgjg_m"]}),
+    }
+)
+# the trec_eval names the parser takes for the measures of the preference and judgement-group forms
+_TREC_OWN_FORMS = {"p_avgjg": "P_avgjg_k", "rprec_mult_avgjg": "Rprec_mult_avgjg_m"}
 _CUTOFF_SUFFIX = {"none": "", "k": "@k", "r": "@r", "radius": "@radius", "param": "@params"}
 _ALL_RULES = ["index", "expected", "optimistic", "pessimistic"]
 
@@ -162,6 +180,8 @@ def _trec_aliases(family: str) -> list[str]:
         names.append(_TREC_PLAIN[family])
     if family == "r_precision":
         names.append("Rprec")
+    if family in _TREC_OWN_FORMS:
+        names.append(_TREC_OWN_FORMS[family])
     return names
 
 
@@ -170,6 +190,16 @@ def _accepted(family: str) -> list[str]:
     pml = [name for name, canonical in PML_NAMES.items() if canonical.partition("@")[0] == family]
     pml += [name for name, canonical in PML_CLUSTERING.items() if canonical == family]
     return _trec_aliases(family) + pml + accepted_names(family)
+
+
+def _ties(spec) -> list[str]:
+    """The tie rules a family supports: the preference and judgement-group measures have only
+    trec_eval's order (their files are read by the drop-in's rules alone)."""
+    if {PREFERENCES, JUDGEMENT_GROUPS} & set(spec.forms):
+        return ["index"]
+    if spec.order_free or all(form.expected is not None for form in spec.forms.values()):
+        return _ALL_RULES
+    return ["index", "optimistic", "pessimistic"]
 
 
 def _per_query_row(family: str) -> dict:
@@ -191,9 +221,7 @@ def _per_query_row(family: str) -> dict:
         "forms": forms,
         "graded": spec.graded,
         "needs_uncut": spec.uncut,
-        "ties": _ALL_RULES
-        if spec.order_free or all(form.expected is not None for form in spec.forms.values())
-        else ["index", "optimistic", "pessimistic"],
+        "ties": _ties(spec),
         "aliases": aliases,
         "accepted_aliases": _accepted(family),
         "reference": reference,

@@ -34,6 +34,8 @@ import numpy as np
 from . import expected as E
 from . import kernels as K
 from .trec_families import LISTING, ORDER_FREE, TIED, TREC_FAMILIES
+from .trec_groups import JG_FAMILIES, JUDGEMENT_GROUPS
+from .trec_prefs import PREFERENCES, PREFS_FAMILIES
 
 EMBEDDINGS = "embeddings"
 RANKINGS = "rankings"
@@ -292,6 +294,17 @@ for _name, (_cut, _definition, _kernel, _graded, _param, _summary) in TREC_FAMIL
         summary=_summary,
         order_free=_name in ORDER_FREE,
         listing=_name in LISTING,
+    )
+
+# trec_eval's measures of preference judgements and of judgement groups: each its own input form
+for _name, (_definition, _kernel, _kind) in PREFS_FAMILIES.items():
+    FAMILIES[_name] = Family(_NONE, ALL_HITS, _forms(_definition, _kernel, None, (PREFERENCES,)))
+for _name, (_cut, _definition, _kernel, _param) in JG_FAMILIES.items():
+    FAMILIES[_name] = Family(
+        _TREC_CUTOFFS[_cut],
+        None if _cut == "k" else ALL_HITS,
+        _forms(_definition, _kernel, None, (JUDGEMENT_GROUPS,)),
+        param=_param,
     )
 
 

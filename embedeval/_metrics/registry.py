@@ -20,6 +20,7 @@ import numpy as np
 from . import kernels as K
 from . import pml_names as _pml_names
 from . import tool_names as _tool_names
+from . import trec_groups as _trec_groups
 from . import trec_names as _trec_names
 from .families import ALL_HITS as ALL_HITS
 from .families import BOTH as BOTH
@@ -28,7 +29,9 @@ from .families import DEFAULT_RANKING_METRICS as DEFAULT_RANKING_METRICS
 from .families import EMBEDDINGS as EMBEDDINGS
 from .families import FAMILIES as FAMILIES
 from .families import FIRST_HIT as FIRST_HIT
+from .families import JUDGEMENT_GROUPS as JUDGEMENT_GROUPS
 from .families import MUSGRAVE_METRICS as MUSGRAVE_METRICS
+from .families import PREFERENCES as PREFERENCES
 from .families import R_ITEMS as R_ITEMS
 from .families import RANKINGS as RANKINGS
 from .families import Family as Family
@@ -169,6 +172,7 @@ _NAME = re.compile(r"^(?P<family>[a-z_0-9]+?)(?:@(?P<cut>[^@]*))?$")
 # Other tools' names, as data: (pattern, expansion into embedeval names, the form they apply to).
 ALIASES: list[tuple[re.Pattern, Callable[[re.Match], list[str]], str | None]] = [
     *_trec_names.ALIASES,
+    *_trec_groups.ALIASES,
     *_pml_names.ALIASES,
     *_tool_names.ALIASES,
 ]

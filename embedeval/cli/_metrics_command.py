@@ -113,6 +113,10 @@ def add_metrics_command(sub, **kw) -> None:
         metavar="FAMILY",
         help="only these families (e.g. map ndcg) or metrics by any accepted name (P@10); default: all",
     )
-    mp.add_argument("--form", choices=("embeddings", "rankings"), help="only the metrics of this input form")
+    mp.add_argument(
+        "--form",
+        choices=("embeddings", "rankings", "preferences", "judgement_groups"),
+        help="only the metrics of this input form",
+    )
     mp.add_argument("--format", choices=METRIC_FORMATS, default="table", help="output on stdout (default: table)")
     mp.set_defaults(run=metrics_command)

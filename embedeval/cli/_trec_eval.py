@@ -23,7 +23,7 @@ from .._metrics.families import GM_FLOOR
 from .._metrics.registry import RANKINGS, parse_metrics
 from ._problems import UsageError, warnings_as_lines
 from ._trec_eval_args import parse
-from ._trec_measures import NICKNAMES, selection
+from ._trec_measures import FORMAT_OF, NICKNAMES, selection
 
 MISSING_Z = -1000000.0
 HELP = """usage: embedeval trec_eval [-h] [-q] [-c] [-n] [-J] [-m MEASURE[.PARAMS]]... [-l LEVEL] [-M MAX]
@@ -34,13 +34,15 @@ trec_eval 10's command, its arguments in its order (the judgements first), with 
   -q             each query's values too, before the summary
   -c             average over every judged query; one without a run counts as an empty ranking
   -m NAME[.P]    measures (repeatable): a name (P, map, ndcg_cut, ...), parameters after a dot
-                 (P.5,10, ndcg.1=3,2=9), or a set: official (the default), all_trec, set
+                 (P.5,10, ndcg.1=3,2=9), or a set: official (the default), all_trec, set;
+                 with -R prefs or qrels_prefs: all_prefs, prefs; with -R qrels_jg: qrels_jg
   -l LEVEL       the grade at which a document is relevant (default 1)
   -M MAX         evaluate the first MAX documents of each query's ranking
   -J             remove the documents without a judgement (grade >= 0) before ranking
   -n             no summary lines
   -Z FILE        z-scores from 'qid measure mean sd' lines instead of values
-  -R qrels, -T trec_results   the only formats read; -N and -o change nothing
+  -R FORMAT      the judgements: qrels (the default), prefs, qrels_prefs or qrels_jg
+  -T trec_results  the only run format read; -N and -o change nothing
   --ties RULE    embedeval's own: expected, optimistic or pessimistic values over documents of
                  equal score (trec_eval orders them by document id); see the trec_eval guide
 """
@@ -69,6 +71,13 @@ def trec_eval_command(argv: list[str]) -> int:
         values, own = selection(args.measures)
     except ValueError as exc:
         raise UsageError(problems + str(exc).splitlines()) from None
+    problems += _formats_agree(values, args)
+    if args.rel_format != "qrels":
+        if problems:
+            raise UsageError(problems)
+        zscores = _read_zscores(args.zscores) if args.zscores else None
+        print(_judgement_output(args, values, files["QRELS"], files["RUN"], zscores), end="")
+        return 0
     values, missing, dropped = _available(values, own, args.ties)
     problems += missing
     if problems:
@@ -93,6 +102,55 @@ def trec_eval_command(argv: list[str]) -> int:
             shutil.copyfileobj(sys.stdin.buffer, f)
         print(_output(args, values, files["QRELS"], run, zscores), end="")
     return 0
+
+
+def _formats_agree(values, args) -> list[str]:
+    """Problems of measures that read another judgement format than ``-R`` gives (trec_eval stops
+    at the first such measure), and of what only the qrels format supports."""
+    wanted = "prefs" if args.rel_format == "qrels_prefs" else args.rel_format
+    other = [m for m in dict.fromkeys(v.measure for v in values) if m not in ("runid", "num_q")]
+    other = [m for m in other if FORMAT_OF.get(m, "qrels") != wanted]
+    problems = [f"-R {args.rel_format}: trec_eval cannot compute {', '.join(other)} from it"] if other else []
+    if args.rel_format != "qrels" and args.ties is not None:
+        problems.append(f"--ties: tie rules apply to -R qrels only; got -R {args.rel_format}")
+    if args.rel_format != "qrels" and "-" in args.files[1:]:
+        problems.append(f"RUN '-': the run is read from stdin with -R qrels only; got -R {args.rel_format}")
+    return problems
+
+
+def _judgement_output(args, values, judgements, run, zscores) -> str:
+    """trec_eval's output for preference judgements and judgement groups: per query (``-q``),
+    then the summary (the sum of a count, the mean of the rest)."""
+    from .._forms.trec.lines import run_tag
+    from .._forms.trec.preferences import evaluate_judgements
+    from .._metrics.registry import JUDGEMENT_GROUPS, PREFERENCES
+
+    grouped = args.rel_format == "qrels_jg"
+    form = JUDGEMENT_GROUPS if grouped else PREFERENCES
+    shown = [v for v in values if v.metric is not None]
+    metric_of = {v.name: parse_metrics([v.metric], form)[0] for v in shown}
+    parsed = list({m.name: m for m in metric_of.values()}.values())
+    with warnings_as_lines("trec_eval"):
+        result = evaluate_judgements(
+            run,
+            judgements,
+            args.rel_format,
+            parsed or parse_metrics(["map_avgjg" if grouped else "prefs_simp"], form),
+            level=float(args.level),
+            complete=args.complete,
+            max_retrieved=args.max_retrieved,
+            judged_only=args.judged_only,
+        )
+    queries = [str(q) for q in result.config["query_ids"]]
+    table = {v.name: np.asarray(result.per_query[metric_of[v.name].name], dtype=np.float64) for v in shown}
+    if zscores is not None:
+        table = {name: _z(zscores, queries, name, x) for name, x in table.items()}
+    lines = []
+    for i, q in enumerate(queries if args.per_query else []):
+        lines += [_line(v, q, table[v.name][i], zscores) for v in shown]
+    for v in values if args.summary else []:
+        lines.append(_summary(v, v.kind, table.get(v.name), len(queries), run_tag(run), zscores))
+    return "".join(f"{line}\n" for line in lines)
 
 
 def _tie_aware(name: str, ties: str | None) -> None:

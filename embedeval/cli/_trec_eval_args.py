@@ -29,6 +29,7 @@ FLAGS = {
     "ties": ("ties", True),  # embedeval's own long option (--ties RULE), no short form
 }
 _LONG = {name: short for short, (name, _) in FLAGS.items()}
+REL_FORMATS = ("qrels", "prefs", "qrels_prefs", "qrels_jg")  # trec_eval 10's -R
 
 
 @dataclass
@@ -81,13 +82,21 @@ def _apply(args: TrecEvalArgs, flag: str, value: str | None, problems: list) -> 
         args.ties = value
         if value not in ("expected", "optimistic", "pessimistic"):
             problems.append(f"--ties: must be expected, optimistic or pessimistic; got {value!r}")
-    elif flag == "R" and value != "qrels":
-        problems.append(f"-R {value}: only the rel_info format 'qrels' is read (not prefs, qrels_prefs or qrels_jg)")
-    elif flag == "T" and value != "trec_results":
-        problems.append(f"-T {value}: only the results format 'trec_results' is read")
+    elif flag in ("R", "T"):
+        _format(args, flag, value, problems)
     elif flag == "D":
         problems.append("-D: trec_eval's debug output is not reproduced")
     # -N (collection size: no measure of all_trec reads it) and -o (obsolete) change nothing
+
+
+def _format(args: TrecEvalArgs, flag: str, value: str, problems: list) -> None:
+    """-R (the judgements' format: qrels, prefs, qrels_prefs, qrels_jg) or -T (the run's)."""
+    if flag == "R":
+        args.rel_format = value
+        if value not in REL_FORMATS:
+            problems.append(f"-R {value}: the rel_info format must be one of {', '.join(REL_FORMATS)}")
+    elif value != "trec_results":
+        problems.append(f"-T {value}: only the results format 'trec_results' is read")
 
 
 def _long_option(text: str, rest: list, problems: list) -> tuple[str | None, str | None]:

@@ -35,6 +35,16 @@ _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _TENTHS = tuple(i / 10 for i in range(11))
 _FIFTHS = tuple(i / 5 for i in range(1, 11))
 
+# trec_eval's measures of preference judgements (-R prefs, qrels_prefs), in its order
+_PREFS = (
+    "prefs_num_prefs_poss prefs_num_prefs_ful prefs_num_prefs_ful_ret prefs_simp prefs_pair prefs_avgjg "
+    "prefs_avgjg_Rnonrel prefs_simp_ret prefs_pair_ret prefs_avgjg_ret prefs_avgjg_Rnonrel_ret prefs_simp_imp "
+    "prefs_pair_imp prefs_avgjg_imp"
+).split()
+_GROUPS = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
+# the judgement format each measure reads (-R); runid and num_q read none
+FORMAT_OF = {**dict.fromkeys(_PREFS, "prefs"), **dict.fromkeys(_GROUPS, "qrels_jg")}
+
 # (name, kind, default parameters), in trec_eval's order
 CATALOGUE = (
     ("runid", "runid", None),
@@ -73,6 +83,10 @@ CATALOGUE = (
     ("set_map", "double", None),
     ("set_F", "param", None),
     ("num_nonrel_judged_ret", "long", None),
+    *((name, "long" if "_num_" in name else "double", None) for name in _PREFS),
+    ("map_avgjg", "double", None),
+    ("P_avgjg", "cut", _CUTS),
+    ("Rprec_mult_avgjg", "fcut", _FIFTHS),
     ("yaap", "double", None),
     ("rbp", "param", None),
     ("rbp_resid", "param", None),
@@ -88,6 +102,9 @@ NICKNAMES = {
         "num_nonrel_judged_ret"
     ).split(),
     "set": "runid num_q num_ret num_rel num_rel_ret utility set_P set_recall set_relative_P set_map set_F".split(),
+    "all_prefs": ["runid", "num_q", *_PREFS],
+    "prefs": ["runid", "num_q", *_PREFS[:6]],
+    "qrels_jg": ["runid", "num_q", *_GROUPS],
 }
 
 

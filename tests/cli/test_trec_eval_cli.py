@@ -140,14 +140,14 @@ def test_zscores(tmp_path, capsys):
 
 
 def test_every_problem_at_once_one_line_each_exit_2(tmp_path, capsys):
-    status, out, err = _run(capsys, "-x", "-m", "nosuch", "-l", "two", "-R", "prefs", "missing_qrels", "missing_run")
+    status, out, err = _run(capsys, "-x", "-m", "nosuch", "-l", "two", "-R", "sgml", "missing_qrels", "missing_run")
     assert status == 2 and out == ""
     lines = err.splitlines()
     assert all(line.startswith("embedeval trec_eval: error: ") for line in lines)
     for part in (
         "invalid option -- 'x'",
         "-l: must be an integer",
-        "-R prefs",
+        "-R sgml: the rel_info format must be one of",
         "no such file: missing_qrels",
         "'nosuch'",
     ):

@@ -14,13 +14,14 @@ from pathlib import Path
 import pytest
 
 import embedeval
-from embedeval._metrics.families import EMBEDDINGS, FAMILIES, RANKINGS
+from embedeval._metrics.families import EMBEDDINGS, FAMILIES, JUDGEMENT_GROUPS, PREFERENCES, RANKINGS
 from embedeval._metrics.registry import parse_metric, parse_metrics, valid_names
 from embedeval._metrics.set_families import SET_FAMILIES
 from embedeval.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = set(FAMILIES) | set(SET_FAMILIES)
+FORMS = (RANKINGS, EMBEDDINGS, PREFERENCES, JUDGEMENT_GROUPS)
 
 
 def test_list_metrics_has_every_family_once_with_the_promised_keys():
@@ -35,7 +36,7 @@ def test_list_metrics_has_every_family_once_with_the_promised_keys():
 
 def test_every_pattern_the_parser_lists_is_in_the_table():
     patterns = {name for row in embedeval.list_metrics() for name in row["names"]}
-    assert set(valid_names(EMBEDDINGS)) | set(valid_names(RANKINGS)) == patterns
+    assert {name for form in FORMS for name in valid_names(form)} == patterns
 
 
 def test_accepted_aliases_parse_to_their_family():
@@ -44,10 +45,10 @@ def test_accepted_aliases_parse_to_their_family():
     for row in embedeval.list_metrics():
         for alias in row["accepted_aliases"]:
             name = alias.split(" ")[0].replace("k1,k2", "5,10")
-            name = re.sub(r"[_@]k$", lambda m: m[0][0] + "10", name)
+            name = re.sub(r"[_@]k$", lambda m: m[0][0] + "10", re.sub(r"_m$", "_0.5", name))
             name = re.sub(r"<=r$", "<=2", name)
             families = set()
-            for form in (RANKINGS, EMBEDDINGS):
+            for form in FORMS:
                 try:
                     families |= {m.family for m in parse_metrics([name], form)}
                 except ValueError:

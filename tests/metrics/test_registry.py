@@ -23,6 +23,11 @@ from embedeval._metrics.registry import (
 )
 from embedeval._metrics.set_families import CLUSTERING, GEOMETRY, SET_FAMILIES, VERIFICATION
 from embedeval._metrics.trec_families import TREC_FAMILIES
+from embedeval._metrics.trec_groups import JG_FAMILIES
+from embedeval._metrics.trec_prefs import PREFS_FAMILIES
+
+# trec_eval's own measures: their cases are in test_trec_measures.py and test_trec_prefs.py
+OWN_CASES = set(TREC_FAMILIES) | set(PREFS_FAMILIES) | set(JG_FAMILIES)
 
 # One query, six ranked items with grades [0, 2, 1, 0, 3, 0]; one more judged item (grade 1) was
 # never retrieved. Threshold 1: relevant at ranks 2, 3, 5, and R = 4. Ideal grades [3, 2, 1, 1].
@@ -143,10 +148,8 @@ SET_CASES = {
 
 def test_every_family_and_form_is_declared_completely_and_has_a_case():
     """We must not forget a metric: each declared (family, form) has a definition, a kernel and a case."""
-    declared = {
-        (family, form) for family, spec in FAMILIES.items() for form in spec.forms if family not in TREC_FAMILIES
-    }
-    assert declared == set(CASES)  # trec_eval's own measures: their cases are in test_trec_measures.py
+    declared = {(family, form) for family, spec in FAMILIES.items() for form in spec.forms if family not in OWN_CASES}
+    assert declared == set(CASES)
     for family, spec in FAMILIES.items():
         assert spec.cutoffs and spec.cutoffs <= {"none", "k", "r", "radius", "param"}, family
         assert ("param" in spec.cutoffs) == (spec.param is not None), family
@@ -306,6 +309,6 @@ def test_every_kernel_has_a_tie_aware_counterpart():
     are tested in test_trec_measures.py): each kernel has an expected twin."""
     from embedeval._metrics import expected
 
-    twins = {form.expected for f, spec in FAMILIES.items() for form in spec.forms.values() if f not in TREC_FAMILIES}
+    twins = {form.expected for f, spec in FAMILIES.items() for form in spec.forms.values() if f not in OWN_CASES}
     public = {getattr(expected, name) for name in dir(expected) if not name.startswith("_")}
     assert all(callable(twin) for twin in twins) and twins <= public
