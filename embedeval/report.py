@@ -10,7 +10,8 @@ from pathlib import Path
 
 from ._core.skips import coverage
 from ._core.text import format_value, group_table, html_table, markdown_table, metric_table, percent
-from .result import EvaluationResult, interval_caveat, interval_note
+from ._metrics.interval_notes import interval_caveat, interval_note
+from .result import EvaluationResult
 
 # The figure scales down to the column (it is drawn 1200 px wide); names and numbers in the table
 # never break, its last column (the definition) wraps; a long command line or setting breaks

@@ -13,7 +13,7 @@ from ._core.skips import Skipped, coverage, skip_code
 from ._core.text import aligned_table, group_table, metric_table, wrapped
 from ._inputs.groups import PerGroup, per_group_summaries, read_groups
 from ._metrics.families import summarise
-from ._metrics.set_families import no_interval_reasons as _no_interval_reasons
+from ._metrics.interval_notes import interval_caveat, interval_note
 
 __all__ = ["EvaluationResult", "PerClass", "PerGroup"]
 
@@ -370,24 +370,3 @@ class EvaluationResult:
 
 def _fmt_dict(values: dict[str, float]) -> str:
     return "{" + ", ".join(f"{k!r}: {v:.4f}" for k, v in values.items()) + "}"
-
-
-def interval_caveat(intervals: dict | None) -> str | None:
-    """The line under a table whose intervals are not meaningful (too few queries resampled):
-    each such interval's ``caveat``, once, with the metrics it concerns."""
-    caveats: dict[str, list[str]] = {}
-    for name, interval in (intervals or {}).items():
-        if getattr(interval, "caveat", None):
-            caveats.setdefault(interval.caveat, []).append(name)
-    if not caveats:
-        return None
-    return "; ".join(f"intervals of {', '.join(names)}: {why}" for why, names in caveats.items())
-
-
-def interval_note(result: EvaluationResult, intervals: dict | None) -> str | None:
-    """The line under a table with intervals that says which metrics have none, and why."""
-    missing = [name for name in result.summary if intervals and name not in intervals]
-    if not missing:
-        return None
-    reasons = _no_interval_reasons(missing)
-    return "no interval for " + "; ".join(f"{', '.join(names)}: {why}" for why, names in reasons.items())

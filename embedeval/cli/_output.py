@@ -22,7 +22,7 @@ from .._core.text import (
     percent,
     wrapped,
 )
-from ..result import interval_caveat, interval_note
+from .._metrics.interval_notes import interval_caveat, interval_note
 from ._explore import explore_result
 
 FORMATS = ("table", "json", "csv", "markdown")
