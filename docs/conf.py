@@ -26,6 +26,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # MathJax from the site's own _static: formulas render with no network
     "numpydoc",
     "sphinx_copybutton",
     "embedeval_docs",
