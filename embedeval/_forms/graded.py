@@ -30,6 +30,11 @@ from .._metrics.registry import per_query_values
 from .._metrics.ties import TIE_RULES, TiedHits, tied_hits_from_groups
 from ..result import EvaluationResult
 
+# Queries whose whole listings (trec_eval's bpref, infAP, set and utility measures) are
+# evaluated together: their matrices hold block x retrieved entries (8 MB per float64 matrix
+# at 1,000 retrieved).
+LISTING_QUERY_BLOCK = 1024
+
 
 def check_threshold(threshold) -> float:
     if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not threshold > 0:
@@ -123,6 +128,27 @@ class Judged:
         grades = np.asarray(self.grades, dtype=np.float64)[order]
         lst = listing_of(rows, start + 1 + within, grades, self.n_retrieved, ideal, self.n_zero, threshold)
         return tied_listing_of(lst, rows, start, size)
+
+    def blocks(self, size: int | None):
+        """The same items in blocks of ``size`` consecutive queries (each numbered from 0), or
+        ``self`` alone when ``size`` is None or covers every query. Without the tie groups."""
+        if size is None or self.n_queries <= size:
+            yield self
+            return
+        for lo in range(0, self.n_queries, size):
+            hi = min(lo + size, self.n_queries)
+            hit = (self.rows >= lo) & (self.rows < hi)
+            kept = (self.judged_rows >= lo) & (self.judged_rows < hi)
+            yield Judged(
+                hi - lo,
+                self.rows[hit] - lo,
+                self.ranks[hit],
+                self.grades[hit],
+                self.judged_rows[kept] - lo,
+                self.judged_grades[kept],
+                n_retrieved=None if self.n_retrieved is None else self.n_retrieved[lo:hi],
+                n_zero=None if self.n_zero is None else self.n_zero[lo:hi],
+            )
 
     def ordered(self, rule: str) -> Judged:
         """The same items ranked by ``rule`` within their tie groups: higher grades first
@@ -228,8 +254,17 @@ def per_query(parsed, judged: Judged, threshold: float, ties: str | None) -> tup
         return {m.name: values[m.name] for m in parsed}, tied.n_relevant
     if ties is not None:
         judged = judged.ordered(ties)
-    hits = judged.hits(threshold, _needs_listing(parsed))
-    return per_query_values(parsed, hits), hits.n_relevant
+    listing = _needs_listing(parsed)
+    values: dict[str, list] = {m.name: [] for m in parsed}
+    n_relevant = []
+    # The whole listing's measures read a (queries x retrieved) matrix or several: in blocks of
+    # queries, so that memory follows the block, not the run (a run of 50,000 queries x 1,000).
+    for block in judged.blocks(LISTING_QUERY_BLOCK if listing and judged.n_retrieved is not None else None):
+        hits = block.hits(threshold, listing)
+        for name, v in per_query_values(parsed, hits).items():
+            values[name].append(v)
+        n_relevant.append(hits.n_relevant)
+    return {name: np.concatenate(v) for name, v in values.items()}, np.concatenate(n_relevant)
 
 
 def warn_no_relevant(threshold, empty: str, what: str, stacklevel: int) -> None:

@@ -230,3 +230,22 @@ def test_the_rankings_reader_gives_the_same_numbers(tmp_path, seed):
         ours = embedeval.io.evaluate_files(run_path, qrels_path, metrics=PYTREC, empty="zero")
     trec = pytrec_eval.RelevanceEvaluator(qrels, set(PYTREC)).evaluate(run)
     assert _compare(ours.per_query, ours.config["query_ids"], trec, qrels, 1) > 30 * len(trec)
+
+
+@pytest.mark.parametrize(("seed", "block"), [(0, 1), (1, 2), (3, 5), (4, 7)])
+def test_queries_in_blocks_give_the_values_of_one_pass(tmp_path, monkeypatch, seed, block):
+    """The whole listing's measures are evaluated in blocks of queries (bounded memory): any block
+    size gives every per-query value of one pass, -J and -M included, and pytrec_eval's."""
+    from embedeval._forms import graded
+
+    run, qrels = random_run(seed)
+    run_path, qrels_path = _write(tmp_path, run, qrels)
+    parsed = parse_metrics([*PYTREC, "rbp", "unj", "map", "ndcg_cut.10"], RANKINGS)
+    for depth, judged_only in ((None, False), (6, True)):
+        monkeypatch.setattr(graded, "LISTING_QUERY_BLOCK", 10**9)
+        whole, _ = evaluate_as_trec_eval(run_path, qrels_path, parsed, 1.0, False, depth, judged_only)
+        monkeypatch.setattr(graded, "LISTING_QUERY_BLOCK", block)
+        blocked, _ = evaluate_as_trec_eval(run_path, qrels_path, parsed, 1.0, False, depth, judged_only)
+        assert whole.n_queries > block
+        for name, values in whole.per_query.items():
+            np.testing.assert_array_equal(blocked.per_query[name], values, err_msg=name)
