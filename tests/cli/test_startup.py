@@ -14,9 +14,10 @@ HEAVY = ("faiss", "matplotlib", "pandas", "numba", "pyarrow", "scipy", "torch")
 
 
 def _loaded(code: str, cwd, **env) -> list[str]:
-    """The heavy top-level modules loaded once ``code`` has run in a fresh interpreter."""
-    environment = {**os.environ, **env}
-    environment.pop("EMBEDEVAL_ARROW_FROM", None)  # the default threshold, as a user has it
+    """The heavy top-level modules loaded once ``code`` has run in a fresh interpreter (with the
+    default threshold for pyarrow's reader, as a user has it, unless ``env`` sets one)."""
+    environment = {k: v for k, v in os.environ.items() if k != "EMBEDEVAL_ARROW_FROM"}
+    environment.update(env)
     script = f"{code}\nimport json, sys\nprint(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}})))"
     out = subprocess.run([sys.executable, "-c", script], cwd=cwd, env=environment, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -39,6 +40,17 @@ def test_the_trec_eval_drop_in_imports_only_what_it_uses(tmp_path, measures):
     argv = ["trec_eval", *measures, "qrels", "run"]
     code = f"from embedeval.cli import main\nassert main({argv!r}) == 0"
     assert _loaded(code, tmp_path) == []
+
+
+@pytest.mark.parametrize("measures", [["-m", "all_trec"], ["-q", "-J", "-M", "2"]])
+def test_files_read_by_pyarrow_load_no_pandas(tmp_path, measures):
+    """pyarrow's conversions (``to_numpy``, ``pyarrow.array`` of a list) import pandas where it is
+    installed; the readers build their arrays from buffers instead (both files hashed here)."""
+    (tmp_path / "qrels").write_text("1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n2 0 d9 1\n")
+    (tmp_path / "run").write_text("1 Q0 d1 1 9.5 r\n1 Q0 d2 2 9.1 r\n2 Q0 d4 1 3 r\n2 Q0 d9 2 2 r\n")
+    argv = ["trec_eval", *measures, "qrels", "run"]
+    code = f"from embedeval.cli import main\nassert main({argv!r}) == 0"
+    assert _loaded(code, tmp_path, EMBEDEVAL_ARROW_FROM="0") == ["pyarrow"]
 
 
 def test_metrics_listing_imports_no_search(tmp_path):

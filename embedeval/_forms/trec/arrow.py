@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .columns import Columns, hash_strings
+from .columns import Columns, as_numpy, bool_array, hash_strings
 
 # Bytes of the file per batch: small batches keep pyarrow's buffers in flight small (256 KB
 # batches read as fast as 4 MB ones here, with 200 MB less memory at the peak).
@@ -102,9 +102,9 @@ def _query_runs(column, queries: dict) -> tuple[np.ndarray, np.ndarray, int]:
     n = len(column)
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), 0
-    change = pc.not_equal(column.slice(1), column.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    change = as_numpy(pc.not_equal(column.slice(1), column.slice(0, n - 1)))
     starts = np.concatenate([[0], np.flatnonzero(change) + 1])
-    codes = [queries.setdefault(q, len(queries)) for q in column.take(starts).to_pylist()]
+    codes = [queries.setdefault(column[int(s)].as_py(), len(queries)) for s in starts]  # no take: it loads pandas
     return starts, np.asarray(codes, dtype=np.int64), n
 
 
@@ -172,7 +172,7 @@ def read_arrow(path: Path, layout, keep: np.ndarray | None, hasher=hash_strings)
                 size = _lines_expected(path)
                 columns = _Growing(np.int64, size), _Growing(np.float64, size)
             docs = batch.column("docid")
-            hashes, value = hasher(docs), values.to_numpy()
+            hashes, value = hasher(docs), as_numpy(values)
             runs.append(_query_runs(batch.column("qid"), queries))
             columns[0].append(hashes)
             columns[1].append(value)
@@ -180,7 +180,7 @@ def read_arrow(path: Path, layout, keep: np.ndarray | None, hasher=hash_strings)
                 ids.append(docs)
             else:
                 wanted = keep[hashes & 0xFFFFFF] | _tie_candidates(value)
-                ids.append(docs.filter(pa.array(wanted)))
+                ids.append(docs.filter(bool_array(wanted)))
                 kept.append(np.flatnonzero(wanted) + lines)
             lines += batch.num_rows
     except (pa.ArrowInvalid, pa.ArrowTypeError):
