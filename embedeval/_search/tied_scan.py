@@ -161,21 +161,16 @@ class TiedScanner:
         chain_gap = 4.0 * bound64
         window_half = 2.0 * ((bound64 if wide else bound32) + bound64)
         values, exact = self._values(queries)
+        if compiled.enabled():  # the same bookkeeping in compiled loops
+            from . import tied_group_kernels as books
+
+            items = books.arrange(b, rows, cols, level, values(rows, cols), chain_gap, window_half)
+            below, members = self._around(queries, chunks, excluded, items, wide, grades, ignored)
+            total, graded = books.resolve_counts(items, below, members, values, exact, chain_gap, levels.size)
+            return Counts(total, graded, levels)
         items = Items.arrange(b, rows, cols, level, values(rows, cols), chain_gap, window_half)
         below, members = self._around(queries, chunks, excluded, items, wide, grades, ignored)
-        nearer, equal, at, n_groups = resolve(items, below, members, values, exact, chain_gap, levels.size)
-        graded_at = at.sum(axis=2)
-        start = nearer + np.cumsum(graded_at, axis=1) - graded_at
-        size = equal + graded_at
-        valid = np.arange(nearer.shape[1])[None, :] < n_groups[:, None]
-        total = np.zeros((b, 2 * nearer.shape[1]), dtype=np.int64)
-        total[:, 1::2] = np.where(valid, size, 0)
-        end = np.zeros_like(start)  # where the previous group ends
-        end[:, 1:] = start[:, :-1] + size[:, :-1]
-        total[:, 0::2] = np.where(valid, start - end, 0)
-        graded = np.zeros((b, total.shape[1], levels.size), dtype=np.int64)
-        graded[:, 1::2] = at
-        return Counts(total, graded, levels)
+        return Counts(*_layout(*resolve(items, below, members, values, exact, chain_gap, levels.size)), levels)
 
     @staticmethod
     def _graded(b, chunks, grades, ignored, levels):
@@ -275,6 +270,23 @@ def _windows(products, left_out, norms, euclidean, low, high, n_windows, tables=
     width = np.maximum(p - q, 0)
     ks = np.repeat(q, width) + offsets_within(width)
     return below, np.repeat(r, width), ks, np.repeat(c, width)
+
+
+def _layout(nearer, equal, at, n_groups):
+    """(total, graded) of :class:`Counts` from the tie groups of :func:`resolve`."""
+    b = nearer.shape[0]
+    graded_at = at.sum(axis=2)
+    start = nearer + np.cumsum(graded_at, axis=1) - graded_at
+    size = equal + graded_at
+    valid = np.arange(nearer.shape[1])[None, :] < n_groups[:, None]
+    total = np.zeros((b, 2 * nearer.shape[1]), dtype=np.int64)
+    total[:, 1::2] = np.where(valid, size, 0)
+    end = np.zeros_like(start)  # where the previous group ends
+    end[:, 1:] = start[:, :-1] + size[:, :-1]
+    total[:, 0::2] = np.where(valid, start - end, 0)
+    graded = np.zeros((b, total.shape[1], at.shape[2]), dtype=np.int64)
+    graded[:, 1::2] = at
+    return total, graded
 
 
 def _left_out(grades, ignored, start, stop):

@@ -1,0 +1,312 @@
+"""Compiled twins (numba) of the tied scan's bookkeeping in :mod:`~embedeval._search.tied_groups`.
+
+* :func:`arrange`: the graded pairs sorted by (query, a) (a counting sort by query, then a merge
+  sort of each query's values), chained, and their merged windows: the same
+  :class:`~embedeval._search.tied_groups.Items` as :meth:`Items.arrange`;
+* :func:`resolve_counts`: the members placed against the graded values, the chains that need
+  the exact formula sorted by it, the tie groups, and the scan's counts (``total``, ``graded``)
+  in the layout of :meth:`~embedeval._search.tied_scan.TiedScanner.count`.
+
+Only the exact formula (:func:`~embedeval._search.float64.pair_distances`, numpy's float64
+sums: they define the exact value) stays outside the loops. Every comparison here is the one
+the numpy passes make, on the same float64 values, so the counts are identical (the suite
+compares both paths with a full sort). Items with equal ``a`` may stand in another order than
+numpy's (unstable) argsort leaves them; they are in one chain, and the counts do not depend on
+the order within a chain.
+
+As in :mod:`~embedeval._search.tied_kernels`, the plain Python wrappers allocate and the
+compiled ``_..._into`` loops allocate nothing.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .tied_groups import Items
+
+# Runs up to this length are sorted by insertion before they are merged.
+RUN = 16
+
+
+def arrange(b, rows, cols, level, a, chain_gap, window_half):
+    """:meth:`Items.arrange` compiled: the same arrays (see there)."""
+    n = rows.size
+    out = np.empty((3, n), dtype=np.int64)  # rows, cols, level in (query, a) order
+    a_sorted, window, window_start = np.empty(n), np.empty(n, dtype=np.int64), np.empty(n + 1, dtype=np.int64)
+    chain_head = np.empty(n, dtype=np.bool_)
+    n_windows = np.zeros(b, dtype=np.int64)
+    scratch = (
+        np.empty(n, dtype=np.int64),
+        np.empty(n),
+        np.empty(n),
+        np.empty(n, dtype=np.int64),
+        np.empty(b + 1, np.int64),
+    )
+    heads = (chain_head, window, window_start, n_windows)
+    n_all = _arrange_into(rows, cols, level, a, chain_gap, window_half, out, a_sorted, *heads, scratch)
+    window_stop = window_start[1 : n_all + 1].copy()
+    window_start = window_start[:n_all]
+    window_first = np.cumsum(n_windows) - n_windows
+    g = int(n_windows.max(initial=0))
+    low, high = np.full((b, g), np.inf), np.full((b, g), np.inf)
+    _window_ends_into(out[0], a_sorted, window_start, window_stop, window_first, window_half, low, high)
+    windows = (window, window_start, window_stop, window_first, low, high, n_windows)
+    return Items(out[0], out[1], out[2], a_sorted, chain_head, *windows)
+
+
+@numba.njit(cache=True, nogil=True)
+def _arrange_into(
+    rows, cols, level, a, chain_gap, window_half, out, a_sorted, chain_head, window, window_start, n_windows, scratch
+):  # pragma: no cover - compiled
+    """:func:`arrange`'s loop: ``out`` (3, n) rows, cols, level and ``a_sorted`` (n,) in (query,
+    a) order, ``chain_head``, ``window`` (n,), ``window_start`` (n + 1,: the first item of each
+    window, then n), ``n_windows`` (b,) of 0; ``scratch``: order (n,), keys, spare keys (n,)
+    float64, spare order (n,), offsets (b + 1,). Returns the number of windows."""
+    order, keys, spare_keys, spare_order, offsets = scratch
+    n, b = rows.size, n_windows.size
+    offsets[:] = 0
+    for t in range(n):  # a counting sort by query (stable)
+        offsets[rows[t] + 1] += 1
+    for i in range(b):
+        offsets[i + 1] += offsets[i]
+    for t in range(n):
+        i = rows[t]
+        order[offsets[i]] = t
+        offsets[i] += 1
+    n_all, lo = 0, 0
+    for i in range(b):  # offsets[i] is now where query i's items end
+        hi = offsets[i]
+        for t in range(lo, hi):
+            keys[t] = a[order[t]]
+        sort_by_key(keys, order, lo, hi, spare_keys, spare_order)
+        two_t, two_w = 2.0 * chain_gap[i], 2.0 * window_half[i]
+        for t in range(lo, hi):
+            k = order[t]
+            out[0, t], out[1, t], out[2, t], a_sorted[t] = i, cols[k], level[k], keys[t]
+            gap = keys[t] - keys[t - 1] if t > lo else np.inf
+            chain_head[t] = t == lo or not gap <= two_t
+            if t == lo or not gap <= two_w:
+                window_start[n_all] = t
+                n_all += 1
+                n_windows[i] += 1
+            window[t] = n_all - 1
+        lo = hi
+    window_start[n_all] = n
+    return n_all
+
+
+@numba.njit(cache=True, nogil=True)
+def _window_ends_into(rows, a, window_start, window_stop, window_first, window_half, low, high):  # pragma: no cover
+    """``low``, ``high`` (b, g) of +inf: the ends of each query's merged windows."""
+    for w in range(window_start.size):
+        s, e = window_start[w], window_stop[w]
+        i = rows[s]
+        low[i, w - window_first[i]] = a[s] - window_half[i]
+        high[i, w - window_first[i]] = a[e - 1] + window_half[i]
+
+
+@numba.njit(cache=True, nogil=True)
+def sort_by_key(keys, order, lo, hi, spare_keys, spare_order):  # pragma: no cover - compiled
+    """Sort ``keys[lo:hi]`` (float64, NaN last) ascending, ``order[lo:hi]`` along with it:
+    insertion sort of runs of :data:`RUN`, then merges through the spare arrays (keys' size)."""
+    for s in range(lo, hi, RUN):
+        e = min(s + RUN, hi)
+        for x in range(s + 1, e):
+            k, o = keys[x], order[x]
+            y = x - 1
+            while y >= s and _before(k, keys[y]):
+                keys[y + 1], order[y + 1] = keys[y], order[y]
+                y -= 1
+            keys[y + 1], order[y + 1] = k, o
+    width = RUN
+    while width < hi - lo:
+        for s in range(lo, hi, 2 * width):  # merge [s, mid) and [mid, e)
+            mid, e = min(s + width, hi), min(s + 2 * width, hi)
+            if mid >= e or not _before(keys[mid], keys[mid - 1]):
+                continue  # already in order
+            x, y = s, mid
+            for t in range(s, e):
+                if y >= e or (x < mid and not _before(keys[y], keys[x])):
+                    spare_keys[t], spare_order[t] = keys[x], order[x]
+                    x += 1
+                else:
+                    spare_keys[t], spare_order[t] = keys[y], order[y]
+                    y += 1
+            keys[s:e] = spare_keys[s:e]
+            order[s:e] = spare_order[s:e]
+        width *= 2
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _before(x, y):  # pragma: no cover - compiled
+    """x strictly before y in numpy's sort order (NaN last)."""
+    return x < y or (y != y and x == x)
+
+
+def resolve_counts(items, below, members, values, exact, chain_gap, n_levels):
+    """:func:`~embedeval._search.tied_groups.resolve` and the counts' layout compiled: ``total``
+    (b, 2 G) and ``graded`` (b, 2 G, n_levels) of
+    :meth:`~embedeval._search.tied_scan.TiedScanner.count` (G the most tie groups of a query).
+    ``items`` (:func:`arrange`) is reordered in place within the chains sorted by the exact
+    formula, as there."""
+    n, b = items.rows.size, items.n_windows.size
+    pr, pk, pc = members
+    m = pr.size
+    a2 = values(pr, pc)
+    ends = np.empty((2, m), dtype=np.int64)  # per member: p_lo, p_hi; then the start of its range
+    chain, chain_start = np.empty(n, dtype=np.int64), np.empty(n + 1, dtype=np.int64)
+    wanted, touched = np.empty(n, dtype=np.int64), np.empty(m, dtype=np.int64)
+    needs = np.empty(n, dtype=np.bool_)
+    marks = (chain, chain_start, needs, wanted, touched)
+    windows = (items.window_first, items.window_start, items.window_stop)
+    n_wanted, n_touched = _touch_into(items.a, items.chain_head, *windows, pr, pk, a2, chain_gap, ends, marks)
+    wanted, touched = wanted[:n_wanted], touched[:n_touched]
+    e_all = exact(np.concatenate((items.rows[wanted], pr[touched])), np.concatenate((items.cols[wanted], pc[touched])))
+    head, near, equal = np.empty(n, dtype=np.bool_), np.zeros(n + 1, dtype=np.int64), np.zeros(n + 1, dtype=np.int64)
+    n_groups = np.zeros(b, dtype=np.int64)
+    scratch = (np.empty(n), np.empty(n), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64))
+    arrays = (items.rows, items.cols, items.level, items.a, items.chain_head, items.window, *windows[::2])
+    marks = (chain, chain_start, wanted, touched)
+    _groups_into(arrays, (pr, pk), below, ends, marks, e_all, head, near, equal, n_groups, scratch)
+    g = int(n_groups.max(initial=0))
+    total, graded = np.zeros((b, 2 * g), dtype=np.int64), np.zeros((b, 2 * g, n_levels), dtype=np.int64)
+    _layout_into(items.rows, items.level, head, near, equal, n_groups, total, graded)
+    return total, graded
+
+
+@numba.njit(cache=True, nogil=True)
+def _touch_into(
+    a, chain_head, window_first, window_start, window_stop, pr, pk, a2, chain_gap, ends, marks
+):  # pragma: no cover
+    """The chains of the items, and per member where its value lies among its window's graded
+    values: ``ends`` (2, m) p_lo, p_hi (the first value >= a2 - T, > a2 + T). ``marks``: chain
+    (n,) and chain_start (n + 1,) filled here, needs (n,), and ``wanted`` (n,), ``touched`` (m,):
+    the items of the chains that need the exact formula (more than one item, or a member
+    touches it) and the members that touch one, each in increasing order. Returns their
+    numbers."""
+    chain, chain_start, needs, wanted, touched = marks
+    n = a.size
+    c = -1
+    for t in range(n):
+        if chain_head[t]:
+            c += 1
+            chain_start[c] = t
+        chain[t] = c
+    chain_start[c + 1] = n
+    for k in range(c + 1):
+        needs[k] = chain_start[k + 1] - chain_start[k] > 1
+    n_touched = 0
+    for j in range(pr.size):
+        i = pr[j]
+        w = window_first[i] + pk[j]
+        lo = _search(a, window_start[w], window_stop[w], a2[j] - chain_gap[i], False)
+        hi = _search(a, window_start[w], window_stop[w], a2[j] + chain_gap[i], True)
+        ends[0, j], ends[1, j] = lo, hi
+        if lo < hi:
+            touched[n_touched] = j
+            n_touched += 1
+            needs[chain[lo]] = True
+    n_wanted = 0
+    for t in range(n):
+        if needs[chain[t]]:
+            wanted[n_wanted] = t
+            n_wanted += 1
+    return n_wanted, n_touched
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _search(values, lo, hi, x, right):  # pragma: no cover - compiled
+    """:func:`~embedeval._search.tied_groups.search_slices` for one slice."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if (values[mid] <= x) if right else (values[mid] < x):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@numba.njit(cache=True, nogil=True)
+def _groups_into(items, members, below, ends, marks, e_all, head, near, equal, n_groups, scratch):  # pragma: no cover
+    """The chains of ``wanted`` sorted by their exact values (the items' cols, level, a with
+    them), the group heads, and at each head the other references strictly nearer (``near``)
+    and exactly as near (``equal``); ``n_groups`` (b,) of 0. ``items``: rows, cols, level, a,
+    chain_head, window, window_first, window_stop; ``members``: pr, pk; ``marks``: chain,
+    chain_start, wanted, touched; ``e_all``: the exact values of ``wanted``, then of the
+    touched members; ``near``, ``equal`` (n + 1,) of 0; ``scratch``: e, spare keys (n,) float64,
+    perm, spare order (n,) int64."""
+    rows, cols, level, a, chain_head, window, window_first, window_stop = items
+    chain, chain_start, wanted, touched = marks
+    e, spare_keys, perm, spare_order = scratch
+    n, n_wanted = rows.size, wanted.size
+    e[:] = np.nan
+    for k in range(n_wanted):
+        e[wanted[k]] = e_all[k]
+    k = 0
+    while k < n_wanted:  # wanted holds whole chains, in order
+        c = chain[wanted[k]]
+        cs, ce = chain_start[c], chain_start[c + 1]
+        for t in range(cs, ce):
+            perm[t] = t
+        sort_by_key(e, perm, cs, ce, spare_keys, spare_order)
+        _gather(cols, perm, cs, ce, spare_order)
+        _gather(level, perm, cs, ce, spare_order)
+        _gather(a, perm, cs, ce, spare_keys)
+        k += ce - cs
+    t_k = 0
+    for j in range(members[0].size):  # each member's range of items it is strictly nearer than
+        we = window_stop[window_first[members[0][j]] + members[1][j]]
+        start = ends[1, j]
+        if t_k < touched.size and touched[t_k] == j:  # the exact formula against its chain
+            c = chain[ends[0, j]]
+            x = e_all[n_wanted + t_k]
+            lo = _search(e, chain_start[c], chain_start[c + 1], x, False)
+            start = _search(e, chain_start[c], chain_start[c + 1], x, True)
+            equal[lo] += 1
+            equal[start] -= 1
+            t_k += 1
+        near[start] += 1
+        near[we] -= 1
+    in_near, in_equal = 0, 0
+    for t in range(n):
+        in_near += near[t]
+        in_equal += equal[t]
+        i = rows[t]
+        head[t] = chain_head[t] or e[t] != e[t - 1]
+        near[t] = below[i, window[t] - window_first[i]] + in_near
+        equal[t] = in_equal
+        n_groups[i] += head[t]
+
+
+@numba.njit(cache=True, nogil=True)
+def _gather(array, perm, lo, hi, spare):  # pragma: no cover - compiled
+    """array[lo:hi] = array[perm[lo:hi]]."""
+    for t in range(lo, hi):
+        spare[t] = array[perm[t]]
+    for t in range(lo, hi):
+        array[t] = spare[t]
+
+
+@numba.njit(cache=True, nogil=True)
+def _layout_into(rows, level, head, near, equal, n_groups, total, graded):  # pragma: no cover - compiled
+    """The scan's counts: ``total`` (b, 2 G) and ``graded`` (b, 2 G, L) of 0, from the heads."""
+    j, previous = -1, -1
+    for t in range(rows.size):
+        i = rows[t]
+        if i != previous:
+            j, previous = -1, i
+        if head[t]:
+            j += 1
+            total[i, 2 * j], total[i, 2 * j + 1] = near[t], equal[t]
+        graded[i, 2 * j + 1, level[t]] += 1
+    for i in range(n_groups.size):
+        running, end = 0, 0  # the graded items of the earlier groups; where the last one ends
+        for j in range(n_groups[i]):
+            at = 0
+            for level_count in graded[i, 2 * j + 1]:
+                at += level_count
+            start = total[i, 2 * j] + running
+            size = total[i, 2 * j + 1] + at
+            total[i, 2 * j], total[i, 2 * j + 1] = start - end, size
+            end, running = start + size, running + at
