@@ -165,41 +165,42 @@ class TiedScanner:
             from . import tied_group_kernels as books
 
             items = books.arrange(b, rows, cols, level, values(rows, cols), chain_gap, window_half)
-            below, members = self._around(queries, chunks, excluded, items, wide, grades, ignored)
+            below, members = self._around(queries, chunks, excluded, items, wide)
             total, graded = books.resolve_counts(items, below, members, values, exact, chain_gap, levels.size)
             return Counts(total, graded, levels)
         items = Items.arrange(b, rows, cols, level, values(rows, cols), chain_gap, window_half)
-        below, members = self._around(queries, chunks, excluded, items, wide, grades, ignored)
+        below, members = self._around(queries, chunks, excluded, items, wide)
         return Counts(*_layout(*resolve(items, below, members, values, exact, chain_gap, levels.size)), levels)
 
     @staticmethod
     def _graded(b, chunks, grades, ignored, levels):
         """(row, column, level) of each positively graded, unignored pair; per chunk, the flat
-        positions that the count of the others leaves out (graded or ignored), or None where
-        the compiled pass reads them again from ``grades`` and ``ignored``."""
+        positions that the count of the others leaves out (graded or ignored)."""
         fast = compiled.enabled()
         if fast:
-            from .tied_kernels import nonzero
+            from .tied_kernels import graded_pairs
         rows, cols, level, excluded = [], [], [], []
         for start, stop in chunks:
             g = grades(start, stop)
             positive = g if g.dtype == bool else g > 0
-            out = positive
-            if ignored is not None:
-                left_out = ignored(start, stop)
-                positive = positive & ~left_out
-                out = positive | left_out
-            r, c = nonzero(positive) if fast else np.nonzero(positive)
+            left_out = ignored(start, stop) if ignored is not None else None
+            if fast:
+                r, c, out = graded_pairs(positive, left_out)
+            else:
+                if left_out is not None:
+                    positive = positive & ~left_out
+                out = np.flatnonzero(positive if left_out is None else positive | left_out)
+                r, c = np.nonzero(positive)
             rows.append(r)
             cols.append(c + start)
             level.append(np.zeros(r.size, dtype=np.int64) if g.dtype == bool else np.searchsorted(levels, g[r, c]))
-            excluded.append(None if fast else np.flatnonzero(out))
+            excluded.append(out)
         if not chunks:
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty, empty, []
         return np.concatenate(rows), np.concatenate(cols), np.concatenate(level), excluded
 
-    def _around(self, queries, chunks, excluded, items, wide, grades, ignored):
+    def _around(self, queries, chunks, excluded, items, wide):
         """``below`` (b, g), the other references strictly below each merged window, and the
         (query, window, reference) of each reference inside one."""
         below = np.zeros(items.low.shape, dtype=np.int64)
@@ -214,9 +215,7 @@ class TiedScanner:
             tables = tied_kernels.bucket_tables(items.low, items.high, items.n_windows, n_buckets)
         for (start, stop), out in zip(chunks, excluded, strict=True):
             products = self._products(queries, start, stop, wide)
-            if out is None:  # the compiled pass takes the pairs left out as a mask
-                out = _left_out(grades, ignored, start, stop)
-            else:
+            if tables is None:  # the compiled pass takes the pairs left out as a list
                 products.reshape(-1)[out] = -np.inf  # v = +inf: graded (counted elsewhere) or ignored
             window = (items.low, items.high, items.n_windows, tables, capacity)
             part, pr, pk, pc = _windows(products, out, self.norms[start:stop], self.euclidean, *window)
@@ -227,12 +226,12 @@ class TiedScanner:
         return below, tuple(np.concatenate(f) for f in found)
 
 
-def _windows(products, left_out, norms, euclidean, low, high, n_windows, tables=None, capacity=0):
+def _windows(products, excluded, norms, euclidean, low, high, n_windows, tables=None, capacity=0):
     """Per chunk: (below, rows, windows, columns): the values v (``norms - 2 products`` or
     ``-products``, float64) strictly below each window [low, high] (b, g), and the (row, window,
     column) of each one inside a window. The compiled kernel given its ``tables``
     (:func:`~embedeval._search.tied_kernels.bucket_tables`) and a first guess of the members'
-    ``capacity`` (``left_out``: the (b, m) mask of pairs counted as +inf); else a sort and
+    ``capacity`` (``excluded``: the flat positions of the pairs counted as +inf); else a sort and
     binary searches (the reference: those pairs already -inf in ``products``)."""
     if tables is not None:
         from . import tied_kernels
@@ -240,7 +239,7 @@ def _windows(products, left_out, norms, euclidean, low, high, n_windows, tables=
         capacity = capacity or 64 * products.shape[0]
         while True:
             below, rows, ks, cols, n = tied_kernels.window_pass(
-                products, left_out, norms, euclidean, low, high, n_windows, tables, capacity
+                products, excluded, norms, euclidean, low, high, n_windows, tables, capacity
             )
             if n <= capacity:
                 return below, rows[:n], ks[:n], cols[:n]
@@ -287,11 +286,3 @@ def _layout(nearer, equal, at, n_groups):
     graded = np.zeros((b, total.shape[1], at.shape[2]), dtype=np.int64)
     graded[:, 1::2] = at
     return total, graded
-
-
-def _left_out(grades, ignored, start, stop):
-    """The (b, stop - start) mask of the pairs the count of the others leaves out: positively
-    graded (counted as graded) or ignored."""
-    g = grades(start, stop)
-    out = g if g.dtype == bool else g > 0
-    return out | ignored(start, stop) if ignored is not None else out

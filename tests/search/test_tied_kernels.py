@@ -140,8 +140,9 @@ def test_a_bound_too_tight_for_float32_is_caught(monkeypatch, mode):
 
 @pytest.mark.skipif(compiled._numba() is None, reason="numba not installed")
 def test_window_pass_matches_sort_andsearch_slices(monkeypatch):
-    """Overlapping windows, values on their ends, +inf and rows with no window, and a member
-    capacity that overflows (the kernel is called again)."""
+    """Overlapping windows, values on their ends, +inf, pairs left out (by their flat
+    positions) and rows with no window, and a member capacity that overflows (the kernel is
+    called again)."""
     from embedeval._search import tied_kernels
 
     rng = np.random.default_rng(3)
@@ -152,11 +153,14 @@ def test_window_pass_matches_sort_andsearch_slices(monkeypatch):
     low, high = centre - 1.0, centre + 1.0
     n_windows = rng.integers(0, g + 1, b)
     n_windows[0] = 0
+    excluded, norms = np.flatnonzero(rng.random(b * m) < 0.2), np.zeros(m)
     results = []
     for n_buckets in (0, 1, 7, 64):
         tables = tied_kernels.bucket_tables(low, high, n_windows, n_buckets) if n_buckets else None
-        mask, norms = np.zeros((b, m), bool), np.zeros(m)
-        below, rows, ks, cols = tied_scan._windows(-dist, mask, norms, False, low, high, n_windows, tables, 4)
+        products = -dist
+        if tables is None:  # the numpy pass reads the pairs left out as -inf products
+            products.reshape(-1)[excluded] = -np.inf
+        below, rows, ks, cols = tied_scan._windows(products, excluded, norms, False, low, high, n_windows, tables, 4)
         order = np.lexsort((cols, ks, rows))
         results.append((below, rows[order], ks[order], cols[order]))
     assert results[0][1].size > 4  # more members than the first capacity
