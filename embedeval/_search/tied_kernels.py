@@ -216,18 +216,19 @@ def graded_pairs(positive, left_out):
     """(rows, cols) of the pairs of a chunk that are ``positive`` and not ``left_out`` (both
     (b, m) bool; ``left_out`` may be None), row-major, and ``excluded``: the flat positions
     i m + c of those positive or left out, increasing; int64. numpy's ``nonzero`` and
-    ``flatnonzero`` of the masks' combinations, in a compiled count and a compiled fill."""
-    left = positive if left_out is None else left_out
-    none = np.empty(0, dtype=np.int64)
-    n, k = _graded_pairs_into(positive, left, left_out is not None, False, none, none, none)
+    ``flatnonzero`` of the masks' combinations in one compiled pass (into arrays of numpy's
+    counts of each mask, an upper bound)."""
+    n = np.count_nonzero(positive)  # bounds on what the pass lists
+    k = n + (np.count_nonzero(left_out) if left_out is not None else 0)
     rows, cols, excluded = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(k, dtype=np.int64)
-    _graded_pairs_into(positive, left, left_out is not None, True, rows, cols, excluded)
-    return rows, cols, excluded
+    left = positive if left_out is None else left_out
+    n, k = _graded_pairs_into(positive, left, left_out is not None, rows, cols, excluded)
+    return rows[:n], cols[:n], excluded[:k]
 
 
 @numba.njit(cache=True, nogil=True)
-def _graded_pairs_into(positive, left_out, has_left, fill, rows, cols, excluded):  # pragma: no cover - compiled
-    """:func:`graded_pairs` into ``rows``, ``cols`` and ``excluded`` where ``fill``; returns
+def _graded_pairs_into(positive, left_out, has_left, rows, cols, excluded):  # pragma: no cover - compiled
+    """:func:`graded_pairs` into ``rows``, ``cols`` and ``excluded`` (large enough); returns
     how many each holds (``left_out`` unread unless ``has_left``)."""
     b, m = positive.shape
     n, k = 0, 0
@@ -236,11 +237,9 @@ def _graded_pairs_into(positive, left_out, has_left, fill, rows, cols, excluded)
             p = positive[i, c]
             out = has_left and left_out[i, c]
             if p or out:
-                if fill:
-                    excluded[k] = i * m + c
+                excluded[k] = i * m + c
                 k += 1
                 if p and not out:
-                    if fill:
-                        rows[n], cols[n] = i, c
+                    rows[n], cols[n] = i, c
                     n += 1
     return n, k
