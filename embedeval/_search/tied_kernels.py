@@ -114,20 +114,22 @@ def _window_pass_into(
         hist[: n + 1] = 0
         lo_row, hi_row, row = low[i], high[i], table[i]
         first, last, inverse = lo_row[0], hi_row[n - 1], inverses[i]
-        # Pass 1, without branches (vectorised): every value, then +inf at the pairs left out,
-        # and those below every window (NaN and +inf after every window). Then the columns
+        # Pass 1, without branches (vectorised): every value and those below every window (NaN
+        # and +inf after every window), then +inf at the pairs left out. Then the columns
         # within [first, last] (a quarter of them in the floor table's row 6), listed by a
         # store at every column and an index that moves only for those: a branch on "within"
         # mispredicted often enough to cost 0.35 s of the pass's 0.5 s there (a conditional
         # store had been no faster than it).
-        for c in range(m):
-            values[c] = norms[c] - 2.0 * np.float64(products[i, c]) if euclidean else -np.float64(products[i, c])
-        while x < excluded.size and excluded[x] < (i + 1) * m:
-            values[excluded[x] - i * m] = np.inf
-            x += 1
         n_below = 0
         for c in range(m):
-            n_below += values[c] < first
+            v = norms[c] - 2.0 * np.float64(products[i, c]) if euclidean else -np.float64(products[i, c])
+            values[c] = v
+            n_below += v < first
+        while x < excluded.size and excluded[x] < (i + 1) * m:
+            c = excluded[x] - i * m
+            n_below -= values[c] < first
+            values[c] = np.inf
+            x += 1
         hist[0] = n_below
         n_inside = 0
         for c in range(m):  # the columns within [first, last], listed without a branch
@@ -217,29 +219,41 @@ def graded_pairs(positive, left_out):
     (b, m) bool; ``left_out`` may be None), row-major, and ``excluded``: the flat positions
     i m + c of those positive or left out, increasing; int64. numpy's ``nonzero`` and
     ``flatnonzero`` of the masks' combinations in one compiled pass (into arrays of numpy's
-    counts of each mask, an upper bound)."""
+    counts of each mask, an upper bound) that reads the masks 8 bytes at a time."""
+    m = positive.shape[1]
     n = np.count_nonzero(positive)  # bounds on what the pass lists
     k = n + (np.count_nonzero(left_out) if left_out is not None else 0)
     rows, cols, excluded = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(k, dtype=np.int64)
-    left = positive if left_out is None else left_out
-    n, k = _graded_pairs_into(positive, left, left_out is not None, rows, cols, excluded)
+    flat = np.ascontiguousarray(positive).reshape(-1)
+    left = flat if left_out is None else np.ascontiguousarray(left_out).reshape(-1)
+    whole = flat.size - flat.size % 8
+    words = (flat[:whole].view(np.uint64), left[:whole].view(np.uint64))
+    n, k = _graded_pairs_into(flat, left, *words, left_out is not None, m, rows, cols, excluded)
     return rows[:n], cols[:n], excluded[:k]
 
 
 @numba.njit(cache=True, nogil=True)
-def _graded_pairs_into(positive, left_out, has_left, rows, cols, excluded):  # pragma: no cover - compiled
-    """:func:`graded_pairs` into ``rows``, ``cols`` and ``excluded`` (large enough); returns
-    how many each holds (``left_out`` unread unless ``has_left``)."""
-    b, m = positive.shape
+def _graded_pairs_into(
+    positive, left_out, positive_words, left_words, has_left, m, rows, cols, excluded
+):  # pragma: no cover - compiled
+    """:func:`graded_pairs` into ``rows``, ``cols`` and ``excluded`` (large enough) from the
+    flat masks and their first bytes as uint64 words (a word of zeros: 8 pairs neither graded
+    nor left out); returns how many each holds (``left_out`` unread unless ``has_left``)."""
     n, k = 0, 0
-    for i in range(b):
-        for c in range(m):
-            p = positive[i, c]
-            out = has_left and left_out[i, c]
+    for w in range(positive_words.size + 1):
+        if w < positive_words.size:
+            if positive_words[w] == 0 and not (has_left and left_words[w] != 0):
+                continue
+            lo, hi = 8 * w, 8 * w + 8
+        else:  # the bytes after the last whole word
+            lo, hi = 8 * positive_words.size, positive.size
+        for f in range(lo, hi):
+            p = positive[f]
+            out = has_left and left_out[f]
             if p or out:
-                excluded[k] = i * m + c
+                excluded[k] = f
                 k += 1
                 if p and not out:
-                    rows[n], cols[n] = i, c
+                    rows[n], cols[n] = f // m, f % m
                     n += 1
     return n, k
