@@ -27,8 +27,6 @@ import numpy as np
 
 from .tied_groups import Items
 
-# Runs up to this length are sorted by insertion before they are merged.
-RUN = 16
 _SIGN = np.uint64(1 << 63)
 _LAST = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
 
@@ -46,10 +44,10 @@ def arrange(b, rows, cols, level, a, chain_gap, window_half):
     a_sorted, window, window_start = np.empty(n), np.empty(n, dtype=np.int64), np.empty(n + 1, dtype=np.int64)
     chain_head = np.empty(n, dtype=np.bool_)
     n_windows = np.zeros(b, dtype=np.int64)
-    scratch = (np.empty(n, dtype=np.int64), np.empty(n), np.empty(n, dtype=np.int64))
+    order = np.empty(n, dtype=np.int64)
     heads = (chain_head, window, window_start, n_windows)
     items = (rows, cols, level, a, chain_gap, window_half)
-    n_all = _arrange_into(packed, index_bits, *items, out, a_sorted, *heads, scratch)
+    n_all = _arrange_into(packed, index_bits, *items, out, a_sorted, *heads, order)
     window_stop = window_start[1 : n_all + 1].copy()
     window_start = window_start[:n_all]
     window_first = np.cumsum(n_windows) - n_windows
@@ -90,14 +88,12 @@ def _arrange_into(
     window,
     window_start,
     n_windows,
-    scratch,
+    order,
 ):  # pragma: no cover - compiled
     """:func:`arrange`'s loop over the sorted ``packed`` keys: ``out`` (3, n) rows, cols, level
     and ``a_sorted`` (n,) in (query, a) order, ``chain_head``, ``window`` (n,), ``window_start``
-    (n + 1,: the first item of each window, then n), ``n_windows`` (b,) of 0; ``scratch``:
-    order (n,) int64, spare keys (n,) float64, spare order (n,) int64. Returns the number of
-    windows."""
-    order, spare_keys, spare_order = scratch
+    (n + 1,: the first item of each window, then n), ``n_windows`` (b,) of 0; ``order`` (n,)
+    scratch. Returns the number of windows."""
     n, low = rows.size, np.uint64(index_bits)
     mask = (np.uint64(1) << low) - np.uint64(1)
     for p in range(n):
@@ -107,7 +103,7 @@ def _arrange_into(
     for p in range(1, n + 1):  # runs equal in the keys' top bits: sorted by a itself
         if p == n or packed[p] >> low != packed[s] >> low:
             if p - s > 1:
-                sort_by_key(a_sorted, order, s, p, spare_keys, spare_order)
+                shell_sort(a_sorted, order, s, p)
             s = p
     n_all = 0
     for p in range(n):
@@ -137,35 +133,22 @@ def _window_ends_into(rows, a, window_start, window_stop, window_first, window_h
 
 
 @numba.njit(cache=True, nogil=True)
-def sort_by_key(keys, order, lo, hi, spare_keys, spare_order):  # pragma: no cover - compiled
+def shell_sort(keys, order, lo, hi):  # pragma: no cover - compiled
     """Sort ``keys[lo:hi]`` (float64, NaN last) ascending, ``order[lo:hi]`` along with it:
-    insertion sort of runs of :data:`RUN`, then merges through the spare arrays (keys' size)."""
-    for s in range(lo, hi, RUN):
-        e = min(s + RUN, hi)
-        for x in range(s + 1, e):
+    Shell's sort with the gaps 3 h + 1 (insertion for a short run; the runs here are short but
+    for ties and near-ties, and this compiles in a tenth of a merge sort's time)."""
+    h = 1
+    while 3 * h + 1 < hi - lo:
+        h = 3 * h + 1
+    while h >= 1:
+        for x in range(lo + h, hi):
             k, o = keys[x], order[x]
-            y = x - 1
-            while y >= s and _before(k, keys[y]):
-                keys[y + 1], order[y + 1] = keys[y], order[y]
-                y -= 1
-            keys[y + 1], order[y + 1] = k, o
-    width = RUN
-    while width < hi - lo:
-        for s in range(lo, hi, 2 * width):  # merge [s, mid) and [mid, e)
-            mid, e = min(s + width, hi), min(s + 2 * width, hi)
-            if mid >= e or not _before(keys[mid], keys[mid - 1]):
-                continue  # already in order
-            x, y = s, mid
-            for t in range(s, e):
-                if y >= e or (x < mid and not _before(keys[y], keys[x])):
-                    spare_keys[t], spare_order[t] = keys[x], order[x]
-                    x += 1
-                else:
-                    spare_keys[t], spare_order[t] = keys[y], order[y]
-                    y += 1
-            keys[s:e] = spare_keys[s:e]
-            order[s:e] = spare_order[s:e]
-        width *= 2
+            y = x
+            while y - h >= lo and _before(k, keys[y - h]):
+                keys[y], order[y] = keys[y - h], order[y - h]
+                y -= h
+            keys[y], order[y] = k, o
+        h //= 3
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -270,7 +253,8 @@ def _groups_into(items, members, below, ends, marks, e_all, head, near, equal, n
     chain, chain_start, wanted, touched = marks
     e, spare_keys, perm, spare_order = scratch
     n, n_wanted = rows.size, wanted.size
-    e[:] = np.nan
+    for t in range(n):
+        e[t] = np.nan
     for k in range(n_wanted):
         e[wanted[k]] = e_all[k]
     k = 0
@@ -279,10 +263,13 @@ def _groups_into(items, members, below, ends, marks, e_all, head, near, equal, n
         cs, ce = chain_start[c], chain_start[c + 1]
         for t in range(cs, ce):
             perm[t] = t
-        sort_by_key(e, perm, cs, ce, spare_keys, spare_order)
-        _gather(cols, perm, cs, ce, spare_order)
-        _gather(level, perm, cs, ce, spare_order)
-        _gather(a, perm, cs, ce, spare_keys)
+        shell_sort(e, perm, cs, ce)
+        for t in range(cs, ce):  # cols, level and a in the new order
+            spare_order[t], spare_keys[t] = cols[perm[t]], a[perm[t]]
+        for t in range(cs, ce):
+            cols[t], a[t], perm[t] = spare_order[t], spare_keys[t], level[perm[t]]
+        for t in range(cs, ce):
+            level[t] = perm[t]
         k += ce - cs
     t_k = 0
     for j in range(members[0].size):  # each member's range of items it is strictly nearer than
@@ -310,15 +297,6 @@ def _groups_into(items, members, below, ends, marks, e_all, head, near, equal, n
 
 
 @numba.njit(cache=True, nogil=True)
-def _gather(array, perm, lo, hi, spare):  # pragma: no cover - compiled
-    """array[lo:hi] = array[perm[lo:hi]]."""
-    for t in range(lo, hi):
-        spare[t] = array[perm[t]]
-    for t in range(lo, hi):
-        array[t] = spare[t]
-
-
-@numba.njit(cache=True, nogil=True)
 def _layout_into(rows, level, head, near, equal, n_groups, total, graded):  # pragma: no cover - compiled
     """The scan's counts: ``total`` (b, 2 G) and ``graded`` (b, 2 G, L) of 0, from the heads."""
     j, previous = -1, -1
@@ -334,8 +312,8 @@ def _layout_into(rows, level, head, near, equal, n_groups, total, graded):  # pr
         running, end = 0, 0  # the graded items of the earlier groups; where the last one ends
         for j in range(n_groups[i]):
             at = 0
-            for level_count in graded[i, 2 * j + 1]:
-                at += level_count
+            for level in range(graded.shape[2]):
+                at += graded[i, 2 * j + 1, level]
             start = total[i, 2 * j] + running
             size = total[i, 2 * j + 1] + at
             total[i, 2 * j], total[i, 2 * j + 1] = start - end, size

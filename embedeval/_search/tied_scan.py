@@ -75,6 +75,14 @@ FLOAT32_SCALES = (2.0**-100, 2.0**100)
 # The compiled window pass places most values with a table of buckets (16 per window, at most
 # 8192 per query: 8 MB for 256 queries) instead of a binary search.
 BUCKETS_PER_WINDOW, MAX_BUCKETS = 16, 1 << 13
+# The bookkeeping over the graded pairs takes its compiled loops (tied_group_kernels) once the
+# numpy passes have handled this many graded pairs in the process (about 2 s of them at 250 ns
+# a pair, what the loops' compilation costs with a cold cache: compiled.repaid), or at once
+# (calls of BOOKS_CACHED_FROM pairs or more) where numba's cache holds them.
+BOOKS_COMPILED_FROM, BOOKS_CACHED_FROM = 1 << 23, 1 << 12
+_BOOKS_CACHED = compiled.in_cache(
+    f"{__package__}.tied_group_kernels", "_pack_into", "_arrange_into", "_touch_into", "_groups_into", "_layout_into"
+)
 
 
 class TiedScanner:
@@ -161,7 +169,7 @@ class TiedScanner:
         chain_gap = 4.0 * bound64
         window_half = 2.0 * ((bound64 if wide else bound32) + bound64)
         values, exact = self._values(queries)
-        if compiled.enabled():  # the same bookkeeping in compiled loops
+        if compiled.enabled() and _compiled_books(rows.size):  # the same bookkeeping in compiled loops
             from . import tied_group_kernels as books
 
             items = books.arrange(b, rows, cols, level, values(rows, cols), chain_gap, window_half)
@@ -269,6 +277,12 @@ def _windows(products, excluded, norms, euclidean, low, high, n_windows, tables=
     width = np.maximum(p - q, 0)
     ks = np.repeat(q, width) + offsets_within(width)
     return below, np.repeat(r, width), ks, np.repeat(c, width)
+
+
+def _compiled_books(units: int) -> bool:
+    """Whether the bookkeeping of ``units`` graded pairs takes the compiled loops
+    (:data:`BOOKS_COMPILED_FROM`)."""
+    return compiled.repaid("tied bookkeeping", units, BOOKS_COMPILED_FROM, _BOOKS_CACHED, BOOKS_CACHED_FROM)
 
 
 def _layout(nearer, equal, at, n_groups):

@@ -20,7 +20,9 @@ from embedeval._search import tied_scan
 from embedeval._search.deep_exact import error_bounds
 from embedeval._search.tied_scan import TiedScanner
 
-MODES = ["numpy", "auto"] if compiled._numba() is not None else ["numpy"]
+# "auto": the compiled window pass with the numpy bookkeeping (a small call's, before the
+# compiled bookkeeping has repaid its compilation); "books": the compiled bookkeeping too.
+MODES = ["numpy", "auto", "books"] if compiled._numba() is not None else ["numpy"]
 KINDS = ["gaussian", "wide", "lattice", "duplicates", "collapsed", "extreme", "huge", "tiny"]
 
 
@@ -73,7 +75,8 @@ def full_sort_counts(queries, reference, euclidean, graded, left_out, n_levels):
 
 
 def _scan(monkeypatch, mode, scanner, queries, graded, left_out, levels):
-    monkeypatch.setenv(compiled.KERNELS_VARIABLE, mode)
+    monkeypatch.setenv(compiled.KERNELS_VARIABLE, "numpy" if mode == "numpy" else "auto")
+    monkeypatch.setattr(tied_scan, "_compiled_books", lambda units: mode == "books")
     return scanner.count(queries, lambda s, e: graded[:, s:e], lambda s, e: left_out[:, s:e], levels)
 
 
