@@ -105,28 +105,44 @@ PARTITION_BELOW_RADIX = 0.1
 _RADIX_CACHED = compiled.in_cache(f"{__package__}.sort_kernels", "_sorted_rows_into")
 
 
+def _vectorised_sort() -> bool:
+    """Whether numpy sorts float64 with its vectorised sort (x86-simd-sort) on this host: where
+    the CPU has AVX-512 (numpy's ``AVX512_SKX`` target)."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__
+    except ImportError:  # another numpy layout: keep the radix sort
+        return False
+    return bool(__cpu_features__.get("AVX512_SKX", False))
+
+
+# The radix sort serves hosts where numpy's sort compares values one by one (30 ns a value for
+# rows of 20,000). Where numpy's sort is vectorised it is the faster: the half-in-one-class row of
+# ``bench_floor.py`` sorted its 4e8 nearest relevant values in 1.8 s with it against 6.0 s with
+# the radix sort (``python bench/profile_floor.py --row 3 --threads 1``, AVX-512 host).
+RADIX_SORT = not _vectorised_sort()
+
+
 def smallest_sorted(values: np.ndarray, k: int, out: np.ndarray, rows) -> None:
     """Write the ``k`` smallest of each row of ``values`` (g, m), ascending, to ``out[rows, :k]``.
 
-    ``k`` is at most m; rows beyond k of ``out`` are left as they are. With compiled kernels, once
+    ``k`` is at most m; rows beyond k of ``out`` are left as they are; ``values`` may be left
+    reordered (the callers pass temporaries). With compiled kernels, once
     the process has sorted :data:`SORT_COMPILED_FROM` values, a radix sort (:mod:`.sort_kernels`)
-    orders the rows, bit for bit as numpy's sort does.
+    orders the rows, bit for bit as numpy's sort does, on hosts where numpy's sort is not
+    vectorised (:data:`RADIX_SORT`).
     """
     if k == 0:
         return
     m = values.shape[1]
-    radix = compiled.repaid("radix sort", values.size, SORT_COMPILED_FROM, _RADIX_CACHED, SORT_CACHED_FROM)
+    radix = RADIX_SORT and compiled.repaid(
+        "radix sort", values.size, SORT_COMPILED_FROM, _RADIX_CACHED, SORT_CACHED_FROM
+    )
     if k < (PARTITION_BELOW_RADIX if radix else PARTITION_BELOW) * m:  # linear: only the k kept are sorted
         values = np.partition(values, k - 1, axis=1)[:, :k]
     if radix and _sorted_compiled(values, k, out, rows):
         return
-    if values.shape[1] > k:  # most are kept: a partition first would cost more than it saves
-        out[rows, :k] = np.sort(values, axis=1)[:, :k]
-    elif isinstance(rows, slice):
-        out[rows, :k] = values
-        out[rows, :k].sort(axis=1)  # in place: no second (rows x k) array
-    else:
-        out[rows, :k] = np.sort(values, axis=1)
+    values.sort(axis=1)  # in place: np.sort's copy of a block (41 MB in row 3) cost 0.76 s there
+    out[rows, :k] = values[:, :k]
 
 
 def _sorted_compiled(values, k, out, rows) -> bool:

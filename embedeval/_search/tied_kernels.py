@@ -71,11 +71,12 @@ def _bucket_tables_into(low, high, n_windows, table, first, inverse):  # pragma:
                 row[t] = -1
 
 
-def window_pass(products, left_out, norms, euclidean, low, high, n_windows, tables, capacity):
+def window_pass(products, excluded, norms, euclidean, low, high, n_windows, tables, capacity):
     """Below-window counts and window members of a chunk.
 
-    products (b, m) float32 or float64; left_out (b, m) bool, the pairs not counted (graded,
-    counted elsewhere, or ignored: their value is taken as +inf); norms (m,) float64, the
+    products (b, m) float32 or float64; excluded (k,) int64, the flat positions (i m + c,
+    increasing) of the pairs not counted (graded, counted elsewhere, or ignored: their value is
+    taken as +inf); norms (m,) float64, the
     references' squared norms (euclidean; unused otherwise); each value is
     ``v = norms[c] - 2 products[i, c]`` (euclidean) or ``-products[i, c]``, in float64.
     low, high (b, g) float64, increasing along each row's first ``n_windows[i]`` entries;
@@ -91,38 +92,44 @@ def window_pass(products, left_out, norms, euclidean, low, high, n_windows, tabl
     scratch = (np.empty(g + 1, dtype=np.int64), np.empty(m), np.empty(m, dtype=np.int64))
     table, _, inverses = tables
     window = (low, high, n_windows, table, inverses)
-    n = _window_pass_into(products, left_out, norms, euclidean, *window, below, members, *scratch)
+    n = _window_pass_into(products, excluded, norms, euclidean, *window, below, members, *scratch)
     return below, members[0], members[1], members[2], n
 
 
 @numba.njit(cache=True, nogil=True)
 def _window_pass_into(
-    products, left_out, norms, euclidean, low, high, n_windows, table, inverses, below, members, hist, values, listed
+    products, excluded, norms, euclidean, low, high, n_windows, table, inverses, below, members, hist, values, listed
 ):  # pragma: no cover - compiled
     """:func:`window_pass` into ``below`` (b, g) of 0 and ``members`` (3, capacity): rows, ks,
     cols; ``hist`` (g + 1,), ``values`` (m,) and ``listed`` (m,): scratch. Returns n_members."""
     b, m = products.shape
     n_buckets = table.shape[1]
     capacity = members.shape[1]
-    count = 0
+    count, x = 0, 0
     for i in range(b):
         n = n_windows[i]
         if n == 0:
+            x = _skip(excluded, x, (i + 1) * m)
             continue
         hist[: n + 1] = 0
         lo_row, hi_row, row = low[i], high[i], table[i]
         first, last, inverse = lo_row[0], hi_row[n - 1], inverses[i]
-        # Pass 1, without branches (vectorised): every value, and those below every window
-        # (NaN and +inf after every window). Then the columns within [first, last] (a quarter
-        # of them in the floor table's row 6), listed by a store at every column and an index
-        # that moves only for those: a branch on "within" mispredicted often enough to cost
-        # 0.35 s of the pass's 0.5 s there (a conditional store had been no faster than it).
+        # Pass 1, without branches (vectorised): every value and those below every window (NaN
+        # and +inf after every window), then +inf at the pairs left out. Then the columns
+        # within [first, last] (a quarter of them in the floor table's row 6), listed by a
+        # store at every column and an index that moves only for those: a branch on "within"
+        # mispredicted often enough to cost 0.35 s of the pass's 0.5 s there (a conditional
+        # store had been no faster than it).
         n_below = 0
         for c in range(m):
             v = norms[c] - 2.0 * np.float64(products[i, c]) if euclidean else -np.float64(products[i, c])
-            v = np.inf if left_out[i, c] else v
             values[c] = v
             n_below += v < first
+        while x < excluded.size and excluded[x] < (i + 1) * m:
+            c = excluded[x] - i * m
+            n_below -= values[c] < first
+            values[c] = np.inf
+            x += 1
         hist[0] = n_below
         n_inside = 0
         for c in range(m):  # the columns within [first, last], listed without a branch
@@ -152,6 +159,14 @@ def _window_pass_into(
             running += hist[k]
             below[i, k] = running
     return count
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _skip(excluded, x, stop):  # pragma: no cover - compiled
+    """The first position from x on whose excluded pair lies at or after the flat position stop."""
+    while x < excluded.size and excluded[x] < stop:
+        x += 1
+    return x
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -199,22 +214,46 @@ def _pair_values_into(queries, reference, norms, euclidean, rows, cols, out):  #
         out[t] = norms[cols[t]] - 2.0 * acc if euclidean else -acc
 
 
-def nonzero(mask):
-    """(rows, cols) of the True entries of a (b, m) boolean array, row-major, int64: numpy's
-    ``nonzero`` as numpy's count and one compiled filling pass."""
-    n = np.count_nonzero(mask)
-    rows, cols = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
-    _nonzero_into(mask, rows, cols)
-    return rows, cols
+def graded_pairs(positive, left_out):
+    """(rows, cols) of the pairs of a chunk that are ``positive`` and not ``left_out`` (both
+    (b, m) bool; ``left_out`` may be None), row-major, and ``excluded``: the flat positions
+    i m + c of those positive or left out, increasing; int64. numpy's ``nonzero`` and
+    ``flatnonzero`` of the masks' combinations in one compiled pass (into arrays of numpy's
+    counts of each mask, an upper bound) that reads the masks 8 bytes at a time."""
+    m = positive.shape[1]
+    n = np.count_nonzero(positive)  # bounds on what the pass lists
+    k = n + (np.count_nonzero(left_out) if left_out is not None else 0)
+    rows, cols, excluded = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(k, dtype=np.int64)
+    flat = np.ascontiguousarray(positive).reshape(-1)
+    left = flat if left_out is None else np.ascontiguousarray(left_out).reshape(-1)
+    whole = flat.size - flat.size % 8
+    words = (flat[:whole].view(np.uint64), left[:whole].view(np.uint64))
+    n, k = _graded_pairs_into(flat, left, *words, left_out is not None, m, rows, cols, excluded)
+    return rows[:n], cols[:n], excluded[:k]
 
 
 @numba.njit(cache=True, nogil=True)
-def _nonzero_into(mask, rows, cols):  # pragma: no cover - compiled
-    """:func:`nonzero` into ``rows`` and ``cols`` (count_nonzero(mask),)."""
-    b, m = mask.shape
-    k = 0
-    for i in range(b):
-        for c in range(m):
-            if mask[i, c]:
-                rows[k], cols[k] = i, c
+def _graded_pairs_into(
+    positive, left_out, positive_words, left_words, has_left, m, rows, cols, excluded
+):  # pragma: no cover - compiled
+    """:func:`graded_pairs` into ``rows``, ``cols`` and ``excluded`` (large enough) from the
+    flat masks and their first bytes as uint64 words (a word of zeros: 8 pairs neither graded
+    nor left out); returns how many each holds (``left_out`` unread unless ``has_left``)."""
+    n, k = 0, 0
+    for w in range(positive_words.size + 1):
+        if w < positive_words.size:
+            if positive_words[w] == 0 and not (has_left and left_words[w] != 0):
+                continue
+            lo, hi = 8 * w, 8 * w + 8
+        else:  # the bytes after the last whole word
+            lo, hi = 8 * positive_words.size, positive.size
+        for f in range(lo, hi):
+            p = positive[f]
+            out = has_left and left_out[f]
+            if p or out:
+                excluded[k] = f
                 k += 1
+                if p and not out:
+                    rows[n], cols[n] = f // m, f % m
+                    n += 1
+    return n, k

@@ -75,6 +75,14 @@ FLOAT32_SCALES = (2.0**-100, 2.0**100)
 # The compiled window pass places most values with a table of buckets (16 per window, at most
 # 8192 per query: 8 MB for 256 queries) instead of a binary search.
 BUCKETS_PER_WINDOW, MAX_BUCKETS = 16, 1 << 13
+# The bookkeeping over the graded pairs takes its compiled loops (tied_group_kernels) once the
+# numpy passes have handled this many graded pairs in the process (about 2 s of them at 250 ns
+# a pair, what the loops' compilation costs with a cold cache: compiled.repaid), or at once
+# (calls of BOOKS_CACHED_FROM pairs or more) where numba's cache holds them.
+BOOKS_COMPILED_FROM, BOOKS_CACHED_FROM = 1 << 23, 1 << 12
+_BOOKS_CACHED = compiled.in_cache(
+    f"{__package__}.tied_group_kernels", "_pack_into", "_arrange_into", "_touch_into", "_groups_into", "_layout_into"
+)
 
 
 class TiedScanner:
@@ -161,50 +169,46 @@ class TiedScanner:
         chain_gap = 4.0 * bound64
         window_half = 2.0 * ((bound64 if wide else bound32) + bound64)
         values, exact = self._values(queries)
+        if compiled.enabled() and _compiled_books(rows.size):  # the same bookkeeping in compiled loops
+            from . import tied_group_kernels as books
+
+            items = books.arrange(b, rows, cols, level, values(rows, cols), chain_gap, window_half)
+            below, members = self._around(queries, chunks, excluded, items, wide)
+            total, graded = books.resolve_counts(items, below, members, values, exact, chain_gap, levels.size)
+            return Counts(total, graded, levels)
         items = Items.arrange(b, rows, cols, level, values(rows, cols), chain_gap, window_half)
-        below, members = self._around(queries, chunks, excluded, items, wide, grades, ignored)
-        nearer, equal, at, n_groups = resolve(items, below, members, values, exact, chain_gap, levels.size)
-        graded_at = at.sum(axis=2)
-        start = nearer + np.cumsum(graded_at, axis=1) - graded_at
-        size = equal + graded_at
-        valid = np.arange(nearer.shape[1])[None, :] < n_groups[:, None]
-        total = np.zeros((b, 2 * nearer.shape[1]), dtype=np.int64)
-        total[:, 1::2] = np.where(valid, size, 0)
-        end = np.zeros_like(start)  # where the previous group ends
-        end[:, 1:] = start[:, :-1] + size[:, :-1]
-        total[:, 0::2] = np.where(valid, start - end, 0)
-        graded = np.zeros((b, total.shape[1], levels.size), dtype=np.int64)
-        graded[:, 1::2] = at
-        return Counts(total, graded, levels)
+        below, members = self._around(queries, chunks, excluded, items, wide)
+        return Counts(*_layout(*resolve(items, below, members, values, exact, chain_gap, levels.size)), levels)
 
     @staticmethod
     def _graded(b, chunks, grades, ignored, levels):
         """(row, column, level) of each positively graded, unignored pair; per chunk, the flat
-        positions that the count of the others leaves out (graded or ignored), or None where
-        the compiled pass reads them again from ``grades`` and ``ignored``."""
+        positions that the count of the others leaves out (graded or ignored)."""
         fast = compiled.enabled()
         if fast:
-            from .tied_kernels import nonzero
+            from .tied_kernels import graded_pairs
         rows, cols, level, excluded = [], [], [], []
         for start, stop in chunks:
             g = grades(start, stop)
             positive = g if g.dtype == bool else g > 0
-            out = positive
-            if ignored is not None:
-                left_out = ignored(start, stop)
-                positive = positive & ~left_out
-                out = positive | left_out
-            r, c = nonzero(positive) if fast else np.nonzero(positive)
+            left_out = ignored(start, stop) if ignored is not None else None
+            if fast:
+                r, c, out = graded_pairs(positive, left_out)
+            else:
+                if left_out is not None:
+                    positive = positive & ~left_out
+                out = np.flatnonzero(positive if left_out is None else positive | left_out)
+                r, c = np.nonzero(positive)
             rows.append(r)
             cols.append(c + start)
             level.append(np.zeros(r.size, dtype=np.int64) if g.dtype == bool else np.searchsorted(levels, g[r, c]))
-            excluded.append(None if fast else np.flatnonzero(out))
+            excluded.append(out)
         if not chunks:
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty, empty, []
         return np.concatenate(rows), np.concatenate(cols), np.concatenate(level), excluded
 
-    def _around(self, queries, chunks, excluded, items, wide, grades, ignored):
+    def _around(self, queries, chunks, excluded, items, wide):
         """``below`` (b, g), the other references strictly below each merged window, and the
         (query, window, reference) of each reference inside one."""
         below = np.zeros(items.low.shape, dtype=np.int64)
@@ -219,9 +223,7 @@ class TiedScanner:
             tables = tied_kernels.bucket_tables(items.low, items.high, items.n_windows, n_buckets)
         for (start, stop), out in zip(chunks, excluded, strict=True):
             products = self._products(queries, start, stop, wide)
-            if out is None:  # the compiled pass takes the pairs left out as a mask
-                out = _left_out(grades, ignored, start, stop)
-            else:
+            if tables is None:  # the compiled pass takes the pairs left out as a list
                 products.reshape(-1)[out] = -np.inf  # v = +inf: graded (counted elsewhere) or ignored
             window = (items.low, items.high, items.n_windows, tables, capacity)
             part, pr, pk, pc = _windows(products, out, self.norms[start:stop], self.euclidean, *window)
@@ -232,12 +234,12 @@ class TiedScanner:
         return below, tuple(np.concatenate(f) for f in found)
 
 
-def _windows(products, left_out, norms, euclidean, low, high, n_windows, tables=None, capacity=0):
+def _windows(products, excluded, norms, euclidean, low, high, n_windows, tables=None, capacity=0):
     """Per chunk: (below, rows, windows, columns): the values v (``norms - 2 products`` or
     ``-products``, float64) strictly below each window [low, high] (b, g), and the (row, window,
     column) of each one inside a window. The compiled kernel given its ``tables``
     (:func:`~embedeval._search.tied_kernels.bucket_tables`) and a first guess of the members'
-    ``capacity`` (``left_out``: the (b, m) mask of pairs counted as +inf); else a sort and
+    ``capacity`` (``excluded``: the flat positions of the pairs counted as +inf); else a sort and
     binary searches (the reference: those pairs already -inf in ``products``)."""
     if tables is not None:
         from . import tied_kernels
@@ -245,7 +247,7 @@ def _windows(products, left_out, norms, euclidean, low, high, n_windows, tables=
         capacity = capacity or 64 * products.shape[0]
         while True:
             below, rows, ks, cols, n = tied_kernels.window_pass(
-                products, left_out, norms, euclidean, low, high, n_windows, tables, capacity
+                products, excluded, norms, euclidean, low, high, n_windows, tables, capacity
             )
             if n <= capacity:
                 return below, rows[:n], ks[:n], cols[:n]
@@ -277,9 +279,24 @@ def _windows(products, left_out, norms, euclidean, low, high, n_windows, tables=
     return below, np.repeat(r, width), ks, np.repeat(c, width)
 
 
-def _left_out(grades, ignored, start, stop):
-    """The (b, stop - start) mask of the pairs the count of the others leaves out: positively
-    graded (counted as graded) or ignored."""
-    g = grades(start, stop)
-    out = g if g.dtype == bool else g > 0
-    return out | ignored(start, stop) if ignored is not None else out
+def _compiled_books(units: int) -> bool:
+    """Whether the bookkeeping of ``units`` graded pairs takes the compiled loops
+    (:data:`BOOKS_COMPILED_FROM`)."""
+    return compiled.repaid("tied bookkeeping", units, BOOKS_COMPILED_FROM, _BOOKS_CACHED, BOOKS_CACHED_FROM)
+
+
+def _layout(nearer, equal, at, n_groups):
+    """(total, graded) of :class:`Counts` from the tie groups of :func:`resolve`."""
+    b = nearer.shape[0]
+    graded_at = at.sum(axis=2)
+    start = nearer + np.cumsum(graded_at, axis=1) - graded_at
+    size = equal + graded_at
+    valid = np.arange(nearer.shape[1])[None, :] < n_groups[:, None]
+    total = np.zeros((b, 2 * nearer.shape[1]), dtype=np.int64)
+    total[:, 1::2] = np.where(valid, size, 0)
+    end = np.zeros_like(start)  # where the previous group ends
+    end[:, 1:] = start[:, :-1] + size[:, :-1]
+    total[:, 0::2] = np.where(valid, start - end, 0)
+    graded = np.zeros((b, total.shape[1], at.shape[2]), dtype=np.int64)
+    graded[:, 1::2] = at
+    return total, graded

@@ -106,6 +106,7 @@ def test_any_finite_or_infinite_rows(rows):
 @pytest.mark.parametrize("shape", ["slice", "rows"])
 def test_smallest_sorted_is_the_same_in_both_paths(monkeypatch, seed, shape):
     monkeypatch.setattr(deep_count, "SORT_COMPILED_FROM", 0)  # the compiled sort on rows of any size
+    monkeypatch.setattr(deep_count, "RADIX_SORT", True)  # also where numpy's sort is vectorised
     calls = []
     monkeypatch.setattr(sort_kernels, "sorted_rows", lambda *a: calls.append(1) or _sorted_rows(*a))
     rng = np.random.default_rng(seed)
@@ -130,6 +131,7 @@ def test_smallest_sorted_is_the_same_in_both_paths(monkeypatch, seed, shape):
 def test_the_radix_sort_starts_once_numpy_has_sorted_enough(monkeypatch):
     monkeypatch.setenv(compiled.KERNELS_VARIABLE, "auto")
     monkeypatch.setattr(deep_count, "SORT_COMPILED_FROM", 100)
+    monkeypatch.setattr(deep_count, "RADIX_SORT", True)
     monkeypatch.setattr(compiled, "_done_by_numpy", {})
     monkeypatch.setattr(compiled, "_found_cached", {})
     monkeypatch.setattr(deep_count, "_RADIX_CACHED", lambda: False)  # a cold cache
@@ -149,6 +151,7 @@ def test_the_radix_sort_starts_once_numpy_has_sorted_enough(monkeypatch):
 def test_a_cached_radix_sort_is_taken_at_once(monkeypatch):
     monkeypatch.setenv(compiled.KERNELS_VARIABLE, "auto")
     monkeypatch.setattr(deep_count, "SORT_COMPILED_FROM", 1000)
+    monkeypatch.setattr(deep_count, "RADIX_SORT", True)
     monkeypatch.setattr(deep_count, "SORT_CACHED_FROM", 60)
     monkeypatch.setattr(compiled, "_done_by_numpy", {})
     monkeypatch.setattr(compiled, "_found_cached", {})
@@ -159,3 +162,17 @@ def test_a_cached_radix_sort_is_taken_at_once(monkeypatch):
     assert calls == [] and compiled._found_cached == {}
     deep_count.smallest_sorted(values, 10, np.empty((6, 10)), slice(None))  # the kernel was compiled above
     assert calls == [1] and compiled._found_cached == {"radix sort": True}
+
+
+def test_no_radix_sort_where_numpys_sort_is_vectorised(monkeypatch):
+    """``RADIX_SORT`` False (a host with AVX-512): numpy's sort, whatever the switch says."""
+    monkeypatch.setenv(compiled.KERNELS_VARIABLE, "auto")
+    monkeypatch.setattr(deep_count, "SORT_COMPILED_FROM", 0)
+    monkeypatch.setattr(deep_count, "RADIX_SORT", False)
+    calls = []
+    monkeypatch.setattr(sort_kernels, "sorted_rows", lambda *a: calls.append(1) or _sorted_rows(*a))
+    values = np.random.default_rng(1).standard_normal((6, 10))
+    out = np.empty((6, 10))
+    deep_count.smallest_sorted(values, 10, out, slice(None))
+    assert calls == []
+    np.testing.assert_array_equal(out, np.sort(values, axis=1))

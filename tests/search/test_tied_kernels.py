@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from embedeval._core import compiled
 from embedeval._inputs.arrays import prepare
@@ -20,7 +22,9 @@ from embedeval._search import tied_scan
 from embedeval._search.deep_exact import error_bounds
 from embedeval._search.tied_scan import TiedScanner
 
-MODES = ["numpy", "auto"] if compiled._numba() is not None else ["numpy"]
+# "auto": the compiled window pass with the numpy bookkeeping (a small call's, before the
+# compiled bookkeeping has repaid its compilation); "books": the compiled bookkeeping too.
+MODES = ["numpy", "auto", "books"] if compiled._numba() is not None else ["numpy"]
 KINDS = ["gaussian", "wide", "lattice", "duplicates", "collapsed", "extreme", "huge", "tiny"]
 
 
@@ -73,7 +77,8 @@ def full_sort_counts(queries, reference, euclidean, graded, left_out, n_levels):
 
 
 def _scan(monkeypatch, mode, scanner, queries, graded, left_out, levels):
-    monkeypatch.setenv(compiled.KERNELS_VARIABLE, mode)
+    monkeypatch.setenv(compiled.KERNELS_VARIABLE, "numpy" if mode == "numpy" else "auto")
+    monkeypatch.setattr(tied_scan, "_compiled_books", lambda units: mode == "books")
     return scanner.count(queries, lambda s, e: graded[:, s:e], lambda s, e: left_out[:, s:e], levels)
 
 
@@ -140,8 +145,9 @@ def test_a_bound_too_tight_for_float32_is_caught(monkeypatch, mode):
 
 @pytest.mark.skipif(compiled._numba() is None, reason="numba not installed")
 def test_window_pass_matches_sort_andsearch_slices(monkeypatch):
-    """Overlapping windows, values on their ends, +inf and rows with no window, and a member
-    capacity that overflows (the kernel is called again)."""
+    """Overlapping windows, values on their ends, +inf, pairs left out (by their flat
+    positions) and rows with no window, and a member capacity that overflows (the kernel is
+    called again)."""
     from embedeval._search import tied_kernels
 
     rng = np.random.default_rng(3)
@@ -152,14 +158,88 @@ def test_window_pass_matches_sort_andsearch_slices(monkeypatch):
     low, high = centre - 1.0, centre + 1.0
     n_windows = rng.integers(0, g + 1, b)
     n_windows[0] = 0
+    excluded, norms = np.flatnonzero(rng.random(b * m) < 0.2), np.zeros(m)
     results = []
     for n_buckets in (0, 1, 7, 64):
         tables = tied_kernels.bucket_tables(low, high, n_windows, n_buckets) if n_buckets else None
-        mask, norms = np.zeros((b, m), bool), np.zeros(m)
-        below, rows, ks, cols = tied_scan._windows(-dist, mask, norms, False, low, high, n_windows, tables, 4)
+        products = -dist
+        if tables is None:  # the numpy pass reads the pairs left out as -inf products
+            products.reshape(-1)[excluded] = -np.inf
+        below, rows, ks, cols = tied_scan._windows(products, excluded, norms, False, low, high, n_windows, tables, 4)
         order = np.lexsort((cols, ks, rows))
         results.append((below, rows[order], ks[order], cols[order]))
     assert results[0][1].size > 4  # more members than the first capacity
     for got in results[1:]:
         for want, part in zip(results[0], got, strict=True):
             np.testing.assert_array_equal(part, want)
+
+
+needs_numba = pytest.mark.skipif(compiled._numba() is None, reason="numba not installed")
+
+
+@needs_numba
+@settings(max_examples=60, deadline=None)
+@given(
+    b=st.integers(1, 9), m=st.integers(1, 40), share=st.floats(0.0, 1.0), ignore=st.booleans(), seed=st.integers(0, 99)
+)
+def test_graded_pairs_match_numpy(b, m, share, ignore, seed):
+    """Every shape (flat sizes that are and are not whole 8-byte words), dense and sparse masks,
+    with and without pairs left out, a non-contiguous mask."""
+    from embedeval._search import tied_kernels
+
+    rng = np.random.default_rng(seed)
+    positive = (rng.random((b, 2 * m)) < share)[:, ::2]
+    left_out = rng.random((b, m)) < share / 2 if ignore else None
+    rows, cols, excluded = tied_kernels.graded_pairs(positive, left_out)
+    kept = positive & ~left_out if ignore else positive
+    want_rows, want_cols = np.nonzero(kept)
+    np.testing.assert_array_equal(rows, want_rows)
+    np.testing.assert_array_equal(cols, want_cols)
+    np.testing.assert_array_equal(excluded, np.flatnonzero(positive | left_out if ignore else positive))
+
+
+@needs_numba
+@settings(max_examples=60, deadline=None)
+@given(
+    values=st.lists(
+        st.sampled_from([0.0, -0.0, 1.0, 600.0, 600.0 + 2**-40, -3.5, np.inf, -np.inf, np.nan]), max_size=60
+    ),
+    lo=st.integers(0, 5),
+)
+def test_shell_sort_orders_as_numpy(values, lo):
+    """Ties, signed zeros, infinities and NaN (last), on a slice of the array; the payload follows."""
+    from embedeval._search import tied_group_kernels
+
+    keys = np.array([7.0] * lo + values, dtype=np.float64)
+    order = np.arange(keys.size)
+    original = keys.copy()
+    tied_group_kernels.shell_sort(keys, order, lo, keys.size)
+    np.testing.assert_array_equal(keys[lo:], np.sort(original[lo:]))
+    np.testing.assert_array_equal(keys, original[order])
+    assert sorted(order[lo:]) == list(range(lo, keys.size))
+
+
+@needs_numba
+@pytest.mark.parametrize("spread", [1.0, 1e-12, 0.0])
+def test_compiled_arrange_matches_numpy(spread):
+    """The compiled sort (a packed 64-bit key, then the ties in its top bits by a itself: values
+    1e-12 apart here) gives numpy's arrangement; equal values (spread 0) may
+    stand in either order, the windows and chains are the same."""
+    from embedeval._search import tied_group_kernels
+    from embedeval._search.tied_groups import Items
+
+    rng = np.random.default_rng(5)
+    b, n = 7, 300
+    rows = rng.integers(0, b - 1, n)  # the last query has no graded pair
+    cols, level = rng.integers(0, 1000, n), rng.integers(0, 3, n)
+    a = 600.0 + spread * (rng.permutation(n) - n // 2)  # distinct, or all equal
+    a[:3] = [np.nan, np.inf, -np.inf]
+    chain_gap, window_half = np.full(b, 2e-13 * (spread > 0) + 1e-3), np.full(b, 3e-13 + 2e-3)
+    want = Items.arrange(b, rows, cols, level, a, chain_gap, window_half)
+    got = tied_group_kernels.arrange(b, rows, cols, level, a, chain_gap, window_half)
+    for name in ("rows", "a", "chain_head", "window", "window_start", "window_stop", "window_first", "low", "high"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name), err_msg=name)
+    np.testing.assert_array_equal(got.n_windows, want.n_windows)
+    if spread:  # distinct values: one order
+        np.testing.assert_array_equal(got.cols, want.cols)
+        np.testing.assert_array_equal(got.level, want.level)
