@@ -95,7 +95,7 @@ def compare_prefetch(x, labels, distances, repeat):
     from embedeval._setlevel.verification import pair_verification
 
     if not enabled():
-        sys.exit("--prefetch times the compiled tile pass: install numba (pip install 'embedeval[fast]')")
+        sys.exit("--prefetch times the compiled tile pass: install numba (pip install numba)")
     faiss.omp_set_num_threads(1)  # the tiles' threads
     pair_verification(x[:2000], labels[:2000])  # kernels compiled or loaded
     default = budget.VERIFICATION_PREFETCH

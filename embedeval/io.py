@@ -5,9 +5,9 @@ A run line is ``query_id Q0 doc_id rank score tag``; trec_eval ignores the rank 
 orders each query's documents by score, descending, ties by doc id descending, and so does
 :func:`read_run`. A qrels line is ``query_id iteration doc_id grade``. Fields are separated by
 ASCII whitespace, as trec_eval separates them (an id may hold a no-break space), and a UTF-8
-byte-order mark at the start of any text file is skipped. With pyarrow installed (``pip install
-'embedeval[fast]'``) the files are parsed by its CSV reader; without it, line by line (6 to 7
-times slower); the results are the same.
+byte-order mark at the start of any text file is skipped. Files of 4 MB or more are parsed by
+pyarrow's CSV reader (a runtime dependency); smaller ones, or any pyarrow cannot read, line by
+line; the results are the same.
 :func:`evaluate_files` evaluates the files without making Python objects per line, as the
 ``embedeval rankings`` command does.
 

@@ -2,7 +2,7 @@
 
 Fused per-row (per-tile) passes that follow a BLAS product are written as plain loops in kernel
 modules that import numba at their top (``*_kernels.py``, imported only when :func:`enabled`) and
-compiled by numba (``pip install 'embedeval[fast]'``) on first use, cached on disk
+compiled by numba (a runtime dependency where it has wheels) on first use, cached on disk
 (``cache=True``: a later process loads the machine code instead of compiling). Without numba, or
 with the environment variable ``EMBEDEVAL_KERNELS=numpy``, the same steps run as numpy passes;
 the test suite runs both on the same cases and requires identical results.

@@ -15,7 +15,7 @@ over the cores.
 numpy's own BLAS (the deep ranking's products, :mod:`embedeval._search.deep`) must also run one
 thread per block: OpenBLAS threads started from several threads at once oversubscribe the cores.
 Its thread count can only be changed at run
-time through threadpoolctl, an optional dependency (``pip install 'embedeval[fast]'``). With it,
+time through threadpoolctl, a runtime dependency (it may be missing where installed by hand). With it,
 :class:`Threads` limits numpy's BLAS to one thread per block while its blocks run
 (:func:`one_blas_thread_each`); without it, deep blocks take turns (:func:`deep_turn`), each
 using BLAS's own threads, while the other threads go on with faiss blocks.

@@ -1,4 +1,4 @@
-"""The fast reader of TREC files, with pyarrow (``pip install 'embedeval[fast]'``).
+"""The fast reader of TREC files, with pyarrow (files of 4 MB or more: :func:`.lines.arrow_from`).
 
 pyarrow's multithreaded CSV reader parses the file batch by batch; query ids are coded, document
 ids hashed to 63-bit numbers (:func:`hash_strings`) and values copied as each batch arrives, so

@@ -1,11 +1,11 @@
 """TREC run and qrels files read into :class:`~.columns.Columns`: the choice of reader, and the
 exact line reader.
 
-With pyarrow installed (``pip install 'embedeval[fast]'``) its multithreaded CSV reader parses
-the file; query ids are coded by pyarrow and document ids hashed to 63-bit numbers in numpy
+Files of :func:`arrow_from` bytes or more (4 MB) are parsed by pyarrow's multithreaded CSV
+reader; query ids are coded by pyarrow and document ids hashed to 63-bit numbers in numpy
 (:func:`~.columns.hash_strings`; equal ids always get equal numbers, and whoever relies on two numbers
-being different ids checks the strings, :meth:`Columns.strings`). Without pyarrow, or when it
-cannot read the file as trec_eval would (fields separated by several spaces or by other
+being different ids checks the strings, :meth:`Columns.strings`). For smaller files, without
+pyarrow, or when it cannot read the file as trec_eval would (fields separated by several spaces or by other
 whitespace than the file's delimiter, a malformed line, a NaN), the line reader reads it and
 codes ids exactly, and for a bad line raises the error that names the file and the line.
 """
