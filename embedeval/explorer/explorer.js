@@ -150,7 +150,7 @@
     if (!finite.length) return root;
     var lo = Math.min.apply(null, finite.slice(0, 1e5)), hi = lo;
     finite.forEach(function (v) { if (v < lo) lo = v; if (v > hi) hi = v; });
-    if (hi === lo) { hi = lo + 1; }
+    if (hi === lo) { var pad = Math.max(Math.abs(lo) * 0.05, 0.025); lo -= pad; hi += pad; }  // one value: a bar at it
     var bins = 20, counts = new Array(bins).fill(0);
     finite.forEach(function (v) { counts[Math.min(bins - 1, Math.floor((v - lo) / (hi - lo) * bins))] += 1; });
     var top = Math.max.apply(null, counts);
@@ -209,7 +209,7 @@
     var chooser = select(D.metrics.map(function (m) { return [m, m]; }), metric, draw, "histogram-metric");
     draw(metric);
     return section("Distribution of per-query values", "distribution", [el("div", { class: "controls" }, [el("label", { text: "metric" }), chooser]), holder,
-      el("p", { class: "note", text: "20 equal bins between the smallest and largest value; skipped queries are left out." })]);
+      el("p", { class: "note", text: "20 equal bins between the smallest and largest value (around it where all are equal); skipped queries are left out." })]);
   }
   function perClassSection() {
     if (!D.per_class) return null;

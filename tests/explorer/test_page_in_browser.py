@@ -220,3 +220,33 @@ def test_a_page_without_neighbours_labels_or_intervals_still_draws(browser, tmp_
     assert "no neighbours kept" in browser.find_element(By.ID, "no-neighbours").text
     assert browser.find_element(By.TAG_NAME, "h1").location["y"] < 60  # nothing drawn above the title
     assert _problems(browser) == ([], [])
+
+
+def test_a_retrieval_page_shows_graded_neighbours_by_id(browser, tmp_path, shots):
+    """evaluate_retrieval with judgements: the curves include ndcg@k, and a clicked query's
+    neighbours are the kept corpus rows with their grades."""
+    rng = np.random.default_rng(5)
+    corpus = rng.standard_normal((300, 16)).astype(np.float32)
+    queries = corpus[:40] + 0.3 * rng.standard_normal((40, 16)).astype(np.float32)
+    qrels = {f"q{i}": {f"d{i}": 2, f"d{(i + 7) % 300}": 1} for i in range(40)}
+    result = embedeval.evaluate_retrieval(
+        queries,
+        corpus,
+        qrels,
+        query_ids=[f"q{i}" for i in range(40)],
+        corpus_ids=[f"d{j}" for j in range(300)],
+        metrics=["ndcg@10", "recall@10", "mrr@10"],
+        keep_neighbors=10,
+    )
+    _open(browser, result.explore(tmp_path / "retrieval.html"), "#sort=ndcg@10&order=asc")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#curves-svg polyline")) >= 3
+    row = browser.find_element(By.CSS_SELECTOR, "#query-rows tr")
+    query = int(row.get_attribute("data-query"))
+    row.click()
+    kept = result.neighbors
+    assert len(_column(browser, "neighbour-table", 1)) == 10
+    relevant = [v == "relevant" for v in _column(browser, "neighbour-table", 4)]
+    assert relevant == kept.relevant[query].tolist()
+    console, remote = _problems(browser)
+    assert console == [] and remote == []
+    browser.save_screenshot(str(shots / "retrieval-1280.png"))
