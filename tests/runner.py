@@ -26,3 +26,10 @@ def cli_env(**extra) -> dict:
 def run_cli(*args, cwd=None, input=None) -> subprocess.CompletedProcess:
     """Run ``embedeval ARGS...``; the result has ``returncode``, ``stdout`` and ``stderr`` (text)."""
     return subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True, cwd=cwd, env=cli_env(), input=input)
+
+
+# A trec_eval 10 binary built from its source outside this repository (fetch usnistgov/trec_eval,
+# then make): $TREC_EVAL or $TREC_EVAL_BINARY names it, else the usual place beside the checkout.
+# The tests that compare with it skip where it is missing.
+TREC_EVAL = os.environ.get("TREC_EVAL") or os.environ.get("TREC_EVAL_BINARY") or "/work/trec_eval_src/trec_eval"
+HAS_TREC_EVAL = Path(TREC_EVAL).is_file()

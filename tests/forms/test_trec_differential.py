@@ -7,15 +7,15 @@ as one of trec_eval's own failures, checked against trec_eval on the repaired fi
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from runner import TREC_EVAL
 
 ROOT = Path(__file__).resolve().parents[2]
-BINARY = os.environ.get("TREC_EVAL") or os.environ.get("TREC_EVAL_BINARY") or "/work/trec_eval_src/trec_eval"
+BINARY = TREC_EVAL  # runner.py: $TREC_EVAL, $TREC_EVAL_BINARY or beside the checkout
 
 
 def _differential():

@@ -4,20 +4,20 @@ scores): pytrec_eval (trec_eval 9 inside) per query and overall to 1e-9, through
 and through the drop-in's own reader with ``-M``, ``-J`` and ``-l 2``; slow plain-Python
 references where pytrec_eval lacks a measure (rbp, rbp_resid, unj, ndcg with gains) or trec_eval
 10 changed it (iprec_at_recall, 11pt_avg round p R where trec_eval 9 added 0.9); and, where a
-trec_eval 10 binary is at hand (``TREC_EVAL_BINARY``), byte-identical ``-q -m all_trec`` output.
+trec_eval 10 binary is at hand (runner.TREC_EVAL: ``$TREC_EVAL``, ``$TREC_EVAL_BINARY`` or beside the
+checkout), byte-identical ``-q -m all_trec`` output.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import subprocess
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
-from runner import run_cli
+from runner import TREC_EVAL, run_cli
 
 import embedeval
 from embedeval._forms.trec.drop_in import evaluate_as_trec_eval
@@ -198,7 +198,7 @@ def test_measures_without_pytrec_eval_agree_with_slow_references(seed):
             assert ours.per_query[key][i] == pytest.approx(value, abs=1e-12, rel=0), (name, q)
 
 
-BINARY = os.environ.get("TREC_EVAL_BINARY", "/work/scratch/trec_eval_build/trec_eval")
+BINARY = TREC_EVAL  # runner.py: $TREC_EVAL, $TREC_EVAL_BINARY or beside the checkout
 
 
 @pytest.mark.skipif(not Path(BINARY).is_file(), reason="no trec_eval 10 binary (TREC_EVAL_BINARY)")

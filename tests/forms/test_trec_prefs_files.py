@@ -11,12 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from runner import TREC_EVAL
 
 from embedeval.cli import main
 from embedeval.io import evaluate_preferences
 
 ROOT = Path(__file__).resolve().parents[2]
-BINARY = os.environ.get("TREC_EVAL", "/work/trec_eval_src/trec_eval")
+BINARY = TREC_EVAL  # runner.py: $TREC_EVAL, $TREC_EVAL_BINARY or beside the checkout
 RUN = "q Q0 a 0 2 r\nq Q0 b 0 1 r\n"
 
 
