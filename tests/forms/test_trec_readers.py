@@ -82,7 +82,22 @@ REFUSED = [
     (QRELS, "q1 0 a 1\nq1 0 b 1 extra\n", r"qrels:2: a line needs 4 fields \(qid iteration docid grade\); got 5"),
     (QRELS, "q1 0 a\n", r"qrels:1: a line needs 4 fields"),
     (RUN, "q1 Q0 a 1 high t\n", r"run:1: score must be a number; got 'high'"),
+    # numbers Python's float reads otherwise than trec_eval (atof for scores, atol for grades)
+    (RUN, "q1 Q0 a 1 2 t\nq1 Q0 b 2 1_0 t\n", r"run:2: score must be written as trec_eval reads it .*got '1_0'"),
+    (QRELS, "q1 0 a 1\nq1 0 b 1e3\n", r"qrels:2: grade must be written as trec_eval reads it .*atol.*got '1e3'"),
+    (QRELS, "q1 0 a 2E0\n", r"qrels:1: grade must be written as trec_eval reads it .*got '2E0'"),
+    (QRELS, "q1 0 a 1_0\n", r"qrels:1: grade must be written as trec_eval reads it .*got '1_0'"),
 ]
+
+
+@pytest.mark.parametrize("arrow", [True, False])
+def test_scores_in_exponent_notation_are_read_as_trec_eval_reads_them(tmp_path, monkeypatch, arrow):
+    """atof reads exponents: a run score of 1e3 is 1000 in both readers (only grades refuse them)."""
+    path = tmp_path / "run"
+    path.write_text("q1 Q0 a 1 1e3 t\nq1 Q0 b 2 2.5E-1 t\n")
+    if not arrow:
+        monkeypatch.setattr(_arrow, "read_arrow", lambda *a: (_ for _ in ()).throw(ImportError()))
+    assert read(path, RUN).value.tolist() == [1000.0, 0.25]
 
 
 @pytest.mark.parametrize(("layout", "text", "message"), REFUSED)

@@ -160,12 +160,13 @@ def read_arrow(path: Path, layout, keep: np.ndarray | None, hasher=hash_strings)
             ),
             convert_options=csv.ConvertOptions(
                 include_columns=["qid", "docid", value_field],
-                column_types={"qid": pa.string(), "docid": pa.string(), value_field: pa.float64()},
+                # grades as text, checked before they become numbers (see _grades)
+                column_types={"qid": pa.string(), "docid": pa.string(), value_field: _value_type(value_field)},
                 strings_can_be_null=False,
             ),
         )
         for batch in reader:
-            values = batch.column(value_field)
+            values = batch.column(value_field) if value_field == "score" else _grades(batch.column(value_field))
             if values.null_count:
                 raise Unreadable  # "nan" and empty fields read as null
             if columns is None:
@@ -193,6 +194,25 @@ def read_arrow(path: Path, layout, keep: np.ndarray | None, hasher=hash_strings)
     starts, codes = _join_runs(runs, [r[2] for r in runs])
     held = None if keep is None else np.concatenate(kept)
     return Columns(str(path), list(queries), starts, codes, doc, value, False, pa.chunked_array(ids, pa.string()), held)
+
+
+def _value_type(value_field: str):
+    """How pyarrow reads the value column: scores as numbers, grades as text (:func:`_grades`)."""
+    import pyarrow as pa
+
+    return pa.float64() if value_field == "score" else pa.string()
+
+
+def _grades(text):
+    """A batch's grades as float64 from their text; :class:`Unreadable` (the line reader then names
+    the line) for one with an exponent, which pyarrow would read as a float and trec_eval with
+    ``atol`` (``1e3`` is 1 there). Underscores and other non-numbers fail the cast."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pc.any(pc.match_substring_regex(text, "[eE]")).as_py():
+        raise Unreadable
+    return pc.cast(text, pa.float64())
 
 
 def _lines_expected(path: Path) -> int:

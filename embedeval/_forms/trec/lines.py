@@ -76,6 +76,7 @@ def _read_lines(path: Path, layout, duplicates: bool = False, comments: bool = F
     names = fields.split()
     width, at_q, at_d, at_v = len(names), names.index("qid"), names.index("docid"), names.index(value_field)
     longer = value_field == "score"  # run lines may hold more fields after the tag
+    grades = not longer
     queries: dict[bytes, int] = {}
     docs: dict[bytes, int] = {}
     query, doc, value = array.array("q"), array.array("q"), array.array("d")
@@ -93,11 +94,13 @@ def _read_lines(path: Path, layout, duplicates: bool = False, comments: bool = F
                     return _read_lines(path, layout, duplicates, comments=True)
                 if verdict != "data":
                     continue
+            field = parts[at_v]
             try:
-                v = float(parts[at_v])
+                v = float(field)
             except ValueError:
                 v = math.nan
-            if not -math.inf < v < math.inf:  # a non-number, a NaN or an infinity: look closer
+            # a non-number, a NaN, an infinity, or a number C reads otherwise (_unlike_c): look closer
+            if not -math.inf < v < math.inf or b"_" in field or (grades and (b"e" in field or b"E" in field)):
                 if not comments and _comment(line, parts, longer):
                     return _read_lines(path, layout, duplicates, comments=True)
                 v = _number(parts[at_v], value_field, f"{path}:{number}")
@@ -177,10 +180,23 @@ def _comment(line: bytes, parts: list, run: bool) -> bool:
     return parts[0].startswith(b"#") if run else line.startswith(b"#")
 
 
+def _unlike_c(field: bytes, score: bool) -> bool:
+    """Whether Python's ``float`` reads ``field`` otherwise than trec_eval: an underscore between
+    digits (``float`` reads ``1_0`` as 10, C's ``atof`` and ``atol`` as 1), or an exponent in a
+    grade (trec_eval reads grades with ``atol``: ``1e3`` is 1)."""
+    return b"_" in field or (not score and (b"e" in field or b"E" in field))
+
+
 def _number(field: bytes, name: str, where: str) -> float:
-    """The value of a field: ValueError naming the line for a non-number, a NaN, and for grades
-    an infinity (a score may be infinite: it still sorts)."""
+    """The value of a field: ValueError naming the line for a non-number, a NaN, for grades
+    an infinity (a score may be infinite: it still sorts), and for a number trec_eval reads
+    otherwise (:func:`_unlike_c`)."""
     text = _text(field)
+    if _unlike_c(field, name == "score"):
+        rule = "digits, a sign and a point" + (
+            "" if name == "score" else ", no exponent (trec_eval reads grades with atol)"
+        )
+        raise ValueError(f"{where}: {name} must be written as trec_eval reads it ({rule}); got {text!r}")
     try:
         v = float(field)
     except ValueError:
