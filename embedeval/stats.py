@@ -45,11 +45,8 @@ def _replicate_means(sums: np.ndarray, counts: np.ndarray, n_resamples: int, rng
 @dataclass(frozen=True)
 class Interval:
     """A point estimate with a confidence interval; ``level`` is its coverage (0.95), where known.
-
-    ``n`` is how many units (queries, or classes) the bootstrap resampled, where known; below
-    :data:`MIN_BOOTSTRAP_UNITS` the interval is not meaningful (:attr:`meaningful` is False,
-    :attr:`caveat` says why, and its text ends with the caveat).
-    """
+    ``n`` units (queries, or classes) were resampled, where known; below :data:`MIN_BOOTSTRAP_UNITS`
+    it is not meaningful (:attr:`meaningful` False, :attr:`caveat` says why, and so does its text)."""
 
     estimate: float
     low: float
@@ -68,11 +65,15 @@ class Interval:
         """Why the interval is not meaningful, or None."""
         if self.meaningful:
             return None
-        return f"not meaningful: a bootstrap over {self.n} {self.unit} (fewer than {MIN_BOOTSTRAP_UNITS})"
+        return f"not meaningful: a bootstrap over {self._units} (fewer than {MIN_BOOTSTRAP_UNITS})"
 
     def __str__(self) -> str:
         text = f"{self.estimate:.4f} [{self.low:.4f}, {self.high:.4f}]"
-        return text if self.meaningful else f"{text} (over {self.n} {self.unit}: not meaningful)"
+        return text if self.meaningful else f"{text} (over {self._units}: not meaningful)"
+
+    @property
+    def _units(self) -> str:  # "3 queries", "1 query"
+        return f"{self.n} {self.unit if self.n != 1 else {'queries': 'query', 'classes': 'class'}[self.unit]}"
 
 
 def bootstrap(

@@ -77,3 +77,10 @@ def test_every_cli_format_with_intervals_says_it(tmp_path, capsys, fmt):
         assert "bootstrap over 3 queries" in json.loads(out)["intervals_not_meaningful"]
     else:
         assert "(over 3 queries: not meaningful)" in out and "a bootstrap over 3 queries (fewer than 10)" in out
+
+
+def test_one_unit_is_named_in_the_singular():
+    assert str(Interval(0.5, 0.5, 0.5, 0.95, 1)).endswith("(over 1 query: not meaningful)")
+    assert (
+        Interval(0.5, 0.5, 0.5, 0.95, 1, "classes").caveat == "not meaningful: a bootstrap over 1 class (fewer than 10)"
+    )
