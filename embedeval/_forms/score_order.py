@@ -29,11 +29,6 @@ def unsorted_segments(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return flagged_segments(scores[1:] > scores[:-1], offsets)
 
 
-def tied_segments(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Boolean array of shape (n,): segments (in score order) with two equal adjacent scores."""
-    return flagged_segments(scores[1:] == scores[:-1], offsets)
-
-
 def sort_segments(offsets: np.ndarray, which: np.ndarray, keys: tuple[np.ndarray, ...]) -> np.ndarray:
     """A permutation of the entries that sorts the segments ``which`` by ``keys`` (as for
     :func:`numpy.lexsort`: the last key is the primary one) and leaves the others in place."""

@@ -15,10 +15,6 @@ from .._core.skips import ZERO_HINT
 MIN_BOOTSTRAP_UNITS = 10
 
 
-def _maybe(x) -> float | None:
-    return None if x is None else float(x)
-
-
 @dataclass(frozen=True, repr=False)
 class SystemComparison:
     """Every number of a comparison of systems on the same queries.

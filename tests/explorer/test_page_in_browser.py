@@ -107,6 +107,14 @@ def _problems(driver) -> tuple[list, list]:
     return console, [u for u in urls if not u.startswith("file://")]
 
 
+def _screenshots(driver, folder: Path, name: str) -> None:
+    """The page at 1280 and 800 pixels wide, as ``name-1280.png`` and ``name-800.png``."""
+    for width in (1280, 800):
+        driver.set_window_size(width, 900)
+        driver.save_screenshot(str(folder / f"{name}-{width}.png"))
+    driver.set_window_size(1280, 900)
+
+
 def _column(driver, table_id: str, index: int) -> list[str]:
     rows = driver.find_elements(By.CSS_SELECTOR, f"#{table_id} tbody tr")
     return [r.find_elements(By.TAG_NAME, "td")[index].text for r in rows]
@@ -125,10 +133,7 @@ def test_the_result_page_draws_every_part_without_errors_or_network(browser, res
     assert browser.find_element(By.ID, "counts").text.startswith("240 queries given, 240 evaluated")
     console, remote = _problems(browser)
     assert console == [] and remote == []
-    for width in (1280, 800):
-        browser.set_window_size(width, 900)
-        browser.save_screenshot(str(shots / f"result-{width}.png"))
-    browser.set_window_size(1280, 900)
+    _screenshots(browser, shots, "result")
 
 
 def test_sorting_and_filtering_change_the_rows(browser, result_page):
@@ -204,10 +209,7 @@ def test_the_comparison_page_draws_pairs_scatter_and_differences(browser, tmp_pa
     assert shown == sorted(shown, reverse=True)
     console, remote = _problems(browser)
     assert console == [] and remote == []
-    for width in (1280, 800):
-        browser.set_window_size(width, 900)
-        browser.save_screenshot(str(shots / f"compare-{width}.png"))
-    browser.set_window_size(1280, 900)
+    _screenshots(browser, shots, "compare")
 
 
 def test_a_page_without_neighbours_labels_or_intervals_still_draws(browser, tmp_path):
