@@ -14,8 +14,9 @@ lines, 1,500 run lines), where a process's start-up is its speed. Each row is on
 output (sent to /dev/null), with its peak resident memory:
 
 * trec_eval 10 built from its source (``--trec-eval``; not shipped, not run without the flag);
-* ``embedeval trec_eval`` as installed without extras (pyarrow hidden: the line reader);
-* ``embedeval trec_eval`` with everything installed here (pyarrow reads files of 4 MB or more).
+* ``embedeval trec_eval`` as installed, pyarrow hidden (files of 4 MB or more: numpy's reader, the
+  default; it never imports pyarrow);
+* ``embedeval trec_eval`` with pyarrow's multithreaded reader instead (``EMBEDEVAL_TREC_READER=pyarrow``).
 
 Every output is compared with trec_eval's byte for byte (``identical`` column) where trec_eval ran,
 else with the first embedeval row's.
@@ -36,7 +37,10 @@ from bench_rankings import make_data, write_trec
 
 ROOT = Path(__file__).resolve().parents[1]
 _NO_PYARROW = "import sys; sys.modules['pyarrow'] = None; from embedeval.cli import main; sys.exit(main(sys.argv[1:]))"
-_WITH = "import sys; from embedeval.cli import main; sys.exit(main(sys.argv[1:]))"
+_PYARROW = (
+    "import os, sys; os.environ['EMBEDEVAL_TREC_READER'] = 'pyarrow'; "
+    "from embedeval.cli import main; sys.exit(main(sys.argv[1:]))"
+)
 
 
 def timed_process(argv: list[str]) -> tuple[float, float, str]:
@@ -44,7 +48,8 @@ def timed_process(argv: list[str]) -> tuple[float, float, str]:
     which forks the command from its own small process): the ``ru_maxrss`` that ``wait4`` reports
     for a child forked from this Python counts the parent's pages it held until ``exec``."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    env.pop("EMBEDEVAL_ARROW_FROM", None)
+    env.pop("EMBEDEVAL_BATCHES_FROM", None)
+    env.pop("EMBEDEVAL_TREC_READER", None)
     with tempfile.NamedTemporaryFile("r") as peak_file:
         start = time.perf_counter()
         child = subprocess.run(
@@ -63,8 +68,8 @@ def rows_for(words: list[str], trec_eval: str | None):
     rows = []
     if trec_eval:
         rows.append(("trec_eval 10 (C)", *timed_process([trec_eval, *words[1:]])))
-    rows.append(("embedeval trec_eval, no extras", *timed_process([sys.executable, "-c", _NO_PYARROW, *words])))
-    rows.append(("embedeval trec_eval, all installed", *timed_process([sys.executable, "-c", _WITH, *words])))
+    rows.append(("embedeval trec_eval (numpy's reader)", *timed_process([sys.executable, "-c", _NO_PYARROW, *words])))
+    rows.append(("embedeval trec_eval, pyarrow's reader", *timed_process([sys.executable, "-c", _PYARROW, *words])))
     return rows
 
 

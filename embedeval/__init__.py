@@ -1,12 +1,6 @@
 """embedeval: exact, fast retrieval metrics for embedding spaces and ranked lists."""
 
 import importlib
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("embedeval")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
-    __version__ = "0+unknown"
 
 # The public functions and classes, each loaded from its module on first use: ``import embedeval``
 # then costs no faiss, no BLAS and no matplotlib, so that a command that needs none of them
@@ -41,7 +35,20 @@ _PUBLIC_MODULES = (
 )
 
 
+def _version() -> str:
+    """The installed version (read on first use: importlib.metadata takes 12 ms to import)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("embedeval")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
+        return "0+unknown"
+
+
 def __getattr__(name: str):
+    if name == "__version__":
+        globals()[name] = value = _version()
+        return value
     if name in _PUBLIC_NAMES:
         value = getattr(importlib.import_module(f"{__name__}.{_PUBLIC_NAMES[name]}"), name)
         globals()[name] = value  # found directly from now on
@@ -52,7 +59,7 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_PUBLIC_NAMES, *_PUBLIC_MODULES})
+    return sorted({*globals(), *_PUBLIC_NAMES, *_PUBLIC_MODULES, "__version__"})
 
 
 __all__ = [

@@ -18,7 +18,7 @@ _KERNELS = [*sorted(_PACKAGE.rglob("*_kernels.py")), _PACKAGE / "_core" / "prefe
 _DIGEST = hashlib.sha256(b"".join(p.read_bytes() for p in _KERNELS)).hexdigest()[:16]
 # Small TREC files are read by the line reader in normal use (pyarrow's import costs more): the
 # tests' small files go through the pyarrow reader too, in this process and in the commands it runs.
-os.environ.setdefault("EMBEDEVAL_ARROW_FROM", "0")
+os.environ.setdefault("EMBEDEVAL_BATCHES_FROM", "0")
 os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(tempfile.gettempdir(), f"embedeval-numba-{_DIGEST}"))
 
 

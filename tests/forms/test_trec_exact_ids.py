@@ -13,11 +13,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from trec_cases import make_case, write_case
+from trec_cases import BATCH_READERS, make_case, use_reader, write_case
 
 import embedeval.io
 from embedeval._forms.mappings import order_by_score
-from embedeval._forms.trec import arrow as _arrow
 from embedeval._forms.trec import evaluate as _trec
 from embedeval._forms.trec.columns import QRELS, RUN, hash_strings
 from embedeval._forms.trec.drop_in import evaluate_as_trec_eval
@@ -46,12 +45,10 @@ def few_buckets(chunk) -> np.ndarray:
 
 
 def first_byte(chunk) -> np.ndarray:
-    """A hash that merges the ids that begin with the same byte (so "4521" and "45" collide)."""
-    return np.array([s.encode()[0] if s else 0 for s in chunk.to_pylist()], dtype=np.int64)
-
-
-def _refuse_pyarrow(*args, **kwargs):
-    raise ImportError("pyarrow disabled by the test")
+    """A hash that merges the ids that begin with the same byte (so "4521" and "45" collide);
+    ``chunk`` is what either batch reader hashes (numpy bytes strings or a pyarrow array)."""
+    ids = [b.decode() for b in chunk.tolist()] if isinstance(chunk, np.ndarray) else chunk.to_pylist()
+    return np.array([s.encode()[0] if s else 0 for s in ids], dtype=np.int64)
 
 
 def _reference(case) -> dict:
@@ -68,28 +65,29 @@ def _assert_values(result, trec: dict, what: str) -> None:
         np.testing.assert_allclose(result.per_query[name], want, rtol=0, atol=1e-12, err_msg=f"{what}: {name}")
 
 
-def _every_path(run, qrels, case, trec, monkeypatch) -> None:
-    """The pyarrow reader (checked to be the one reading), each entry point on it, colliding
+def _every_path(run, qrels, case, trec, monkeypatch, batch=None) -> None:
+    """Each batch reader (checked to be the one reading), each entry point on it, colliding
     hashes, and the line reader: all give pytrec_eval's values."""
-    assert not read(run, RUN).exact and not read(qrels, QRELS).exact, "pyarrow did not read the files"
-    for hasher in (hash_strings, few_buckets, first_byte):
-        result, _ = _trec.evaluate_files(run, qrels, PARSED, 1.0, "zero", False, hasher=hasher)
-        _assert_values(result, trec, f"rankings, pyarrow, {hasher.__name__}")
-        drop_in, _ = evaluate_as_trec_eval(run, qrels, PARSED, 1.0, hasher=hasher)
-        _assert_values(drop_in, trec, f"trec_eval, pyarrow, {hasher.__name__}")
-    _assert_values(embedeval.io.evaluate_files(run, qrels, metrics=list(TREC), empty="zero"), trec, "io")
-    assert embedeval.io.read_run(run) == {q: order_by_score(docs) for q, docs in case.run.items()}
-    assert embedeval.io.read_qrels(qrels) == {
-        q: {d: float(g) for d, g in docs.items()} for q, docs in case.qrels.items()
-    }
-    with monkeypatch.context() as m:
-        m.setattr(_arrow, "read_arrow", _refuse_pyarrow)
-        assert read(run, RUN).exact
-        result, _ = _trec.evaluate_files(run, qrels, PARSED, 1.0, "zero", False)
-        _assert_values(result, trec, "rankings, line reader")
-        drop_in, _ = evaluate_as_trec_eval(run, qrels, PARSED, 1.0)
-        _assert_values(drop_in, trec, "trec_eval, line reader")
+    for reader in BATCH_READERS:
+        use_reader(monkeypatch, reader, batch)
+        assert not read(run, RUN).exact and not read(qrels, QRELS).exact, f"{reader} did not read the files"
+        for hasher in (hash_strings, few_buckets, first_byte):
+            result, _ = _trec.evaluate_files(run, qrels, PARSED, 1.0, "zero", False, hasher=hasher)
+            _assert_values(result, trec, f"rankings, {reader}, {hasher.__name__}")
+            drop_in, _ = evaluate_as_trec_eval(run, qrels, PARSED, 1.0, hasher=hasher)
+            _assert_values(drop_in, trec, f"trec_eval, {reader}, {hasher.__name__}")
+        _assert_values(embedeval.io.evaluate_files(run, qrels, metrics=list(TREC), empty="zero"), trec, reader)
         assert embedeval.io.read_run(run) == {q: order_by_score(docs) for q, docs in case.run.items()}
+        assert embedeval.io.read_qrels(qrels) == {
+            q: {d: float(g) for d, g in docs.items()} for q, docs in case.qrels.items()
+        }
+    use_reader(monkeypatch, "lines")
+    assert read(run, RUN).exact
+    result, _ = _trec.evaluate_files(run, qrels, PARSED, 1.0, "zero", False)
+    _assert_values(result, trec, "rankings, line reader")
+    drop_in, _ = evaluate_as_trec_eval(run, qrels, PARSED, 1.0)
+    _assert_values(drop_in, trec, "trec_eval, line reader")
+    assert embedeval.io.read_run(run) == {q: order_by_score(docs) for q, docs in case.run.items()}
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -108,12 +106,11 @@ def test_every_reader_and_entry_point_gives_pytrec_evals_values(monkeypatch, see
     trec = _reference(case)
     with tempfile.TemporaryDirectory() as folder, monkeypatch.context() as m:
         run, qrels = write_case(case, Path(folder), sep=sep, crlf=crlf, bom=bom)
-        m.setattr(_arrow, "BATCH_BYTES", batch)
         if not trec:
             with pytest.raises(ValueError, match="no query of the run appears in the qrels"):
                 _trec.evaluate_files(run, qrels, PARSED, 1.0, "zero", False)
             return
-        _every_path(run, qrels, case, trec, m)
+        _every_path(run, qrels, case, trec, m, batch)
 
 
 def test_the_report_of_issue_40_on_every_path(tmp_path, monkeypatch):
@@ -129,7 +126,8 @@ def test_the_report_of_issue_40_on_every_path(tmp_path, monkeypatch):
 @settings(max_examples=200, deadline=None)
 @given(ids=st.lists(st.text(max_size=30), min_size=1, max_size=40), cut=st.integers(0, 40))
 def test_an_ids_hash_depends_on_its_bytes_alone(ids, cut):
-    """The same string gets the same number alone, among others, and in any slice of an array."""
+    """The same string gets the same number alone, among others, in any slice of an array, and
+    as numpy bytes strings of any width (numpy's reader) as in a pyarrow array."""
     ids = [s.encode("utf-8", "surrogatepass").decode("utf-8", "replace") for s in ids]
     together = hash_strings(pa.array(ids, pa.string()))
     alone = np.concatenate([hash_strings(pa.array([s], pa.string())) for s in ids])
@@ -137,6 +135,10 @@ def test_an_ids_hash_depends_on_its_bytes_alone(ids, cut):
     sliced = hash_strings(pa.array(["x" * 50, *ids], pa.string()).slice(1 + min(cut, len(ids) - 1)))
     np.testing.assert_array_equal(sliced, together[min(cut, len(ids) - 1) :])
     assert (together >= 0).all()
+    without_nul = [s for s in ids if "\x00" not in s]  # numpy's reader holds ids as bytes strings
+    as_bytes = np.array([s.encode() for s in without_nul], dtype=np.bytes_) if without_nul else np.zeros(0, "S1")
+    np.testing.assert_array_equal(hash_strings(as_bytes), hash_strings(pa.array(without_nul, pa.string())))
+    np.testing.assert_array_equal(hash_strings(as_bytes.astype("S64")), hash_strings(as_bytes))  # any width
     distinct = {s: h for s, h in zip(ids, together.tolist(), strict=True)}
     assert len(set(distinct.values())) == len(distinct)  # 63 bits: no collision among a few
 
@@ -183,15 +185,20 @@ SPLITS = [
 
 
 @pytest.mark.parametrize(("line", "doc", "score"), SPLITS)
-@pytest.mark.parametrize("exact", [False, True])
-def test_fields_split_where_trec_eval_splits_them(tmp_path, line, doc, score, exact):
+@pytest.mark.parametrize("reader", [*BATCH_READERS, "exact"])
+def test_fields_split_where_trec_eval_splits_them(tmp_path, monkeypatch, line, doc, score, reader):
     (tmp_path / "run").write_bytes((line + "\nq Q0 z 2 0.5 t\n").encode())
-    columns = read(tmp_path / "run", RUN, exact=exact)
+    if reader != "exact":
+        use_reader(monkeypatch, reader)
+    columns = read(tmp_path / "run", RUN, exact=reader == "exact")
     assert (columns.queries, columns.every_string(), columns.value.tolist()) == (["q"], [doc, "z"], [score, 0.5])
 
 
-@pytest.mark.parametrize("exact", [False, True])
-def test_a_byte_order_mark_and_crlf_read_as_the_plain_file(tmp_path, exact):
+@pytest.mark.parametrize("reader", [*BATCH_READERS, "exact"])
+def test_a_byte_order_mark_and_crlf_read_as_the_plain_file(tmp_path, monkeypatch, reader):
+    exact = reader == "exact"
+    if not exact:
+        use_reader(monkeypatch, reader)
     plain = "q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n"
     (tmp_path / "plain").write_text(plain)
     (tmp_path / "bom").write_bytes(b"\xef\xbb\xbf" + plain.replace("\n", "\r\n").encode())
@@ -202,7 +209,6 @@ def test_a_byte_order_mark_and_crlf_read_as_the_plain_file(tmp_path, exact):
 
 def test_bytes_that_are_not_utf8_are_named_with_their_line(tmp_path, monkeypatch):
     (tmp_path / "run").write_bytes(b"q Q0 a 1 2 t\nq Q0 b\xff 2 1 t\n")
-    monkeypatch.setattr(_arrow, "read_arrow", _refuse_pyarrow)
     with pytest.raises(ValueError, match=r"run:2: a document id must be UTF-8 text; got the bytes b'b\\xff'"):
         read(tmp_path / "run", RUN)
 
@@ -213,7 +219,7 @@ def _lines(text: str) -> dict:
     return {(name.strip(), q): value for name, q, value in rows}
 
 
-@pytest.mark.parametrize("reader", ["pyarrow", "lines"])
+@pytest.mark.parametrize("reader", ["numpy", "pyarrow", "lines"])
 @pytest.mark.parametrize("seed", range(4))
 def test_the_commands_give_pytrec_evals_values(tmp_path, capsys, monkeypatch, seed, reader):
     """``embedeval trec_eval``, ``rankings --format trec`` and ``compare`` on generated files."""
@@ -225,10 +231,7 @@ def test_the_commands_give_pytrec_evals_values(tmp_path, capsys, monkeypatch, se
         case = make_case(rng, orphans=False)
     trec = _reference(case)
     run, qrels = write_case(case, tmp_path, sep="\t" if seed % 2 else " ", bom=seed == 2)
-    if reader == "lines":
-        monkeypatch.setattr(_arrow, "read_arrow", _refuse_pyarrow)
-    else:
-        monkeypatch.setattr(_arrow, "BATCH_BYTES", 512)
+    use_reader(monkeypatch, reader, 512)
     measures = sorted(TREC.values())
     want = {(m, q): f"{trec[q][m]:.4f}" for q in trec for m in measures}
     want |= {(m, "all"): f"{np.mean([trec[q][m] for q in trec]):.4f}" for m in measures}

@@ -1,14 +1,15 @@
-"""TREC run and qrels files: the columnar reader (pyarrow), the line reader and trec_eval give the
-same numbers on every file layout; bad lines are named by file and line on both paths."""
+"""TREC run and qrels files: the batch readers (numpy's, pyarrow's), the line reader and trec_eval
+give the same numbers on every file layout; bad lines are named by file and line on every path."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from trec_cases import BATCH_READERS, READERS, use_reader
 
 import embedeval
-from embedeval._forms.trec import arrow as _trec_arrow
 from embedeval._forms.trec import evaluate as _trec
+from embedeval._forms.trec.columns import hash_strings
 from embedeval._metrics.registry import RANKINGS, parse_metrics
 from embedeval.io import common_queries, read_qrels, read_run
 
@@ -61,23 +62,21 @@ def random_files(
 
 
 def without_pyarrow(monkeypatch):
-    def refuse(*args, **kwargs):
-        raise ImportError("pyarrow disabled by the test")
-
-    monkeypatch.setattr(_trec_arrow, "read_arrow", refuse)
+    """The line reader reads every file from here on."""
+    use_reader(monkeypatch, "lines")
 
 
+@pytest.mark.parametrize("reader", BATCH_READERS)
 @pytest.mark.parametrize("layout", ["grouped", "score order", "shuffled", "tabs", "spaces", "small batches"])
 @pytest.mark.parametrize("seed", range(6))
-def test_files_give_trec_eval_numbers_on_every_path(tmp_path, monkeypatch, seed, layout):
-    """pyarrow's reader, the line reader and read_run/read_qrels + dicts all agree with trec_eval."""
+def test_files_give_trec_eval_numbers_on_every_path(tmp_path, monkeypatch, seed, layout, reader):
+    """Each batch reader, the line reader and read_run/read_qrels + dicts all agree with trec_eval."""
     pytrec_eval = pytest.importorskip("pytrec_eval")
     sep = {"tabs": "\t", "spaces": "   "}.get(layout, " ")
     run_path, qrels_path, run, qrels = random_files(
         tmp_path, seed, sep=sep, shuffle=layout == "shuffled", by_score=layout == "score order"
     )
-    if layout == "small batches":
-        monkeypatch.setattr(_trec_arrow, "BATCH_BYTES", 64)  # a query's lines span several batches
+    use_reader(monkeypatch, reader, 64 if layout == "small batches" else None)  # 64: a query spans batches
     trec = pytrec_eval.RelevanceEvaluator(qrels, set(TREC.values())).evaluate(run)
     columns, coverage = _trec.evaluate_files(run_path, qrels_path, PARSED, 1.0, "zero", False)
     dicts = embedeval.evaluate_rankings(
@@ -100,8 +99,9 @@ def test_read_run_and_read_qrels_match_a_plain_reader(tmp_path, monkeypatch, see
     run_path, qrels_path, run, qrels = random_files(tmp_path, seed, shuffle=True)
     want_run = {q: embedeval._forms.mappings.order_by_score(docs) for q, docs in run.items()}
     want_qrels = {q: {d: float(g) for d, g in docs.items()} for q, docs in qrels.items()}
-    monkeypatch.setattr(_trec_arrow, "BATCH_BYTES", 100)
-    assert read_run(run_path) == want_run and read_qrels(qrels_path) == want_qrels
+    for reader in BATCH_READERS:
+        use_reader(monkeypatch, reader, 100)
+        assert read_run(run_path) == want_run and read_qrels(qrels_path) == want_qrels
     without_pyarrow(monkeypatch)
     assert read_run(run_path) == want_run and read_qrels(qrels_path) == want_qrels
 
@@ -122,9 +122,9 @@ def test_hash_collisions_in_files_fall_back_to_exact_ids(tmp_path, seed):
 def test_hashes_tell_distinct_ids_apart():
     pa = pytest.importorskip("pyarrow")
     ids = [f"doc{i}" for i in range(20000)] + ["", "a", "a" * 8, "a" * 9, "a" * 17, "é" * 5]
-    hashed = _trec_arrow.hash_strings(pa.array(ids))
+    hashed = hash_strings(pa.array(ids))
     assert np.unique(hashed).size == len(ids) and (hashed >= 0).all()
-    again = _trec_arrow.hash_strings(pa.array(ids[::-1]).slice(0))
+    again = hash_strings(pa.array(ids[::-1]).slice(0))
     np.testing.assert_array_equal(again[::-1], hashed)
 
 
@@ -153,8 +153,10 @@ BAD_RUNS = [
 ]
 
 
+@pytest.mark.parametrize("reader", BATCH_READERS)
 @pytest.mark.parametrize(("text", "message"), BAD_RUNS)
-def test_bad_run_lines_are_named_on_both_paths(tmp_path, monkeypatch, text, message):
+def test_bad_run_lines_are_named_on_both_paths(tmp_path, monkeypatch, text, message, reader):
+    use_reader(monkeypatch, reader)
     (tmp_path / "run.txt").write_text(text)
     (tmp_path / "qrels.txt").write_text("q1 0 a 1\n")
     with pytest.raises(ValueError, match=message):
@@ -173,13 +175,12 @@ BAD_QRELS = [
 ]
 
 
-@pytest.mark.parametrize("arrow", [True, False])
+@pytest.mark.parametrize("reader", READERS)
 @pytest.mark.parametrize(("text", "message"), BAD_QRELS)
-def test_bad_qrels_lines_are_named(tmp_path, monkeypatch, text, message, arrow):
+def test_bad_qrels_lines_are_named(tmp_path, monkeypatch, text, message, reader):
     (tmp_path / "run.txt").write_text("q1 Q0 a 1 0.5 t\n")
     (tmp_path / "qrels.txt").write_text(text)
-    if not arrow:
-        without_pyarrow(monkeypatch)
+    use_reader(monkeypatch, reader)
     with pytest.raises(ValueError, match=message):
         _trec.evaluate_files(tmp_path / "run.txt", tmp_path / "qrels.txt", PARSED, 1.0, "skip", False)
     with pytest.raises(ValueError, match=message):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from trec_cases import BATCH_READERS, READERS, use_reader
 
-from embedeval._forms.trec import arrow as _arrow
 from embedeval._forms.trec.columns import QRELS, RUN
 from embedeval._forms.trec.lines import read, run_tag
 from embedeval.io import evaluate_files, read_qrels, read_run
@@ -16,11 +16,15 @@ pytest.importorskip("pyarrow")
 
 
 def _both(path, layout, monkeypatch):
-    """(line reader's columns, the pyarrow path's columns) as (queries, docs, values)."""
-    fast = read(path, layout)
-    exact = read(path, layout, exact=True)
+    """(line reader's columns, the batch readers' columns) as (queries, docs, values); the two
+    batch readers' (numpy's, pyarrow's) are checked to be the same."""
     as_tuple = lambda c: (c.queries, c.every_string(), c.value.tolist())  # noqa: E731
-    return as_tuple(exact), as_tuple(fast)
+    batched = []
+    for reader in BATCH_READERS:
+        use_reader(monkeypatch, reader)
+        batched.append(as_tuple(read(path, layout)))
+    assert batched[0] == batched[1], "numpy's and pyarrow's readers differ"
+    return as_tuple(read(path, layout, exact=True)), batched[0]
 
 
 def _random_run(rng, n_queries=6, commented=False, trailing=False) -> tuple[str, str]:
@@ -90,23 +94,21 @@ REFUSED = [
 ]
 
 
-@pytest.mark.parametrize("arrow", [True, False])
-def test_scores_in_exponent_notation_are_read_as_trec_eval_reads_them(tmp_path, monkeypatch, arrow):
+@pytest.mark.parametrize("reader", READERS)
+def test_scores_in_exponent_notation_are_read_as_trec_eval_reads_them(tmp_path, monkeypatch, reader):
     """atof reads exponents: a run score of 1e3 is 1000 in both readers (only grades refuse them)."""
     path = tmp_path / "run"
     path.write_text("q1 Q0 a 1 1e3 t\nq1 Q0 b 2 2.5E-1 t\n")
-    if not arrow:
-        monkeypatch.setattr(_arrow, "read_arrow", lambda *a: (_ for _ in ()).throw(ImportError()))
+    use_reader(monkeypatch, reader)
     assert read(path, RUN).value.tolist() == [1000.0, 0.25]
 
 
 @pytest.mark.parametrize(("layout", "text", "message"), REFUSED)
-@pytest.mark.parametrize("arrow", [True, False])
-def test_what_trec_eval_refuses_is_named_by_file_and_line(tmp_path, monkeypatch, layout, text, message, arrow):
+@pytest.mark.parametrize("reader", READERS)
+def test_what_trec_eval_refuses_is_named_by_file_and_line(tmp_path, monkeypatch, layout, text, message, reader):
     path = tmp_path / ("run" if layout is RUN else "qrels")
     path.write_text(text)
-    if not arrow:
-        monkeypatch.setattr(_arrow, "read_arrow", lambda *a: (_ for _ in ()).throw(ImportError()))
+    use_reader(monkeypatch, reader)
     with pytest.raises(ValueError, match=message):
         read(path, layout)
 
@@ -114,3 +116,59 @@ def test_what_trec_eval_refuses_is_named_by_file_and_line(tmp_path, monkeypatch,
 def test_run_tag_is_the_last_data_lines(tmp_path):
     (tmp_path / "run").write_text("q1 Q0 a 1 2 first\nq1 Q0 b 2 1 second junk\n# trailing comment x y z w\n\n")
     assert run_tag(tmp_path / "run") == "second"
+
+
+# Values written in ways that numpy's tokenizer, Python's float and C's atof/atol could read apart:
+# underscores, hex, exponents, signs, NaN and infinities, unicode spaces and digits around a number.
+ODD_SCORES = ["1_0", "0x10", "1e3", "1E-2", "+.5", "5.", "-0", "-0.0", "inf", "-Infinity", "nan", "1.5abc", "1e400"]
+ODD_SCORES += ["\u00a02.5", "2.5\u00a0", "\u00852", "2\u001c", "\uff11", "0.1000000000000000055511151231257827"]
+ODD_GRADES = ["1", "1.7", "-1", "+2", "1e3", "1_0", "inf", "nan", "0x1", "\u00a01", "1\u0085", "２"]
+
+
+def _outcome(path, layout, **options):
+    """(queries, ids, values as their float64 bytes) or the error's message, of one read."""
+    try:
+        c = read(path, layout, **options)
+    except ValueError as error:
+        return str(error)
+    return c.queries, c.every_string(), c.value.tobytes()
+
+
+@pytest.mark.parametrize("reader", BATCH_READERS)
+@pytest.mark.parametrize("score", ODD_SCORES)
+def test_odd_scores_read_as_the_line_reader_reads_them(tmp_path, monkeypatch, reader, score):
+    """Each batch reader reads the value as the line reader does (bit for bit: -0.0 stays
+    negative) or hands the file to it, which then names the line."""
+    path = tmp_path / "run"
+    path.write_bytes(f"q Q0 a 1 {score} t\nq Q0 b\u00a0x 2 0.5 t\n".encode())
+    use_reader(monkeypatch, reader)
+    assert _outcome(path, RUN) == _outcome(path, RUN, exact=True)
+
+
+@pytest.mark.parametrize("reader", BATCH_READERS)
+@pytest.mark.parametrize("grade", ODD_GRADES)
+def test_odd_grades_read_as_the_line_reader_reads_them(tmp_path, monkeypatch, reader, grade):
+    path = tmp_path / "qrels"
+    path.write_bytes(f"q 0 a {grade}\nq 0 b 1\n".encode())
+    use_reader(monkeypatch, reader)
+    assert _outcome(path, QRELS) == _outcome(path, QRELS, exact=True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "q Q0 a 1 2 t \nq Q0 b 2 1 t\n",  # a blank at a line's end
+        " q Q0 a 1 2 t\nq Q0 b 2 1 t\n",  # at its start
+        "q Q0 a  1 2 t\nq Q0 b 2 1 t\n",  # two in a row
+        "q Q0 a 1 2\nq Q0 b 2 1 t\n",  # a field short
+        "q Q0 a 1 2 t x y\nq Q0 b 2 1 t\n",  # fields after the tag: ignored
+        "q Q0 a 1 2 t\n\n\nq Q0 b 2 1 t",  # blank lines, no final line end
+        "#c\nq Q0 a 1 2 t\nq Q0 b 2 1 t\n",  # a comment
+        "q Q0 a\x00 1 2 t\nq Q0 b 2 1 t\n",  # a NUL byte
+    ],
+)
+def test_irregular_lines_read_as_the_line_reader_reads_them(tmp_path, monkeypatch, text):
+    path = tmp_path / "run"
+    path.write_bytes(text.encode())
+    use_reader(monkeypatch, "numpy", batch=8)
+    assert _outcome(path, RUN) == _outcome(path, RUN, exact=True)

@@ -111,3 +111,24 @@ def write_case(
         text = end.join(sep.join(line.split(" ")) for line in lines) + (end if final_newline else "")
         path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8"))
     return paths
+
+
+# The batch readers of TREC files (embedeval._forms.trec.lines.batch_reader), and the line reader.
+BATCH_READERS = ("numpy", "pyarrow")
+READERS = (*BATCH_READERS, "lines")
+
+
+def use_reader(monkeypatch, reader: str, batch: int | None = None) -> None:
+    """Have every TREC file read by ``reader`` from here on (``monkeypatch`` undoes it): "numpy"
+    or "pyarrow" (a batch reader, whatever the file's size; in batches of ``batch`` bytes when
+    given) or "lines" (the line reader, as for a file under 4 MB)."""
+    from embedeval._forms.trec import arrow, blocks
+
+    if reader == "lines":
+        monkeypatch.setenv("EMBEDEVAL_BATCHES_FROM", str(1 << 62))
+        return
+    monkeypatch.setenv("EMBEDEVAL_BATCHES_FROM", "0")
+    monkeypatch.setenv("EMBEDEVAL_TREC_READER", reader)
+    if batch is not None:
+        monkeypatch.setattr(arrow, "BATCH_BYTES", batch)
+        monkeypatch.setattr(blocks, "BLOCK_BYTES", batch)

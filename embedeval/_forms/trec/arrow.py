@@ -12,24 +12,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .batches import Growing, Unreadable, delimiter_of, join_runs, lines_expected, tie_candidates
 from .columns import Columns, as_numpy, bool_array, hash_strings
 
 # Bytes of the file per batch: small batches keep pyarrow's buffers in flight small (256 KB
 # batches read as fast as 4 MB ones here, with 200 MB less memory at the peak).
 BATCH_BYTES = 1 << 18
-
-
-class Unreadable(Exception):
-    """pyarrow could not read the file as expected: the line reader takes over."""
-
-
-def _delimiter(path: Path) -> str:
-    """A tab when the first line that is not a comment holds tabs and no spaces, else a space."""
-    with open(path, "rb") as f:
-        first = f.readline()
-        while first.lstrip().startswith(b"#"):
-            first = f.readline()
-    return "\t" if b"\t" in first and b" " not in first.strip() else " "
 
 
 def _split_as_trec_eval(path: Path, delimiter: str) -> bool:
@@ -73,26 +61,6 @@ def _comments(run: bool):
     return handle
 
 
-class _Growing:
-    """A numpy array appended to batch by batch, sized from a first estimate and doubled when
-    full, so that the columns are not held twice (as parts and joined) at the end."""
-
-    def __init__(self, dtype, size: int):
-        self.data, self.size = np.empty(max(size, 1), dtype=dtype), 0
-
-    def append(self, part: np.ndarray) -> None:
-        end = self.size + part.size
-        if end > self.data.size:
-            grown = np.empty(max(end, 2 * self.data.size), dtype=self.data.dtype)
-            grown[: self.size] = self.data[: self.size]
-            self.data = grown
-        self.data[self.size : end] = part
-        self.size = end
-
-    def array(self) -> np.ndarray:
-        return self.data[: self.size]
-
-
 def _query_runs(column, queries: dict) -> tuple[np.ndarray, np.ndarray, int]:
     """(first line, query code) of each run of equal query ids in a batch, and the batch's
     length; codes count in order of first appearance across batches. Only the first id of each
@@ -108,32 +76,6 @@ def _query_runs(column, queries: dict) -> tuple[np.ndarray, np.ndarray, int]:
     return starts, np.asarray(codes, dtype=np.int64), n
 
 
-def _join_runs(parts: list[tuple], sizes: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """One list of runs from per-batch runs, merging a run that continues across batches."""
-    starts, codes, offset, last = [], [], 0, -1
-    for (s, c, _), size in zip(parts, sizes, strict=True):
-        if c.size and c[0] == last:
-            s, c = s[1:], c[1:]
-        starts.append(s + offset)
-        codes.append(c)
-        offset += size
-        last = c[-1] if c.size else last
-    joined = lambda a: np.concatenate(a) if a else np.zeros(0, np.int64)  # noqa: E731
-    return joined(starts), joined(codes)
-
-
-def _tie_candidates(value: np.ndarray) -> np.ndarray:
-    """Lines whose score equals a neighbour's, and a batch's first and last: in a run written
-    in score order these hold every tie, whose order the ids decide (trec_eval's rule)."""
-    out = np.zeros(value.size, dtype=bool)
-    if value.size:
-        same = value[1:] == value[:-1]
-        out[1:] |= same
-        out[:-1] |= same
-        out[[0, -1]] = True
-    return out
-
-
 def read_arrow(path: Path, layout, keep: np.ndarray | None, hasher=hash_strings) -> Columns:
     """Batch by batch, so that only the document ids stay as strings: query ids are coded,
     document ids hashed (``hasher``, :func:`~.columns.hash_strings`) and values copied as each
@@ -144,7 +86,7 @@ def read_arrow(path: Path, layout, keep: np.ndarray | None, hasher=hash_strings)
     fields, value_field, _ = layout
     queries: dict[str, int] = {}
     ids, runs, kept, lines, columns = [], [], [], 0, None
-    delimiter = _delimiter(path)
+    delimiter = delimiter_of(path)
     if not _split_as_trec_eval(path, delimiter):
         raise Unreadable
     try:
@@ -170,8 +112,8 @@ def read_arrow(path: Path, layout, keep: np.ndarray | None, hasher=hash_strings)
             if values.null_count:
                 raise Unreadable  # "nan" and empty fields read as null
             if columns is None:
-                size = _lines_expected(path)
-                columns = _Growing(np.int64, size), _Growing(np.float64, size)
+                size = lines_expected(path)
+                columns = Growing(np.int64, size), Growing(np.float64, size)
             docs = batch.column("docid")
             hashes, value = hasher(docs), as_numpy(values)
             runs.append(_query_runs(batch.column("qid"), queries))
@@ -180,7 +122,7 @@ def read_arrow(path: Path, layout, keep: np.ndarray | None, hasher=hash_strings)
             if keep is None:
                 ids.append(docs)
             else:
-                wanted = keep[hashes & 0xFFFFFF] | _tie_candidates(value)
+                wanted = keep[hashes & (keep.size - 1)] | tie_candidates(value)
                 ids.append(docs.filter(bool_array(wanted)))
                 kept.append(np.flatnonzero(wanted) + lines)
             lines += batch.num_rows
@@ -191,7 +133,7 @@ def read_arrow(path: Path, layout, keep: np.ndarray | None, hasher=hash_strings)
     doc, value = (c.array() for c in columns)
     if not (np.isfinite(value).all() if value_field == "grade" else not np.isnan(value).any()):
         raise Unreadable
-    starts, codes = _join_runs(runs, [r[2] for r in runs])
+    starts, codes = join_runs(runs, [r[2] for r in runs])
     held = None if keep is None else np.concatenate(kept)
     return Columns(str(path), list(queries), starts, codes, doc, value, False, pa.chunked_array(ids, pa.string()), held)
 
@@ -213,10 +155,3 @@ def _grades(text):
     if pc.any(pc.match_substring_regex(text, "[eE]")).as_py():
         raise Unreadable
     return pc.cast(text, pa.float64())
-
-
-def _lines_expected(path: Path) -> int:
-    """The file's size over the mean length of its first 64 KB of lines, plus 5%."""
-    with open(path, "rb") as f:
-        head = f.read(1 << 16)
-    return int(path.stat().st_size / max(len(head), 1) * max(head.count(b"\n"), 1) * 1.05) + 16

@@ -38,8 +38,9 @@ class Columns:
         Each line's score (run) or grade (qrels), float64.
     exact : bool
         Whether different documents always have different numbers.
-    ids : pyarrow.ChunkedArray or list of str
-        The document ids per line (pyarrow), or the distinct ones indexed by ``doc`` (exact).
+    ids : FixedIds, pyarrow.ChunkedArray or list of str
+        The document ids per line (a batch reader's: numpy's or pyarrow's), or the distinct ones
+        indexed by ``doc`` (exact).
     kept : numpy.ndarray or None
         The lines whose ids ``ids`` holds, when only some were kept (:func:`read`'s ``keep``).
     """
@@ -72,6 +73,8 @@ class Columns:
         lines = np.asarray(lines, dtype=np.int64)
         if self.exact:
             return list(map(self.ids.__getitem__, self.doc[lines].tolist()))
+        if isinstance(self.ids, FixedIds):
+            return self.ids.strings(self._held(lines))
         return self._taken(self._held(lines)).to_pylist()
 
     def every_string(self) -> list:
@@ -80,6 +83,8 @@ class Columns:
             return list(map(self.ids.__getitem__, self.doc.tolist()))
         if self.kept is not None:
             raise MissingIds
+        if isinstance(self.ids, FixedIds):
+            return self.ids.strings(np.arange(self.doc.size))
         return self.ids.to_pylist()
 
     def _held(self, lines: np.ndarray) -> np.ndarray:
@@ -116,15 +121,24 @@ class Columns:
         if self.exact:
             strings = self.strings(lines)
             return np.array(sorted(range(len(strings)), key=strings.__getitem__), dtype=np.int64)
+        held = self._held(np.asarray(lines, dtype=np.int64))
+        if isinstance(self.ids, FixedIds):  # numpy compares bytes strings byte by byte, as strcmp
+            return np.argsort(self.ids.take(held), kind="stable")
         import pyarrow.compute as pc
 
-        return as_numpy(pc.sort_indices(self._taken(self._held(np.asarray(lines, dtype=np.int64)))))
+        return as_numpy(pc.sort_indices(self._taken(held)))
 
     def hashed(self, hasher=None) -> Columns:
         """The same columns with document numbers hashed by ``hasher`` (default
-        :func:`hash_strings`), to compare with a file the pyarrow reader hashed with it."""
+        :func:`hash_strings`), to compare with a file a batch reader hashed with it."""
         if not self.exact:
             return self
+        encoded = [text.encode("utf-8", "surrogatepass") for text in self.ids]
+        if not any(b"\x00" in e for e in encoded):  # numpy's bytes strings end at a NUL
+            fixed = np.array(encoded, dtype=np.bytes_) if encoded else np.zeros(0, "S1")
+            by_code, ids = (hasher or hash_strings)(fixed), FixedIds([fixed[self.doc]])
+            hashes = by_code[self.doc]
+            return Columns(self.path, self.queries, self.runs, self.run_query, hashes, self.value, False, ids)
         import pyarrow as pa
 
         by_code = (hasher or hash_strings)(string_array(self.ids))
@@ -138,6 +152,32 @@ class Columns:
             False,
             pa.chunked_array([string_array(self.strings(np.arange(self.doc.size)))]),
         )
+
+
+class FixedIds:
+    """Document ids as numpy bytes strings (dtype ``S``, UTF-8, without NUL bytes), in parts of
+    their own widths (a batch reader's batches): ``parts`` in order, ``n`` ids in all."""
+
+    def __init__(self, parts: list):
+        self.parts = parts
+        self.bounds = np.cumsum([0] + [part.size for part in parts])
+
+    def take(self, held: np.ndarray) -> np.ndarray:
+        """The ids at ``held`` (indices over all parts), one bytes array as wide as the widest."""
+        held = np.asarray(held, dtype=np.int64)
+        width = max([part.dtype.itemsize for part in self.parts], default=1)
+        out = np.zeros(held.size, dtype=f"S{width}")
+        part_of = np.searchsorted(self.bounds, held, side="right") - 1
+        by_part = np.argsort(part_of, kind="stable")
+        cuts = np.searchsorted(part_of[by_part], np.arange(len(self.parts) + 1))
+        for p in np.flatnonzero(np.diff(cuts)).tolist():
+            at = by_part[cuts[p] : cuts[p + 1]]
+            out[at] = self.parts[p][held[at] - self.bounds[p]]
+        return out
+
+    def strings(self, held: np.ndarray) -> list:
+        """The ids at ``held`` as Python strings."""
+        return [b.decode("utf-8") for b in self.take(held).tolist()]
 
 
 class MissingIds(Exception):
@@ -190,31 +230,39 @@ def as_numpy(array) -> np.ndarray:
 
 
 def keeping(hashes: np.ndarray) -> np.ndarray:
-    """A filter for :func:`read`'s ``keep``: a boolean table over the low 24 bits of ``hashes``
-    (16 MB), true for every one of them and, by chance, for about hashes.size / 2**24 others.
-    The ids of tied scores are kept too, as long as ties are neighbours (a run in score order)."""
-    table = np.zeros(1 << 24, dtype=bool)
-    table[hashes & 0xFFFFFF] = True
+    """A filter for :func:`read`'s ``keep``: a boolean table over the low bits of ``hashes``, true
+    for every one of them and, by chance, for about one number in 64 others (the table has
+    at least 64 cells per hash: 2**16 to 2**24 cells, a power of two). The ids of tied scores are
+    kept too, as long as ties are neighbours (a run in score order)."""
+    bits = min(max(int(np.ceil(np.log2(max(hashes.size, 1) * 64))), 16), 24)
+    table = np.zeros(1 << bits, dtype=bool)
+    table[hashes & ((1 << bits) - 1)] = True
     return table
 
 
 def hash_strings(chunk) -> np.ndarray:
-    """A 63-bit hash of each string of a pyarrow string array, int64 of shape (len(chunk),).
+    """A 63-bit hash of each string of ``chunk``, int64 of shape (len(chunk),): a pyarrow string
+    array, or a numpy bytes array (dtype ``S``; ids without NUL bytes) holding the UTF-8 bytes.
 
-    The hash of a string depends on its bytes alone (not on the other strings of the array):
-    its length seeds it, and each of its 8-byte words (the last one zero-padded) is mixed in by
-    one round, so an id gets the same number in every file and every batch of a file. The bytes
-    are read 8 at a time through an unaligned uint64 view of the data buffer: one vectorised pass
-    per word over the strings that still have that word."""
+    The hash of a string depends on its bytes alone (not on the other strings of the array, nor
+    on which of the two forms holds it): its length seeds it, and each of its 8-byte words (the
+    last one zero-padded) is mixed in by one round, so an id gets the same number in every file
+    and every batch of a file. The bytes are read 8 at a time through an unaligned uint64 view of
+    the data buffer: one vectorised pass per word over the strings that still have that word."""
     n = len(chunk)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    offsets = np.frombuffer(chunk.buffers()[1], np.int32)[chunk.offset : chunk.offset + n + 1].astype(np.int64)
-    data = np.frombuffer(chunk.buffers()[2], np.uint8) if chunk.buffers()[2] is not None else np.zeros(0, np.uint8)
+    if isinstance(chunk, np.ndarray):  # fixed width, NUL-padded: item i starts at i * itemsize
+        data = np.ascontiguousarray(chunk).view(np.uint8)
+        starts = np.arange(n, dtype=np.int64) * chunk.dtype.itemsize
+        lengths = np.char.str_len(chunk).astype(np.int64)
+    else:
+        offsets = np.frombuffer(chunk.buffers()[1], np.int32)[chunk.offset : chunk.offset + n + 1].astype(np.int64)
+        data = np.frombuffer(chunk.buffers()[2], np.uint8) if chunk.buffers()[2] is not None else np.zeros(0, np.uint8)
+        starts, lengths = offsets[:-1], np.diff(offsets)
     padded = np.zeros(data.size + 8, np.uint8)
     padded[: data.size] = data
     words = np.ndarray(shape=(padded.size - 7,), dtype="<u8", buffer=padded, strides=(1,))
-    starts, lengths = offsets[:-1], np.diff(offsets)
     h = lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     n_words = (lengths + 7) // 8
     every = int(n_words.min())  # rounds that every string takes part in: no selection needed

@@ -32,7 +32,7 @@ from ..rankings import result_of
 from ..score_order import tie_groups
 from .columns import QRELS, RUN, Columns, MissingIds, hash_strings, keeping
 from .evaluate import _check_qrels, _Collision, _numbers_in_run, order
-from .lines import read
+from .lines import read, reads_in_batches
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,8 @@ def evaluate_as_trec_eval(
     (:func:`~.columns.hash_strings`; the result does not depend on it, collisions included)."""
     options = (parsed, level, complete, max_retrieved, judged_only, ties)
     qrels = read(qrels_path, QRELS, hasher=hasher)
+    if qrels.exact and reads_in_batches(run_path):  # hashes to choose the run's ids to keep by
+        qrels = qrels.hashed(hasher)
     run = read(run_path, RUN, keep=None if qrels.exact else keeping(qrels.doc), hasher=hasher)
     if run.exact != qrels.exact:
         run, qrels = run.hashed(hasher), qrels.hashed(hasher)

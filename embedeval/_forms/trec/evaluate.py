@@ -22,7 +22,7 @@ from ..match import find, first_duplicate, offsets_of, padded_blocks
 from ..rankings import result_of
 from ..score_order import flagged_segments, sort_segments, tie_groups, unsorted_segments
 from .columns import QRELS, RUN, Columns, MissingIds, hash_strings, keeping
-from .lines import locate_duplicate, read
+from .lines import locate_duplicate, read, reads_in_batches
 
 
 class _Collision(Exception):
@@ -100,6 +100,8 @@ def evaluate_files(
     tie-aware rule (:mod:`embedeval._metrics.ties`). ``hasher``: the document ids' hash
     (:func:`~.columns.hash_strings`; the result does not depend on it, collisions included)."""
     qrels = read(qrels_path, QRELS, hasher=hasher)
+    if qrels.exact and reads_in_batches(run_path):  # hashes to choose the run's ids to keep by
+        qrels = qrels.hashed(hasher)
     # keep as strings only the run's ids that may be judged: enough to confirm every match
     run = read(run_path, RUN, keep=None if qrels.exact else keeping(qrels.doc), hasher=hasher)
     if run.exact != qrels.exact:  # one file needed the line reader: compare hashes of both

@@ -1,13 +1,14 @@
 """TREC run and qrels files read into :class:`~.columns.Columns`: the choice of reader, and the
 exact line reader.
 
-Files of :func:`arrow_from` bytes or more (4 MB) are parsed by pyarrow's multithreaded CSV
-reader; query ids are coded by pyarrow and document ids hashed to 63-bit numbers in numpy
-(:func:`~.columns.hash_strings`; equal ids always get equal numbers, and whoever relies on two numbers
-being different ids checks the strings, :meth:`Columns.strings`). For smaller files, without
-pyarrow, or when it cannot read the file as trec_eval would (fields separated by several spaces or by other
-whitespace than the file's delimiter, a malformed line, a NaN), the line reader reads it and
-codes ids exactly, and for a bad line raises the error that names the file and the line.
+Files of :func:`batches_from` bytes or more (4 MB) are read in batches, by numpy's tokenizer
+(:mod:`.blocks`) or, from :data:`PYARROW_FROM` bytes (64 MB), pyarrow's CSV reader (:mod:`.arrow`):
+query ids are coded and document ids hashed to 63-bit numbers (:func:`~.columns.hash_strings`;
+equal ids always get equal numbers, and whoever relies on two numbers being different ids checks
+the strings, :meth:`Columns.strings`). For smaller files, or when a batch reader cannot read the
+file as trec_eval would (fields separated by several spaces or by other whitespace than the
+file's delimiter, a malformed line, a NaN), the line reader reads it and codes ids exactly, and
+for a bad line raises the error that names the file and the line.
 """
 
 from __future__ import annotations
@@ -19,21 +20,46 @@ from pathlib import Path
 
 import numpy as np
 
+from .batches import BOM, Unreadable
 from .columns import Columns, hash_strings
 
-BOM = b"\xef\xbb\xbf"  # a UTF-8 byte-order mark: skipped, the file reads as it would without one
+# Files smaller than this many bytes are read by the line reader: for them it is as fast as a
+# batch reader, and it codes ids exactly. The environment variable (read at each call) moves the
+# threshold; the tests set it to 0, so that their small files go through the batch readers too.
+BATCHES_FROM = 4 << 20
+BATCHES_FROM_VARIABLE = "EMBEDEVAL_BATCHES_FROM"
+# Which batch reader reads a file: numpy's (:mod:`.blocks`: one thread, memory a few MB beyond the
+# columns) up to PYARROW_FROM bytes, pyarrow's (:mod:`.arrow`: two threads and more, and 80 MB
+# for itself) from there, where its threads save seconds and its memory is small beside the
+# file's (bench/bench_trec_eval.py). The environment variable, "numpy" or "pyarrow", forces one.
+PYARROW_FROM = 64 << 20
+READER_VARIABLE = "EMBEDEVAL_TREC_READER"
+READERS = ("numpy", "pyarrow")
 
-# Files smaller than this many bytes are read by the line reader even where pyarrow is installed:
-# importing pyarrow (and the pandas it loads where pandas is installed) takes longer than reading
-# them. The environment variable (read at each call) moves the threshold; the tests set it to 0,
-# so that their small files go through the pyarrow reader too.
-ARROW_FROM = 4 << 20
-ARROW_FROM_VARIABLE = "EMBEDEVAL_ARROW_FROM"
+
+def batches_from() -> int:
+    """The size in bytes from which a TREC file is read by a batch reader."""
+    return int(os.environ.get(BATCHES_FROM_VARIABLE, BATCHES_FROM))
 
 
-def arrow_from() -> int:
-    """The size in bytes from which a TREC file is read with pyarrow (where installed)."""
-    return int(os.environ.get(ARROW_FROM_VARIABLE, ARROW_FROM))
+def batch_reader(path):
+    """The batch reader for ``path``: a function ``(path, layout, keep, hasher) -> Columns`` that
+    raises :class:`~.batches.Unreadable` (and ImportError, pyarrow's without pyarrow)."""
+    name = os.environ.get(READER_VARIABLE)
+    if name is not None and name not in READERS:
+        raise ValueError(f"{READER_VARIABLE} must be one of {', '.join(READERS)}; got {name!r}")
+    if name == "pyarrow" or (name is None and Path(path).stat().st_size >= PYARROW_FROM):
+        from .arrow import read_arrow
+
+        return read_arrow
+    from .blocks import read_blocks
+
+    return read_blocks
+
+
+def reads_in_batches(path) -> bool:
+    """Whether :func:`read` (not ``exact``) hands ``path`` to a batch reader first."""
+    return Path(path).stat().st_size >= batches_from()
 
 
 def read(
@@ -44,17 +70,20 @@ def read(
     file and line for a line without the right number of fields, a value that is not a number,
     a NaN score, a non-finite grade or bytes that are not UTF-8. ``exact`` asks for the line
     reader's exact codes; ``keep`` (:func:`keeping`) keeps as strings only the ids that may be
-    judged, the others are hashed and dropped; ``hasher`` hashes the pyarrow reader's document
+    judged, the others are hashed and dropped; ``hasher`` hashes a batch reader's document
     ids (:func:`~.columns.hash_strings`; another one only to test what a collision does). (A
     document listed twice for a query is found where the lines are grouped by query, which then
     calls :func:`locate_duplicate`.)"""
-    if not exact and Path(path).stat().st_size >= arrow_from():
-        from . import arrow as _trec_arrow
-
+    if not exact and reads_in_batches(path):
         try:
-            return _trec_arrow.read_arrow(Path(path), layout, keep, hasher)
-        except (ImportError, _trec_arrow.Unreadable):
-            pass  # the line reader reads what pyarrow could not, or names the bad line
+            try:
+                return batch_reader(path)(Path(path), layout, keep, hasher)
+            except ImportError:  # pyarrow's reader, where pyarrow is missing
+                from .blocks import read_blocks
+
+                return read_blocks(Path(path), layout, keep, hasher)
+        except Unreadable:
+            pass  # the line reader reads what a batch reader could not, or names the bad line
     return _read_lines(Path(path), layout)
 
 
