@@ -16,7 +16,8 @@ embedeval's output is trec_eval's own on the files without it (each failure is d
 docs/guides/trec_eval.md); any other is printed with its first differing lines, and with
 ``--keep`` its files are kept. By default embedeval runs in this process (``embedeval.cli.main``,
 the command's own entry point, without a process start per case), once with each of its readers:
-pyarrow (in batches of 512 bytes to 256 KB) and the line reader (``--reader`` picks one).
+numpy's and pyarrow's batch readers (in batches of 512 bytes to 256 KB) and the line reader
+(``--reader`` picks one).
 """
 
 from __future__ import annotations
@@ -106,37 +107,47 @@ def run_trec_eval(binary: str, args: list[str]) -> tuple[int, bytes, bytes]:
     return done.returncode, done.stdout, done.stderr
 
 
-# embedeval's readers: pyarrow (from 0 bytes: every file), or the line reader (from no size)
-READERS = {"pyarrow": "0", "line": str(1 << 62)}
+# embedeval's readers, as the environment of a run sets them: numpy's or pyarrow's batch reader
+# (from 0 bytes: every file), or the line reader (from no size)
+READERS = {
+    "numpy": {"EMBEDEVAL_BATCHES_FROM": "0", "EMBEDEVAL_TREC_READER": "numpy"},
+    "pyarrow": {"EMBEDEVAL_BATCHES_FROM": "0", "EMBEDEVAL_TREC_READER": "pyarrow"},
+    "line": {"EMBEDEVAL_BATCHES_FROM": str(1 << 62)},
+}
 
 
-def run_embedeval(args: list[str], in_process: bool, reader: str = "pyarrow", batch: int = 1 << 18):
-    """embedeval trec_eval's (status, stdout, stderr) with the given reader; ``batch``: the pyarrow
+def run_embedeval(args: list[str], in_process: bool, reader: str = "numpy", batch: int = 1 << 18):
+    """embedeval trec_eval's (status, stdout, stderr) with the given reader; ``batch``: a batch
     reader's bytes per batch (in this process only; small ones split queries across batches)."""
     if not in_process:
         path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-        env = {**os.environ, "PYTHONPATH": path, "EMBEDEVAL_ARROW_FROM": READERS[reader]}
+        env = {**os.environ, "PYTHONPATH": path, **READERS[reader]}
         done = subprocess.run(
             [sys.executable, "-m", "embedeval", "trec_eval", *args], capture_output=True, env=env, timeout=300
         )
         return done.returncode, done.stdout, done.stderr
-    from embedeval._forms.trec import arrow
+    from embedeval._forms.trec import arrow, blocks
     from embedeval.cli import main
 
     out, err = io.StringIO(), io.StringIO()
-    before = os.environ.get("EMBEDEVAL_ARROW_FROM"), arrow.BATCH_BYTES
-    os.environ["EMBEDEVAL_ARROW_FROM"], arrow.BATCH_BYTES = READERS[reader], batch
+    names = ("EMBEDEVAL_BATCHES_FROM", "EMBEDEVAL_TREC_READER")
+    before = {name: os.environ.get(name) for name in names}, arrow.BATCH_BYTES, blocks.BLOCK_BYTES
+    for name in names:
+        os.environ.pop(name, None)
+    os.environ.update(READERS[reader])
+    arrow.BATCH_BYTES = blocks.BLOCK_BYTES = batch
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             status = main(["trec_eval", *args])
     except SystemExit as exc:  # argparse's own exits
         status = exc.code if isinstance(exc.code, int) else 1
     finally:
-        arrow.BATCH_BYTES = before[1]
-        if before[0] is None:
-            del os.environ["EMBEDEVAL_ARROW_FROM"]
-        else:
-            os.environ["EMBEDEVAL_ARROW_FROM"] = before[0]
+        variables, arrow.BATCH_BYTES, blocks.BLOCK_BYTES = before
+        for name, value in variables.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     return status, out.getvalue().encode("utf-8"), err.getvalue().encode("utf-8")
 
 
@@ -204,9 +215,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--keep", type=Path, help="a folder for the files of unexplained differences")
     parser.add_argument("--subprocess", action="store_true", help="run python -m embedeval per case")
-    parser.add_argument("--reader", choices=[*READERS, "both"], default="both", help="embedeval's TREC reader")
+    parser.add_argument("--reader", choices=[*READERS, "all"], default="all", help="embedeval's TREC reader")
     args = parser.parse_args()
-    readers = list(READERS) if args.reader == "both" else [args.reader]
+    readers = list(READERS) if args.reader == "all" else [args.reader]
     counts = {reader: Counter() for reader in readers}
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.cases):

@@ -27,10 +27,11 @@ def _differential():
 
 
 @pytest.mark.skipif(not Path(BINARY).is_file(), reason="no trec_eval 10 binary (TREC_EVAL)")
-@pytest.mark.parametrize("reader", ["pyarrow", "line"])
+@pytest.mark.parametrize("reader", ["numpy", "pyarrow", "line"])
 @pytest.mark.parametrize("seed", range(20))
 def test_trec_eval_prints_the_same_bytes_or_fails_in_its_own_known_way(tmp_path, seed, reader):
-    """Each reader of embedeval (pyarrow in batches of 512 bytes, the line reader) on one case."""
+    """Each reader of embedeval (numpy's and pyarrow's in batches of 512 bytes, the line reader) on
+    one case."""
     bench = _differential()
     rng = np.random.default_rng([12345, seed])
     trial = bench.write(rng, tmp_path)
