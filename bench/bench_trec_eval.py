@@ -14,9 +14,9 @@ lines, 1,500 run lines), where a process's start-up is its speed. Each row is on
 output (sent to /dev/null), with its peak resident memory:
 
 * trec_eval 10 built from its source (``--trec-eval``; not shipped, not run without the flag);
-* ``embedeval trec_eval`` as installed, pyarrow hidden (files of 4 MB or more: numpy's reader, the
-  default; it never imports pyarrow);
-* ``embedeval trec_eval`` with pyarrow's multithreaded reader instead (``EMBEDEVAL_TREC_READER=pyarrow``).
+* ``embedeval trec_eval`` as installed (files of 4 to 64 MB: numpy's reader, which never imports
+  pyarrow; from 64 MB: pyarrow's multithreaded reader);
+* the same with each batch reader forced (``EMBEDEVAL_TREC_READER=numpy`` or ``pyarrow``).
 
 Every output is compared with trec_eval's byte for byte (``identical`` column) where trec_eval ran,
 else with the first embedeval row's.
@@ -36,20 +36,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_rankings import make_data, write_trec
 
 ROOT = Path(__file__).resolve().parents[1]
-_NO_PYARROW = "import sys; sys.modules['pyarrow'] = None; from embedeval.cli import main; sys.exit(main(sys.argv[1:]))"
-_PYARROW = (
-    "import os, sys; os.environ['EMBEDEVAL_TREC_READER'] = 'pyarrow'; "
-    "from embedeval.cli import main; sys.exit(main(sys.argv[1:]))"
-)
+_COMMAND = "import sys; from embedeval.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
-def timed_process(argv: list[str]) -> tuple[float, float, str]:
+def timed_process(argv: list[str], **variables) -> tuple[float, float, str]:
     """(seconds, peak resident MB, stdout) of one process. The peak is GNU time's (``/usr/bin/time``,
     which forks the command from its own small process): the ``ru_maxrss`` that ``wait4`` reports
     for a child forked from this Python counts the parent's pages it held until ``exec``."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     env.pop("EMBEDEVAL_BATCHES_FROM", None)
     env.pop("EMBEDEVAL_TREC_READER", None)
+    env.update(variables)
     with tempfile.NamedTemporaryFile("r") as peak_file:
         start = time.perf_counter()
         child = subprocess.run(
@@ -68,8 +65,10 @@ def rows_for(words: list[str], trec_eval: str | None):
     rows = []
     if trec_eval:
         rows.append(("trec_eval 10 (C)", *timed_process([trec_eval, *words[1:]])))
-    rows.append(("embedeval trec_eval (numpy's reader)", *timed_process([sys.executable, "-c", _NO_PYARROW, *words])))
-    rows.append(("embedeval trec_eval, pyarrow's reader", *timed_process([sys.executable, "-c", _PYARROW, *words])))
+    command = [sys.executable, "-c", _COMMAND, *words]
+    rows.append(("embedeval trec_eval", *timed_process(command)))
+    for reader in ("numpy", "pyarrow"):
+        rows.append((f"  {reader}'s reader forced", *timed_process(command, EMBEDEVAL_TREC_READER=reader)))
     return rows
 
 
@@ -100,7 +99,7 @@ def main():
         words = ["trec_eval", *measures, str(test / "qrels.test"), str(test / "results.test")]
         runs = [rows_for(words, args.trec_eval) for _ in range(max(args.repeat, 5))]
         best = [min((r[i] for r in runs), key=lambda row: row[1]) for i in range(len(runs[0]))]
-        print_rows(f"trec_eval's test files, -m {' '.join(args.measures)}, best of {len(runs)}", best)
+        print_rows(f"trec_eval's test files, -m {' '.join(args.measures) or '(defaults)'}, best of {len(runs)}", best)
         return
     for n_queries in args.queries:
         folder = Path(args.trec_dir) / f"{n_queries}x{args.docs}"
