@@ -4,6 +4,8 @@ reader give the same columns."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from trec_cases import BATCH_READERS, READERS, use_reader
@@ -172,3 +174,17 @@ def test_irregular_lines_read_as_the_line_reader_reads_them(tmp_path, monkeypatc
     path.write_bytes(text.encode())
     use_reader(monkeypatch, "numpy", batch=8)
     assert _outcome(path, RUN) == _outcome(path, RUN, exact=True)
+
+
+def test_the_reader_variable_is_checked_and_a_missing_pyarrow_falls_back_to_numpy(tmp_path, monkeypatch):
+    path = tmp_path / "run"
+    path.write_text("q Q0 a 1 2 t\nq Q0 b 2 1 t\n")
+    monkeypatch.setenv("EMBEDEVAL_BATCHES_FROM", "0")
+    monkeypatch.setenv("EMBEDEVAL_TREC_READER", "arrow")
+    with pytest.raises(ValueError, match="EMBEDEVAL_TREC_READER must be one of numpy, pyarrow; got 'arrow'"):
+        read(path, RUN)
+    monkeypatch.setenv("EMBEDEVAL_TREC_READER", "pyarrow")
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # as if not installed
+    monkeypatch.setitem(sys.modules, "pyarrow.csv", None)
+    columns = read(path, RUN)
+    assert not columns.exact and columns.every_string() == ["a", "b"]  # numpy's reader, not the line reader
