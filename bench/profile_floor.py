@@ -89,7 +89,6 @@ def verification_parts(args):
         (verification, "_positive_tile", "positive pairs' tiles (their products included)"),
         (pair_auroc.HeldPositives, "__init__", "table of held positives"),
         (pair_auroc.HeldPositives, "_neighbours", "negatives left to numpy (neighbours)"),
-        (pair_auroc.HeldPositives, "searched", "negatives left to numpy (searched)"),
     ]
     if enabled():
         from embedeval._setlevel import pair_kernels

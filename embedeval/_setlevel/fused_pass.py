@@ -37,7 +37,7 @@ def main_pass(
             local2 += fast
             for s in range(0, slow.size, _budget.AUROC_BATCH):
                 at = slow[s : s + _budget.AUROC_BATCH]
-                local2 += held.searched(
+                local2 += held._neighbours(
                     coords[at],
                     slow_bins[s : s + _budget.AUROC_BATCH],
                     margin,
@@ -81,7 +81,6 @@ class _TileWork:
         hist = np.zeros(self.hist_size, dtype=np.int64)
         out = np.empty((3, dist.size), dtype=np.int32)
         q_codes, r_codes = space.q_codes[tile.rows], space.r_codes[tile.cols]
-        packed = held.packed
         fast, n_slow, n_near, n_unsure = self.kernel(
             dist,
             q_sq,
@@ -93,17 +92,14 @@ class _TileWork:
             hist,
             held.bins,
             self.guessed,
-            packed.parameters(margin),
-            packed.words,
-            packed.bases,
-            packed.spill,
-            packed.below,
+            np.array([held.f, *held.clip, margin * held.f]),
+            held.offset,
+            held.cells,
+            held.first,
             held.coords,
             SCAN,
             out,
             np.empty(dist.shape[1], dtype=np.int64),
-            np.empty((2, dist.size), dtype=np.int64),
-            np.empty(packed.n_stretches, dtype=np.int64),
             _budget.VERIFICATION_PREFETCH,
         )
         coords = dist.reshape(-1)

@@ -42,7 +42,7 @@ class HeldPositives:
         Budget of table cells.
     """
 
-    def __init__(self, values: np.ndarray, grid: Grid, chunk: np.ndarray, cells: int, packed: bool = False):
+    def __init__(self, values: np.ndarray, grid: Grid, chunk: np.ndarray, cells: int):
         self.values = np.sort(values)
         self.coords = grid.coord(self.values)
         bins = np.floor(self.coords)  # grid.bins(self.values), from the coordinates at hand
@@ -52,15 +52,6 @@ class HeldPositives:
         self.bins = np.zeros(grid.n_bins + 2, dtype=bool)  # bins whose negatives need counting here
         self.bins[present] = True
         self.bins &= chunk
-        self.first = np.zeros(grid.n_bins + 2, dtype=np.int64)
-        self.first[present] = np.searchsorted(bins, present)
-        if packed:  # the compiled pass's table (see PackedCells); the numpy passes' is not built
-            self.packed = PackedCells(self.coords, bins, grid.n_bins, cells)
-        else:
-            self._numpy_table(bins, present, grid, cells)
-
-    def _numpy_table(self, bins: np.ndarray, present: np.ndarray, grid: Grid, cells: int) -> None:
-        """The numpy passes' lookup table (see the module docstring)."""
         n_present = max(present.size, 1)
         f = 1
         while 2 * f * n_present <= cells and f * n_present < 4 * self.values.size:
@@ -68,16 +59,20 @@ class HeldPositives:
         self.f = f
         # cells of a present bin k are rank[k] * F + 0 .. F - 1; a coordinate's cell within its
         # bin is floor(coord * F) - (k - 1) * F, so its table index is floor(coord * F) + offset[k];
-        # every other bin (no positive held) maps to one last block of F empty cells
+        # every other bin (no positive held) maps to one last block of F empty cells, so that a
+        # compiled loop may look up any pair's cell without a branch on its bin
         rank = np.full(grid.n_bins + 2, n_present, dtype=np.int64)
         rank[present] = np.arange(present.size)
         within = np.clip(np.floor(self.coords * f) - (bins - 1) * f, 0, f - 1).astype(np.int64)
         count = np.bincount(rank[bins] * f + within, minlength=(n_present + 1) * f).reshape(-1, f)
+        bin_start = np.concatenate([[0], np.cumsum(count.sum(axis=1))])
+        self.first = np.zeros(grid.n_bins + 2, dtype=np.int64)
+        self.first[present] = bin_start[rank[present]]
         rank[~self.bins] = n_present
         self.offset = rank * f - (np.arange(grid.n_bins + 2) - 1) * f
         # each cell's first positive relative to its bin's first (a prefix sum within the bin),
-        # and the cell's count, side by side in ``cells`` (int32: positives per bin are at most
-        # the held budget)
+        # and the cell's count, side by side in ``cells`` (one cache line per lookup in the
+        # compiled pass; int32: positives per bin are at most the held budget)
         self.cells = np.empty(2 * count.size, dtype=np.int32)
         self.before, self.count = self.cells[0::2], self.cells[1::2]
         by_bin = self.cells.reshape(-1, f, 2)  # (bin rank, cell, before | count): a view
@@ -146,85 +141,7 @@ class HeldPositives:
             total += int((left + right - 2 * first[undecided]).sum())
         return total
 
-    def searched(self, query: np.ndarray, bins: np.ndarray, margin: float, exact: Callable) -> int:
-        """``sum L + R`` (within the bin) for negatives, by binary search over the sorted held
-        coordinates (and exact distances, for near-ties): the compiled pass's
-        fallback for the few negatives its table does not decide.
-
-        ``query``: approximate coordinates of the negatives; ``bins``: their exact bins;
-        ``exact(positions)``: exact distances of the negatives at those positions.
-        """
-        below = self.packed.below
-        first, end = below[bins].astype(np.int64), below[bins + 1].astype(np.int64)
-        low = np.clip(np.searchsorted(self.coords, query - margin, "left"), first, end)
-        high = np.clip(np.searchsorted(self.coords, query + margin, "right"), first, end)
-        decided = low == high  # no held positive of the bin within the margin
-        total = 2 * int((low - first)[decided].sum())
-        undecided = np.flatnonzero(~decided)
-        if undecided.size:
-            exact_values = exact(undecided)
-            left = np.searchsorted(self.values, exact_values, "left")
-            right = np.searchsorted(self.values, exact_values, "right")
-            total += int((left + right - 2 * first[undecided]).sum())
-        return total
-
     def _index(self, coords: np.ndarray, bins: np.ndarray) -> np.ndarray:
         """Table index of coordinates in the given bins, clipped to the bin's cells."""
         within = np.clip(np.floor(coords * self.f) - (bins - 1) * self.f, 0, self.f - 1).astype(np.int64)
         return within + self.offset[bins] + (bins - 1) * self.f
-
-
-class PackedCells:
-    """The compiled pass's table over held positives: two bits a cell, small enough to stay in
-    the processor's cache (about 1.5 MB at the default budget, against 64 MB for the numpy
-    passes' table, which was read at random and waited on memory).
-
-    Cells split the bins from the lowest to the highest holding a held positive, F a bin (F a
-    power of two, the largest with ``2 F span <= cells`` and at most 64 cells a positive):
-    cell ``floor(coord * F) - cell0``, coordinates outside the span clipped half a cell inside
-    (their bins hold no positive: their count is 0 whichever cell they read). Each word of 32
-    cells holds every cell's count of positives, capped at 3, in two bits, and ``bases`` the
-    positives before the word (all held positives, ordered as the sorted coordinates):
-
-    * a word whose cells hold at most 3 positives each: the positives before cell k of word w
-      are ``bases[w] + sum of the 2-bit fields of words[w] below k`` (a SWAR sum), its count the
-      k-th field;
-    * otherwise (crowded: many equal or very near distances) ``bases[w] = -1 - base`` and
-      ``words[w]`` is an offset into ``spill``, where 33 int32 give the positives before each
-      of the word's cells and the word's total.
-
-    ``below[b]`` = the held positives in bins below b, so a negative's count within its own bin is
-    ``before(cell) - below[b]``.
-    """
-
-    def __init__(self, coords: np.ndarray, bins: np.ndarray, n_bins: int, cells: int):
-        low, high = (int(bins[0]), int(bins[-1])) if bins.size else (1, 1)
-        span = high - low + 1
-        f = 1
-        while 2 * f * span <= cells and f * span < 64 * max(bins.size, 1):
-            f *= 2
-        self.f, self.cell0 = f, (low - 1) * f
-        n_cells = span * f
-        # the compiled pass sorts its lookups by stretches of 2**shift cells: 24 KB of table each
-        self.shift = min(16, max(0, (n_cells - 1).bit_length()))
-        self.clip = (self.cell0, self.cell0 + n_cells)  # the cells' span, in units of a cell
-        cell = np.clip(np.floor(coords * f), (bins - 1) * f, bins * f - 1).astype(np.int64) - self.cell0
-        n_words = n_cells // 32 + 2  # the last cell's word, and one empty word after it
-        count = np.bincount(cell, minlength=32 * n_words).reshape(n_words, 32)
-        shifts = np.arange(0, 64, 2, dtype=np.uint64)
-        self.words = (np.minimum(count, 3).astype(np.uint64) << shifts).sum(axis=1, dtype=np.uint64).view(np.int64)
-        total = count.sum(axis=1)
-        base = np.cumsum(total) - total
-        self.bases = base.astype(np.int32)
-        crowded = np.flatnonzero((count > 3).any(axis=1))
-        spill = np.zeros((crowded.size, 33), dtype=np.int32)
-        np.cumsum(count[crowded], axis=1, out=spill[:, 1:])
-        self.spill = spill.reshape(-1)
-        self.words[crowded] = 33 * np.arange(crowded.size)
-        self.bases[crowded] = -1 - base[crowded]
-        self.below = np.searchsorted(bins, np.arange(n_bins + 3)).astype(np.int32)
-        self.n_stretches = (32 * n_words >> self.shift) + 1
-
-    def parameters(self, margin: float) -> np.ndarray:
-        """The kernel's ``table`` argument for a tile whose coordinate margin is ``margin``."""
-        return np.array([self.f, *self.clip, margin * self.f, self.cell0, self.f.bit_length() - 1, self.shift])

@@ -236,7 +236,7 @@ def verify(space: PairSpace, levels: list[float], distance: str, budgets: Budget
     for n, chunk in enumerate(_chunks(hist_pos, budgets.held)):
         if not hold_all:
             held_values = _positive_pass(space, grid, chunk)[1]
-        held = HeldPositives(held_values, grid, chunk, budgets.cells, packed=compiled.enabled())
+        held = HeldPositives(held_values, grid, chunk, budgets.cells)
         hist, part, found = _main_pass(space, grid, held, n == 0, guessed if n == 0 else None, budgets.collected)
         hist_all, kept = (hist, found) if n == 0 else (hist_all, kept)
         local2 += part
