@@ -26,6 +26,7 @@ import numba
 import numpy as np
 
 from .._core.prefetch import prefetch
+from .list_kernels import list_within
 from .placed_kernels import _collect_row, _near, _search, room
 
 # Near-ties ahead whose reference row _replace_float64_into prefetches.
@@ -39,7 +40,7 @@ def place_chunk(
 
     ``tables``: :func:`new_tables` for the rows of ``padded``, filled here row by row once a row
     has placed enough values to repay a table (:func:`_fill_table`).
-    ``listed``: int64 scratch of at least w entries, kept by a caller that places many chunks
+    ``listed``: int32 scratch of at least w entries, kept by a caller that places many chunks
     (None: allocated here).
     ``collected``: :func:`.placed_kernels.new_collected` with room for the chunk
     (:func:`~.placed_kernels.room`), for a float32 chunk: the values of rows without a table
@@ -47,7 +48,7 @@ def place_chunk(
     :func:`~.placed_kernels.place_collected` to place. None: every value placed here.
     """
     if listed is None:
-        listed = np.empty(chunk.shape[1], dtype=np.int64)
+        listed = np.empty(chunk.shape[1], dtype=np.int32)
     into = None  # numba compiles the kernel without its collecting branch (a None argument)
     if collected is not None:
         if chunk.dtype != np.float32 or room(collected) < chunk.size:
@@ -75,7 +76,7 @@ def _place_chunk_into(
     listed,
     into,
 ):  # pragma: no cover - compiled
-    """:func:`place_chunk` with ``listed`` (w,) int64: scratch, a row's columns within its limit;
+    """:func:`place_chunk` with ``listed`` (w,) int32: scratch, a row's columns within its limit;
     ``into``: None (every value placed here), or the collected values' (keys, cols, fill) and the
     chunk's uint32 view. numba prunes the branches on ``into is not None`` where it is None, so
     the kernel that places every value compiles without the collecting code."""
@@ -96,7 +97,7 @@ def _place_chunk_into(
         first, last, inverse, n_fin = _table_info(table[i], info[i], st)
         n_below, n_beyond = 0, 0
         values = chunk[a]
-        n_within = _list_within(values, limit, listed)
+        n_within = list_within(values, limit, listed)
         if into is not None:  # placed later, in order (place_collected), while few
             st, collected_below = _try_collect(
                 into, a, i, st, values, listed, n_within, c0, t, n_keys, enough, row, n_nearest, table[i], info[i]
@@ -149,18 +150,6 @@ def _try_collect(
     if st == -1:
         return st, -1
     return st, _collect_row(values, into[3][a], listed, n_within, i, c0, t, into[0], into[1], n_keys)
-
-
-@numba.njit(inline="always")
-def _list_within(values, limit, listed):  # pragma: no cover
-    """The columns of ``values`` at most ``limit``, written to ``listed``; returns how many. Listed
-    without a branch: a store at every column and an index that moves only for those within (a
-    branch on "within" mispredicts where they are interleaved)."""
-    n_within = 0
-    for c in range(values.shape[0]):
-        listed[n_within] = c
-        n_within += values[c] <= limit
-    return n_within
 
 
 @numba.njit(inline="always")
