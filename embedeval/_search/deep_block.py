@@ -74,7 +74,9 @@ class Block(ExactRows):
         # its own J), +inf; with grades, self.grades (b, J) holds their grades.
         self.padded = self._nearest_relevant(values, n_ranked, mixed)
         jth = self.padded[np.arange(b), n_ranked]  # -inf where J = 0
-        estimate = self._others_sampled(sample)
+        if sigmas is not None and not self._threshold_may_bind(sigmas):
+            sigmas = None  # no sampled other can bound a row (whole rankings): each counts to its J-th
+        estimate = None if sigmas is None else self._others_sampled(sample)
         ranks = None
         # Rows whose sampled threshold proves too tight are counted again with a looser one,
         # and at last with the J-th relevant value (always enough).
@@ -174,6 +176,17 @@ class Block(ExactRows):
         few = np.linspace(0, len(sample) - 1, min(len(sample), 16)).astype(np.int64)
         args = (self.depth, self.codes, self.n_relevant, bound32, bound64)
         return self.ranker._mixed(sample[few], *(a[few] for a in args))
+
+    def _threshold_may_bind(self, sigmas) -> bool:
+        """Whether :func:`.deep_count.threshold` may be finite for any row (:func:`.deep_count.may_bind`)."""
+        rk = self.ranker
+        if rk._classes:  # the sampled references in each row's class slice are not its others
+            lo, hi = np.searchsorted(rk._sample, [rk._class_start[self.codes], rk._class_stop[self.codes]])
+            count = rk._sample.size - (hi - lo)
+        else:
+            count = rk._sample.size - np.count_nonzero(self._listed_at(rk._sample), axis=1)
+        scale = (rk.size - self.n_relevant) / np.maximum(count, 1)
+        return bool(steps.may_bind(count, scale, self.n_ranked, self.depth, sigmas).any())
 
     def _others_sampled(self, sample):
         """What the sample says of each row's other references, for :func:`.deep_count.threshold`.
