@@ -4,11 +4,15 @@
     python bench/bench_listing.py --row 4 --chunks 64
     python bench/bench_listing.py --row 4 --variants pass listing
     python bench/bench_listing.py --row 1            # R ~ 200, ranked by the deep ranking here
+    python bench/bench_listing.py --row 4 --save /tmp/a.npz      # then, in another checkout:
+    python bench/bench_listing.py --row 4 --compare /tmp/a.npz   # the same counts and near-ties?
 
-Runs one ``evaluate`` of the row (one thread) and keeps the first ``--chunks`` chunks that the
-compiled pass (:func:`embedeval._search.deep_kernels.place_chunk`) receives with everything
-they are placed among, then times each chunk (copied first into a buffer of its shape, so that it is in cache as the
-product leaves it; wall seconds, best of ``--repeat`` runs over the chunks), in ns a value:
+Runs one ``evaluate`` of the row (one thread; the compiled pass at once, whatever numba's cache
+holds) and keeps the first ``--chunks`` chunks that the compiled pass
+(:func:`embedeval._search.deep_kernels.place_chunk`) receives, with everything they are placed
+among, then times each chunk (copied first into a buffer of its shape, so that it is in cache
+as the product leaves it; wall seconds, best of ``--repeat`` runs over the chunks), in ns a
+value:
 
   pass     the whole pass (``place_chunk``, every value placed at once: no collection)
   collect  the pass as a large call runs it: float32 values of rows without a bucket table
@@ -17,8 +21,9 @@ product leaves it; wall seconds, best of ``--repeat`` runs over the chunks), in 
            the pass lists them
   scalar   the same listing by the branch-free scalar loop (the fallback without AVX-512)
 
-and the share of values within the limits. The pass's results (counts, near-ties) are checked
-equal between runs.
+and the share of values within the limits. The pass's results (counts, below, near-ties) are
+checked equal between variants. An edit of a kernel module other than deep_kernels.py is not
+seen by numba's cache of the pass: empty ``embedeval/_search/__pycache__/*.nb*`` after one.
 """
 
 from __future__ import annotations
