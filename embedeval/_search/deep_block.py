@@ -294,12 +294,11 @@ class Block(ExactRows):
                 factors = self.factors_other[rows[i0:i1]]
                 lim = steps.round_up(limit[i0:i1], matrix.dtype)
                 step = max(256, _budget.DEEP_CHUNK_ELEMENTS // (i1 - i0))
+                here = [s for s in spans if s[0] < i1 and s[1] > i0] if len(spans) > 1 else []  # these rows' classes
                 for c0, c1 in _chunks([(0, lo), (hi, rk.size)], step):
                     chunk = factors @ matrix[c0:c1].T
-                    if len(spans) > 1:
-                        for a, z, slo, shi in spans:
-                            a, z = max(a, i0), min(z, i1)
-                            chunk[a - i0 : max(z - i0, 0), max(slo, c0) - c0 : max(min(shi, c1) - c0, 0)] = np.inf
+                    for a, z, slo, shi in (s for s in here if s[2] < c1 and s[3] > c0):  # their slices: +inf
+                        chunk[max(a, i0) - i0 : min(z, i1) - i0, max(slo, c0) - c0 : min(shi, c1) - c0] = np.inf
                     a, z = np.searchsorted(ignored_col, [c0, c1])
                     pos, col = ignored_pos[a:z], ignored_col[a:z]
                     inside = (pos >= i0) & (pos < i1)
