@@ -28,7 +28,7 @@ import numpy as np
 
 from .._core.prefetch import prefetch
 from .list_kernels import list_within
-from .placed_kernels import _collect_row, _near, _search, room
+from .placed_kernels import _collect_row, _near, _search, _search_near, room
 from .table_kernels import _fill_table, _place_tabled
 from .table_kernels import new_tables as new_tables  # the callers make the tables here
 
@@ -240,7 +240,7 @@ def _replace_float64_into(
         if euclidean:
             v += f[dim] * norms64[col]
         row = padded[i]
-        low = _search(row, v, 0, n_nearest)
+        low = _search_near(row, v, place, n_nearest)  # within the bounds of its float32 place
         counts[i, min(place, ranked[i])] -= 1
         counts[i, min(low, ranked[i])] += 1
         win = 2 * bound_rel[i]
