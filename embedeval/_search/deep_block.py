@@ -74,7 +74,9 @@ class Block(ExactRows):
         # its own J), +inf; with grades, self.grades (b, J) holds their grades.
         self.padded = self._nearest_relevant(values, n_ranked, mixed)
         jth = self.padded[np.arange(b), n_ranked]  # -inf where J = 0
-        estimate = self._others_sampled(sample)
+        if sigmas is not None and not self._threshold_may_bind(sigmas):
+            sigmas = None  # no sampled other can bound a row (whole rankings): each counts to its J-th
+        estimate = None if sigmas is None else self._others_sampled(sample)
         ranks = None
         # Rows whose sampled threshold proves too tight are counted again with a looser one,
         # and at last with the J-th relevant value (always enough).
@@ -174,6 +176,17 @@ class Block(ExactRows):
         few = np.linspace(0, len(sample) - 1, min(len(sample), 16)).astype(np.int64)
         args = (self.depth, self.codes, self.n_relevant, bound32, bound64)
         return self.ranker._mixed(sample[few], *(a[few] for a in args))
+
+    def _threshold_may_bind(self, sigmas) -> bool:
+        """Whether :func:`.deep_count.threshold` may be finite for any row (:func:`.deep_count.may_bind`)."""
+        rk = self.ranker
+        if rk._classes:  # the sampled references in each row's class slice are not its others
+            lo, hi = np.searchsorted(rk._sample, [rk._class_start[self.codes], rk._class_stop[self.codes]])
+            count = rk._sample.size - (hi - lo)
+        else:
+            count = rk._sample.size - np.count_nonzero(self._listed_at(rk._sample), axis=1)
+        scale = (rk.size - self.n_relevant) / np.maximum(count, 1)
+        return bool(steps.may_bind(count, scale, self.n_ranked, self.depth, sigmas).any())
 
     def _others_sampled(self, sample):
         """What the sample says of each row's other references, for :func:`.deep_count.threshold`.
@@ -281,12 +294,11 @@ class Block(ExactRows):
                 factors = self.factors_other[rows[i0:i1]]
                 lim = steps.round_up(limit[i0:i1], matrix.dtype)
                 step = max(256, _budget.DEEP_CHUNK_ELEMENTS // (i1 - i0))
+                here = [s for s in spans if s[0] < i1 and s[1] > i0] if len(spans) > 1 else []  # these rows' classes
                 for c0, c1 in _chunks([(0, lo), (hi, rk.size)], step):
                     chunk = factors @ matrix[c0:c1].T
-                    if len(spans) > 1:
-                        for a, z, slo, shi in spans:
-                            a, z = max(a, i0), min(z, i1)
-                            chunk[a - i0 : max(z - i0, 0), max(slo, c0) - c0 : max(min(shi, c1) - c0, 0)] = np.inf
+                    for a, z, slo, shi in (s for s in here if s[2] < c1 and s[3] > c0):  # their slices: +inf
+                        chunk[max(a, i0) - i0 : min(z, i1) - i0, max(slo, c0) - c0 : min(shi, c1) - c0] = np.inf
                     a, z = np.searchsorted(ignored_col, [c0, c1])
                     pos, col = ignored_pos[a:z], ignored_col[a:z]
                     inside = (pos >= i0) & (pos < i1)

@@ -27,6 +27,21 @@ def threshold(others, reached, scale, depth, sigmas: float) -> np.ndarray:
     return np.where(enough[np.arange(len(others)), first], others[np.arange(len(others)), first], np.inf)
 
 
+def may_bind(count, scale, reachable, depth, sigmas: float) -> np.ndarray:
+    """Whether :func:`threshold` may be finite for each row, without the sampled values.
+
+    A row's estimate at its k-th sampled other (k from 1 to ``count``) is at most
+    ``reachable`` (its J: the relevant values it ranks) + f(k) ``scale``, with
+    f(k) = k - sigmas sqrt(k), convex for sigmas >= 0 and increasing otherwise, so at most
+    max(f(1), f(count)) on [1, count]. False where that stays below ``depth`` (one reference
+    of margin for rounding): a row ranked whole (depth: every reference) with a sample of
+    1,024, for one. All (rows,).
+    """
+    count = np.asarray(count, dtype=np.float64)
+    most = np.maximum(1 - sigmas, count - sigmas * np.sqrt(count)) * scale
+    return (count > 0) & (reachable + most + 1 >= depth)
+
+
 def places(nearest: np.ndarray, ends: np.ndarray, values: np.ndarray, probes: np.ndarray, own=None):
     """How many of its row's nearest relevant values each value, and each probe, reaches (equal: reached).
 

@@ -50,15 +50,15 @@ def count(block, mixed: bool, rows, top, threshold):
     below = np.count_nonzero(nearest <= threshold[:, None], axis=1)  # NaN: none
     counts = np.zeros((m, nearest.shape[1] + 1), dtype=np.int64)
     limits = top + 2 * window
-    found, out, listed = [], np.empty((0, 3), dtype=np.int32), np.empty(0, dtype=np.int64)
+    found, out, listed = [], np.empty((0, 3), dtype=np.int32), np.empty((2, 0), dtype=np.int32)
     tables = kernels.new_tables(m, nearest.shape[1])
     collected = None  # float32 chunks: values collected, then placed in order
     collect = collects(m * block.ranker.size)
     for i0, c0, chunk, lim in block._chunks_within(rows, limits):
         if out.shape[0] < chunk.size:
             out = np.empty((chunk.size, 3), dtype=np.int32)
-        if listed.size < chunk.shape[1]:
-            listed = np.empty(chunk.shape[1], dtype=np.int64)
+        if listed.shape[1] < chunk.shape[1]:
+            listed = np.empty((2, chunk.shape[1]), dtype=np.int32)
         into = None
         if collect and chunk.dtype == np.float32:
             into = collected = collected or placed.new_collected(2 * max(chunk.size, _budget.DEEP_CHUNK_ELEMENTS))

@@ -4,9 +4,10 @@ its row's nearest relevant values in one loop, with the comparisons of
 :meth:`embedeval._search.deep_block.Block._count`'s numpy passes in the same precision, so that
 counts and near-ties are the same.
 
-For every value v of row i within the row's limit: its place p (how many of the row's nearest
-relevant values are <= v: a binary search, or once the row has placed enough values, a bucket
-of a table and a binary search within it), ``counts[i, min(p, ranked[i])] += 1`` (the others
+For every value v of row i within the row's limit (the columns within listed first,
+:mod:`.list_kernels`): its place p (how many of the row's nearest relevant values are <= v: a
+binary search, or once the row has placed enough values, a bucket of its table,
+:mod:`.table_kernels`), ``counts[i, min(p, ranked[i])] += 1`` (the others
 before each relevant value, summed later), ``below[i] += v <= threshold[i]``, and when v lies
 within ``window[i]`` of the relevant value on either side (a near-tie: the float32 or float64
 error bounds cannot order them), its (row, column, place) is written to ``out``.
@@ -26,7 +27,10 @@ import numba
 import numpy as np
 
 from .._core.prefetch import prefetch
-from .placed_kernels import _collect_row, _near, _search, room
+from .list_kernels import list_within
+from .placed_kernels import _collect_row, _near, _search, _search_near, room
+from .table_kernels import _fill_table, _place_tabled
+from .table_kernels import new_tables as new_tables  # the callers make the tables here
 
 # Near-ties ahead whose reference row _replace_float64_into prefetches.
 AHEAD = 8
@@ -39,7 +43,7 @@ def place_chunk(
 
     ``tables``: :func:`new_tables` for the rows of ``padded``, filled here row by row once a row
     has placed enough values to repay a table (:func:`_fill_table`).
-    ``listed``: int64 scratch of at least w entries, kept by a caller that places many chunks
+    ``listed``: int32 scratch of shape (2, at least w), kept by a caller that places many chunks
     (None: allocated here).
     ``collected``: :func:`.placed_kernels.new_collected` with room for the chunk
     (:func:`~.placed_kernels.room`), for a float32 chunk: the values of rows without a table
@@ -47,7 +51,7 @@ def place_chunk(
     :func:`~.placed_kernels.place_collected` to place. None: every value placed here.
     """
     if listed is None:
-        listed = np.empty(chunk.shape[1], dtype=np.int64)
+        listed = np.empty((2, chunk.shape[1]), dtype=np.int32)
     into = None  # numba compiles the kernel without its collecting branch (a None argument)
     if collected is not None:
         if chunk.dtype != np.float32 or room(collected) < chunk.size:
@@ -75,7 +79,8 @@ def _place_chunk_into(
     listed,
     into,
 ):  # pragma: no cover - compiled
-    """:func:`place_chunk` with ``listed`` (w,) int64: scratch, a row's columns within its limit;
+    """:func:`place_chunk` with ``listed`` (2, w) int32: scratch, a row's columns within its limit
+    and their places (:func:`.table_kernels._place_tabled`);
     ``into``: None (every value placed here), or the collected values' (keys, cols, fill) and the
     chunk's uint32 view. numba prunes the branches on ``into is not None`` where it is None, so
     the kernel that places every value compiles without the collecting code."""
@@ -85,50 +90,42 @@ def _place_chunk_into(
         n_keys = into[2][0]
     n_nearest = padded.shape[1] - 2
     table, info, state = tables
-    n_buckets = table.shape[1] - 1
     enough = (n_nearest >> 2) + 16  # binary searches before a row's table pays (its fill: about 3 n_nearest steps)
     n_out = 0
     for a in range(h):
         i = i0 + a
         row = padded[i]
         limit, top, t, win = lim[a], ranked[i], threshold[i], window[i]
-        st = state[i]  # kept in registers for the row, as are its counts of the commonest cases
-        first, last, inverse, n_fin = _table_info(table[i], info[i], st)
-        n_below, n_beyond = 0, 0
+        st = state[i]  # kept in a register for the row
         values = chunk[a]
-        n_within = _list_within(values, limit, listed)
+        n_within = list_within(values, limit, listed[0])
         if into is not None:  # placed later, in order (place_collected), while few
             st, collected_below = _try_collect(
-                into, a, i, st, values, listed, n_within, c0, t, n_keys, enough, row, n_nearest, table[i], info[i]
+                into, a, i, st, values, listed[0], n_within, c0, t, n_keys, enough, row, n_nearest, table[i], info[i]
             )
             if collected_below >= 0:
                 below[i] += collected_below
                 n_keys += n_within
                 state[i] = st
                 continue
-            first, last, inverse, n_fin = _table_info(table[i], info[i], st)
-        for q in range(n_within):
-            c = listed[q]
+        n_below, q = 0, 0
+        while q < n_within and st != -1:  # a binary search each, until the row fills its table
+            c = listed[0, q]
             v = np.float64(values[c])
             n_below += v <= t
-            if st == -1 and v < np.inf:
-                if v >= last:  # after every relevant value: place n_fin, the commonest case
-                    n_beyond += 1
-                    if _near(v, last, row[n_fin + 1], win):
-                        out[n_out, 0], out[n_out, 1], out[n_out, 2] = i, c0 + c, n_fin
-                        n_out += 1
-                    continue
-                low = 0 if v < first else _table_place(row, v, table[i], _bucket(v, first, inverse, n_buckets))
-            else:
-                low = _search(row, v, 0, n_nearest)
-                if st >= 0:
-                    st = _counted(st, 1, enough, row, n_nearest, table[i], info[i])
-                    first, last, inverse, n_fin = _table_info(table[i], info[i], st)
+            low = _search(row, v, 0, n_nearest)
+            if st >= 0:
+                st = _counted(st, 1, enough, row, n_nearest, table[i], info[i])
             counts[i, min(low, top)] += 1
             if _near(v, row[low], row[low + 1], win):
                 out[n_out, 0], out[n_out, 1], out[n_out, 2] = i, c0 + c, low
                 n_out += 1
-        counts[i, min(n_fin, top)] += n_beyond
+            q += 1
+        if q < n_within:  # the rest by the row's table
+            placed_below, n_out = _place_tabled(
+                values, listed, q, n_within, row, table[i], counts[i], top, t, win, info[i], i, c0, out, n_out
+            )
+            n_below += placed_below
         below[i] += n_below
         state[i] = st
     if into is not None:
@@ -149,18 +146,6 @@ def _try_collect(
     if st == -1:
         return st, -1
     return st, _collect_row(values, into[3][a], listed, n_within, i, c0, t, into[0], into[1], n_keys)
-
-
-@numba.njit(inline="always")
-def _list_within(values, limit, listed):  # pragma: no cover
-    """The columns of ``values`` at most ``limit``, written to ``listed``; returns how many. Listed
-    without a branch: a store at every column and an index that moves only for those within (a
-    branch on "within" mispredicts where they are interleaved)."""
-    n_within = 0
-    for c in range(values.shape[0]):
-        listed[n_within] = c
-        n_within += values[c] <= limit
-    return n_within
 
 
 @numba.njit(inline="always")
@@ -206,82 +191,6 @@ def _reached_into(padded, others, count, out):  # pragma: no cover - compiled
             while low < n and row[low + 1] <= v:
                 low += 1
             out[r, k] = low
-
-
-def new_tables(m, n_nearest):
-    """Empty bucket tables for ``m`` padded rows of ``n_nearest`` values (filled by
-    :func:`place_chunk` where they pay): (table (m, n_buckets + 1) int32, info (m, 3) float64,
-    state (m,) int64: binary searches so far, -1 once the row's table is filled, -2 where it cannot
-    be). ``n_buckets``: a power of two, at least 16 and ``n_nearest``. ``np.empty``: the pages of
-    rows never filled are never touched."""
-    n_buckets = 16
-    while n_buckets < n_nearest:
-        n_buckets *= 2
-    return np.empty((m, n_buckets + 1), np.int32), np.empty((m, 3)), np.zeros(m, np.int64)
-
-
-@numba.njit(nogil=True)
-def _fill_table(row, n_nearest, table, info):  # pragma: no cover
-    """Buckets of equal width over the row's finite values [first, last]: ``table[k]`` = how many
-    of them lie in buckets before k (``table[-1]``: all of them), ``info`` = (first, last,
-    1 / width). Returns False where no such buckets exist (no finite value, one value repeated,
-    a span that overflows).
-
-    A value v in [first, last) has its place (how many row values are <= v) in
-    [table[k], table[k + 1]] for k = its bucket: the bucket is a non-decreasing function of v,
-    computed the same way for both, so a row value in an earlier bucket is below v and one in a
-    later bucket above it, whatever the rounding.
-    """
-    n_fin = n_nearest
-    while n_fin > 0 and not row[n_fin] < np.inf:  # row[k + 1] holds value k; +inf values last
-        n_fin -= 1
-    if n_fin == 0:
-        return False
-    first, last = row[1], row[n_fin]
-    n_buckets = table.shape[0] - 1
-    width = (last - first) / n_buckets
-    if not (first > -np.inf and width > 0.0 and width < np.inf):
-        return False
-    inverse = 1.0 / width
-    if not inverse < np.inf:  # a subnormal width
-        return False
-    table[:] = 0
-    for k in range(n_fin):
-        table[_bucket(row[k + 1], first, inverse, n_buckets) + 1] += 1
-    for k in range(1, n_buckets + 1):
-        table[k] += table[k - 1]
-    info[0], info[1], info[2] = first, last, inverse
-    return True
-
-
-@numba.njit(inline="always")
-def _table_place(row, v, table, k):  # pragma: no cover
-    """The place of v (in bucket k of the row's filled ``table``) among the row's values."""
-    low, high = table[k], table[k + 1]
-    if high - low > 8:  # a crowded bucket (duplicates): a binary search within it
-        return _search(row, v, low, high)
-    while row[low + 1] <= v:  # a few values: a scan (the value after the bucket is above v)
-        low += 1
-    return low
-
-
-@numba.njit(inline="always")
-def _table_info(table, info, state):  # pragma: no cover
-    """(first, last, 1 / width, n_fin) of a filled table, zeros where ``state`` says unfilled."""
-    if state != -1:
-        return 0.0, 0.0, 0.0, 0
-    return info[0], info[1], info[2], np.int64(table[table.shape[0] - 1])
-
-
-@numba.njit(inline="always")
-def _bucket(v, first, inverse, n_buckets):  # pragma: no cover
-    """The bucket of v (0 .. n_buckets - 1): non-decreasing in v under any rounding."""
-    f = (v - first) * inverse
-    if f >= n_buckets:
-        return n_buckets - 1
-    if f > 0.0:
-        return int(f)
-    return 0
 
 
 def replace_float64(near, rows, factors64, matrix32, norms64, padded, ranked, bound_rel, counts):
@@ -331,7 +240,7 @@ def _replace_float64_into(
         if euclidean:
             v += f[dim] * norms64[col]
         row = padded[i]
-        low = _search(row, v, 0, n_nearest)
+        low = _search_near(row, v, place, n_nearest)  # within the bounds of its float32 place
         counts[i, min(place, ranked[i])] -= 1
         counts[i, min(low, ranked[i])] += 1
         win = 2 * bound_rel[i]

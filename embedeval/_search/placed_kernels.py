@@ -45,6 +45,17 @@ def _search(row, v, low, high):  # pragma: no cover
 
 
 @numba.njit(inline="always")
+def _search_near(row, v, p, n):  # pragma: no cover
+    """:func:`_search` over [0, n] for a v whose place is probably within 4 of ``p`` (the place of
+    its float32 value): a binary search within [p - 4, p + 4] where the place lies there (the
+    row's values at both ends say so), else over the whole row."""
+    low, high = max(p - 4, 0), min(p + 4, n)
+    if row[low] <= v and row[high + 1] > v:
+        return _search(row, v, low, high)
+    return _search(row, v, 0, n)
+
+
+@numba.njit(inline="always")
 def _near(v, before, after, win):  # pragma: no cover
     """Whether v is within ``win`` of the relevant value before it or the one after it (a near-tie:
     the error bounds cannot order them)."""

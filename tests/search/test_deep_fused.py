@@ -313,17 +313,19 @@ def test_the_compiled_ranks_from_counts_equal_the_numpy_step(seed):
     np.testing.assert_array_equal(deep_kernels.ranks_from_counts(counts, ranked, depth.astype(np.float64)), want)
 
 
-def test_a_filled_row_places_infinite_values_after_its_infinite_tail():
+@pytest.mark.parametrize("copies", [1, 3])
+def test_a_filled_row_places_infinite_values_after_its_infinite_tail(copies):
     """+inf among the other values of a row whose table an earlier chunk filled is placed after
     every relevant value, +inf ones included (numpy's searchsorted), counted at min(that, ranked)
     even where ``ranked`` reaches past the row's finite values; a value within the window after
-    the last finite one is a near-tie, one beyond it is not."""
+    the last finite one is a near-tie, one beyond it is not. Three copies: 18 values listed, two
+    blocks of the vector path (where the host has AVX-512) and a few after them."""
     from embedeval._search import deep_kernels as kernels
 
     padded = np.array([[-np.inf, 1.0, 2.0, 3.0, np.inf, np.inf, np.inf]])  # j = 5: three finite, two +inf
     ranked, threshold, window = np.array([5]), np.array([np.nan]), np.array([0.5])
     counts, below = np.zeros((1, 6), dtype=np.int64), np.zeros(1, dtype=np.int64)
-    out = np.empty((16, 3), dtype=np.int32)
+    out = np.empty((64, 3), dtype=np.int32)
     tables = kernels.new_tables(1, 5)
     tables[2][:] = 10**9
     kernels.place_chunk(
@@ -331,14 +333,15 @@ def test_a_filled_row_places_infinite_values_after_its_infinite_tail():
     )
     assert tables[2][0] == -1
     counts[:] = 0
-    chunk = np.array([[np.inf, 3.2, 1.5, np.inf, 9.0, 0.5, np.nan]])
+    chunk = np.tile([[np.inf, 3.2, 1.5, np.inf, 9.0, 0.5, np.nan]], copies)
     n = kernels.place_chunk(
         chunk, 0, 100, np.array([np.inf]), padded, ranked, threshold, window, counts, below, out, tables
     )
-    np.testing.assert_array_equal(counts[0], [1, 1, 0, 2, 0, 2])  # 0.5 | 1.5 | - | 3.2, 9.0 | - | two +inf
-    np.testing.assert_array_equal(
-        out[:n], [[0, 101, 3], [0, 102, 1], [0, 105, 0]]
-    )  # 3.2 near 3, 1.5 and 0.5 near 1 and 2
+    # 0.5 | 1.5 | - | 3.2, 9.0 | - | two +inf
+    np.testing.assert_array_equal(counts[0], np.array([1, 1, 0, 2, 0, 2]) * copies)
+    # 3.2 near 3, 1.5 and 0.5 near 1 and 2: (row, column, place), by column
+    near = np.array([[0, 100 + 7 * c + k, p] for c in range(copies) for k, p in ((1, 3), (2, 1), (5, 0))])
+    np.testing.assert_array_equal(out[:n][np.argsort(out[:n, 1])], near)
 
 
 @pytest.mark.parametrize("seed", range(20))

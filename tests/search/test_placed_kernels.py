@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("numba")
-from embedeval._search import placed_kernels as placed
+numba = pytest.importorskip("numba")
+from embedeval._search import placed_kernels as placed  # noqa: E402
 
 FLOAT32 = st.floats(width=32, allow_nan=False)  # -0.0, subnormals, +-inf, float32's extremes
 
@@ -101,3 +101,28 @@ def test_collected_values_are_placed_as_numpy_searchsorted_places_them(relevant,
                 ties.add((int(i), col, p))
     np.testing.assert_array_equal(counts, want)
     assert {tuple(t) for t in near.tolist()} == ties and len(near) == len(ties)
+
+
+@numba.njit
+def _places_near(row, values, guesses, n):
+    out = np.empty(values.size, np.int64)
+    for k in range(values.size):
+        out[k] = placed._search_near(row, values[k], guesses[k], n)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_search_near_a_guess_equals_searchsorted_wherever_the_guess_is(seed):
+    """The float64 re-placement's search from the float32 place: numpy's searchsorted (side "right")
+    whether the guess is the place, within the window around it or anywhere else in the row, on
+    rows with duplicates, +-inf, ties with the value and values outside the row."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 40))
+    values = np.sort(rng.choice(np.array([-np.inf, -1.0, 0.0, 0.5, 1.0, 2.0, 3.0, np.inf]), n))
+    if seed % 3:
+        values = np.sort(rng.normal(0, 1, n))
+    row = np.concatenate([[-np.inf], values, [np.inf]])
+    probes = np.concatenate([values, rng.normal(0, 2, 30), [-np.inf, np.inf, -5.0, 5.0]])
+    want = np.searchsorted(values, probes, side="right")
+    for guesses in (want, np.clip(want + rng.integers(-6, 7, want.size), 0, n), rng.integers(0, n + 1, want.size)):
+        np.testing.assert_array_equal(_places_near(row, probes, guesses, n), want)
