@@ -142,7 +142,8 @@ def _window_pass_into(
         if tabled:  # each value by its bucket (those of marked buckets, 7% in row 6, listed)
             n_marked = _count_tabled(buckets, n_inside, table[i], hist, marked)
         else:  # no table: every value placed one by one
-            marked[:n_inside] = np.arange(n_inside)
+            for t in range(n_inside):
+                marked[t] = t
             n_marked = n_inside
         v_of = (row_products, norms, scale)
         count = _place_marked(i, v_of, listed, n_marked, table[i], tabled, lo_row, hi_row, n, hist, members, count)
@@ -170,7 +171,7 @@ def _count_tabled(buckets, n_inside, table, hist, marked):  # pragma: no cover -
     return np.int64(n_marked)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _place_marked(
     i, v_of, listed, n_marked, table, tabled, lo_row, hi_row, n, hist, members, count
 ):  # pragma: no cover - compiled
