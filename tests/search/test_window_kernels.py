@@ -197,3 +197,26 @@ def test_the_bucket_tables_place_every_low_end():
         assert unmarked.any() and (~unmarked).any()
         np.testing.assert_array_equal(entry[unmarked], places[unmarked])
         assert ((-1 - entry[~unmarked]) <= places[~unmarked]).all()
+
+
+@pytest.mark.parametrize("n_pairs", [0, 1, 7, 8, 9, 500])
+def test_pair_values_are_within_the_float64_bound(n_pairs):
+    """:func:`~embedeval._search.tied_kernels.pair_values` (its loop prefetches the row of the pair
+    8 on, clamped to the last pair) against float64 numpy, within the bound E_a."""
+    from embedeval._search.deep_exact import error_bounds
+
+    rng = np.random.default_rng(n_pairs)
+    d = 37
+    queries = rng.standard_normal((6, d)).astype(np.float32)
+    reference = (rng.standard_normal((50, d)) * 10).astype(np.float32)
+    norms = np.einsum("ij,ij->i", reference, reference, dtype=np.float64)
+    rows, cols = rng.integers(0, 6, n_pairs), rng.integers(0, 50, n_pairs)
+    q_norms = np.sqrt(np.einsum("ij,ij->i", queries, queries, dtype=np.float64))
+    m_norm = np.sqrt(norms.max())
+    for euclidean in (True, False):
+        got = tied_kernels.pair_values(queries, reference, norms, euclidean, rows, cols)
+        dots = (queries[rows].astype(np.float64) * reference[cols].astype(np.float64)).sum(axis=1)
+        want = norms[cols] - 2.0 * dots if euclidean else -dots
+        _, bound = error_bounds(q_norms, m_norm, d, euclidean)
+        assert got.shape == (n_pairs,)
+        assert (np.abs(got - want) <= 2 * bound[rows]).all()
