@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .._core.prefetch import prefetch
-from .window_kernels import bucket, list_between
+from .window_kernels import bucket, list_between, nonzero_bits
 
 # How many pairs ahead :func:`pair_values` prefetches a pair's reference row.
 PAIR_AHEAD = 8
@@ -262,41 +263,50 @@ def graded_pairs(positive, left_out):
     (b, m) bool; ``left_out`` may be None), row-major, and ``excluded``: the flat positions
     i m + c of those positive or left out, increasing; int64. numpy's ``nonzero`` and
     ``flatnonzero`` of the masks' combinations in one compiled pass (into arrays of numpy's
-    counts of each mask, an upper bound) that reads the masks 8 bytes at a time."""
+    counts of each mask, an upper bound) that reads the masks 64 bytes at a time."""
     m = positive.shape[1]
     n = np.count_nonzero(positive)  # bounds on what the pass lists
     k = n + (np.count_nonzero(left_out) if left_out is not None else 0)
     rows, cols, excluded = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(k, dtype=np.int64)
     flat = np.ascontiguousarray(positive).reshape(-1)
     left = flat if left_out is None else np.ascontiguousarray(left_out).reshape(-1)
-    whole = flat.size - flat.size % 8
-    words = (flat[:whole].view(np.uint64), left[:whole].view(np.uint64))
-    n, k = _graded_pairs_into(flat, left, *words, left_out is not None, m, rows, cols, excluded)
+    n, k = _graded_pairs_into(flat, left, left_out is not None, m, rows, cols, excluded)
     return rows[:n], cols[:n], excluded[:k]
 
 
 @numba.njit(cache=True, nogil=True)
-def _graded_pairs_into(
-    positive, left_out, positive_words, left_words, has_left, m, rows, cols, excluded
-):  # pragma: no cover - compiled
-    """:func:`graded_pairs` into ``rows``, ``cols`` and ``excluded`` (large enough) from the
-    flat masks and their first bytes as uint64 words (a word of zeros: 8 pairs neither graded
-    nor left out); returns how many each holds (``left_out`` unread unless ``has_left``)."""
+def _graded_pairs_into(positive, left_out, has_left, m, rows, cols, excluded):  # pragma: no cover - compiled
+    """:func:`graded_pairs` into ``rows``, ``cols`` and ``excluded`` (large enough) from the flat
+    masks (``left_out`` unread unless ``has_left``); returns how many each holds. Each 64 bytes
+    of the masks become two 64-bit words of their set bytes (:func:`.window_kernels.nonzero_bits`),
+    whose set bits are visited lowest first (a graded pair is about 1 in 100 in row 6)."""
     n, k = 0, 0
-    for w in range(positive_words.size + 1):
-        if w < positive_words.size:
-            if positive_words[w] == 0 and not (has_left and left_words[w] != 0):
-                continue
-            lo, hi = 8 * w, 8 * w + 8
-        else:  # the bytes after the last whole word
-            lo, hi = 8 * positive_words.size, positive.size
-        for f in range(lo, hi):
-            p = positive[f]
-            out = has_left and left_out[f]
-            if p or out:
-                excluded[k] = f
-                k += 1
-                if p and not out:
-                    rows[n], cols[n] = f // m, f % m
-                    n += 1
+    row, row_start = 0, 0  # the row of a flat position, without a division
+    whole = positive.size - positive.size % 64
+    one = np.uint64(1)
+    for base in range(0, whole, 64):
+        graded = nonzero_bits(positive, base)
+        out = nonzero_bits(left_out, base) if has_left else np.uint64(0)
+        bits = graded | out
+        graded &= ~out
+        while bits:
+            j = np.uint64(trailing_zeros(bits))
+            bits &= bits - one
+            f = base + np.int64(j)
+            while f >= row_start + m:
+                row, row_start = row + 1, row_start + m
+            excluded[k] = f
+            k += 1
+            if (graded >> j) & one:
+                rows[n], cols[n] = row, f - row_start
+                n += 1
+    for f in range(whole, positive.size):  # the bytes after the last whole 64
+        p = positive[f]
+        out_f = has_left and left_out[f]
+        if p or out_f:
+            excluded[k] = f
+            k += 1
+            if p and not out_f:
+                rows[n], cols[n] = f // m, f % m
+                n += 1
     return n, k

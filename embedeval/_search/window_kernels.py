@@ -133,6 +133,34 @@ def _suffix(element):
     return f"i{element.width}"
 
 
+@intrinsic
+def nonzero_bits(typingctx, mask, start):  # pragma: no cover - compiled
+    """Bit j of the result (uint64) set where ``mask[start + j]`` (a 1-d C array of bool or bytes)
+    is not zero, for j < 64: one 64-byte compare (``vptestmb`` with AVX-512, a few SSE
+    instructions elsewhere). ``start + 64`` must not pass the array's end."""
+    if not (
+        isinstance(mask, types.Array)
+        and mask.ndim == 1
+        and mask.layout == "C"
+        and mask.dtype in (types.boolean, types.uint8, types.int8)
+        and isinstance(start, types.Integer)
+    ):
+        return None
+    signature = types.uint64(mask, start)
+
+    def codegen(context, builder, sig, args):
+        mask_type, start_type = sig.args
+        view = context.make_array(mask_type)(context, builder, args[0])
+        first = context.cast(builder, args[1], start_type, types.intp)
+        item = cgutils.get_item_pointer(context, builder, mask_type, view, [first], wraparound=False)
+        byte_block = llvm_ir.VectorType(llvm_ir.IntType(8), 64)
+        block = builder.load(builder.bitcast(item, byte_block.as_pointer()), align=1)
+        set_bytes = builder.icmp_unsigned("!=", block, llvm_ir.Constant(byte_block, [0] * 64))
+        return builder.bitcast(set_bytes, llvm_ir.IntType(64))
+
+    return signature, codegen
+
+
 @numba.njit(inline="always")
 def list_between(products, norms, scale, first, last, inverse, top, listed, buckets):  # pragma: no cover
     """The columns of a row within [first, last] written ascending to ``listed``, their buckets

@@ -220,3 +220,22 @@ def test_pair_values_are_within_the_float64_bound(n_pairs):
         _, bound = error_bounds(q_norms, m_norm, d, euclidean)
         assert got.shape == (n_pairs,)
         assert (np.abs(got - want) <= 2 * bound[rows]).all()
+
+
+@pytest.mark.parametrize("shape", [(1, 64), (3, 100), (7, 1000), (256, 300)])
+@pytest.mark.parametrize("share", [0.0, 0.01, 0.3, 1.0])
+def test_graded_pairs_read_64_bytes_at_a_time_as_numpy_lists(shape, share):
+    """:func:`~embedeval._search.tied_kernels.graded_pairs` (64 mask bytes a step, bits visited
+    lowest first, the row followed without a division) against numpy on masks of many 64-byte
+    steps, rows that are and are not whole steps, every density, with and without pairs left out."""
+    rng = np.random.default_rng([shape[0], shape[1], int(share * 100)])
+    positive = rng.random(shape) < share
+    own = np.zeros(shape, dtype=bool)
+    own[np.arange(shape[0]), rng.integers(0, shape[1], shape[0])] = True  # leave-one-out's pair
+    for left_out in (None, own, own | (rng.random(shape) < share / 3)):
+        rows, cols, excluded = tied_kernels.graded_pairs(positive, left_out)
+        kept = positive if left_out is None else positive & ~left_out
+        np.testing.assert_array_equal(rows, np.nonzero(kept)[0])
+        np.testing.assert_array_equal(cols, np.nonzero(kept)[1])
+        named = positive if left_out is None else positive | left_out
+        np.testing.assert_array_equal(excluded, np.flatnonzero(named))
