@@ -22,21 +22,33 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from .._core.prefetch import prefetch
+from .window_kernels import bucket, list_between, nonzero_bits
+
+# How many pairs ahead :func:`pair_values` prefetches a pair's reference row.
+PAIR_AHEAD = 8
 
 
 def bucket_tables(low, high, n_windows, n_buckets):
     """Per row, ``n_buckets`` buckets of equal width over [low[i, 0], high[i, n - 1]]: ``table``
-    (b, n_buckets) int32, the number of low ends below every value that falls in the bucket, or
-    -1 where a window end falls in it or a window covers it (those values are placed one by
-    one); ``first`` and ``inverse`` (b,) place a value: ``bucket = int((v - first) * inverse)``.
+    (b, n_buckets), the number of low ends below every value that falls in the bucket, or
+    -1 - the number of low ends in earlier buckets where a window end falls in it or a window
+    covers it (those values are placed one by one, from there);
+    int16 (int32 for 2**15 windows or more: a row's table is read at random for each value
+    within its windows, and the smaller it is, the more of the block's stay in cache);
+    ``first`` and ``inverse`` (b,) give a value's bucket,
+    ``min(int((v - first) * inverse), n_buckets - 1)`` for v >= first (``inverse`` 0: no table,
+    every value of the row placed one by one).
 
     Exact whatever the rounding, since the bucket of a value is a non-decreasing function of
     it, computed the same way for the values and the window ends: in a bucket t that holds no
     end, a low end with bucket < t is <= every value in t, one with bucket > t is above them,
-    and a window whose ends lie in buckets on either side of t is marked -1.
+    and a window whose ends lie in buckets on either side of t marks it.
     """
-    b = low.shape[0]
-    table = np.full((b, n_buckets), -1, dtype=np.int32)
+    b, g = low.shape
+    table = np.full((b, n_buckets), -1, dtype=np.int16 if g < 1 << 15 else np.int32)
     first, inverse = np.zeros(b), np.zeros(b)
     _bucket_tables_into(low, high, n_windows, table, first, inverse)
     return table, first, inverse
@@ -46,6 +58,7 @@ def bucket_tables(low, high, n_windows, n_buckets):
 def _bucket_tables_into(low, high, n_windows, table, first, inverse):  # pragma: no cover - compiled
     """:func:`bucket_tables` into ``table`` (b, n_buckets) of -1 and ``first``, ``inverse`` (b,) of 0."""
     b, n_buckets = table.shape
+    top = np.float64(n_buckets - 1)
     for i in range(b):
         n = n_windows[i]
         if n == 0:
@@ -53,30 +66,30 @@ def _bucket_tables_into(low, high, n_windows, table, first, inverse):  # pragma:
         lo_row, hi_row = low[i], high[i]
         first[i] = lo_row[0]
         width = (hi_row[n - 1] - lo_row[0]) / n_buckets
-        if not (width > 0.0 and width < np.inf):
-            continue  # one point, or an infinite span: every value placed one by one
+        if not (width > 0.0 and 1.0 / width < np.inf):
+            continue  # one point, an infinite span or a subnormal width: every value placed one by one
         inverse[i] = 1.0 / width
         row = table[i]
         row[:] = 0
         for w in range(n):  # each low end counts in the buckets after its own
-            a = _bucket(lo_row[w], first[i], inverse[i], n_buckets)
+            a = bucket(lo_row[w], first[i], inverse[i], top)
             if a + 1 < n_buckets:
                 row[a + 1] += 1
         for t in range(1, n_buckets):
             row[t] += row[t - 1]
-        for w in range(n):  # the buckets of a window's ends, and those between
-            a = _bucket(lo_row[w], first[i], inverse[i], n_buckets)
-            z = _bucket(hi_row[w], first[i], inverse[i], n_buckets)
+        for w in range(n):  # the buckets of a window's ends, and those between: -1 - their count
+            a, z = bucket(lo_row[w], first[i], inverse[i], top), bucket(hi_row[w], first[i], inverse[i], top)
             for t in range(a, z + 1):
-                row[t] = -1
+                if row[t] >= 0:
+                    row[t] = -1 - row[t]
 
 
 def window_pass(products, excluded, norms, euclidean, low, high, n_windows, tables, capacity):
     """Below-window counts and window members of a chunk.
 
-    products (b, m) float32 or float64; excluded (k,) int64, the flat positions (i m + c,
-    increasing) of the pairs not counted (graded, counted elsewhere, or ignored: their value is
-    taken as +inf); norms (m,) float64, the
+    products (b, m) float32 or float64, overwritten with -inf at the pairs left out; excluded
+    (k,) int64, the flat positions (i m + c, increasing) of the pairs not counted (graded,
+    counted elsewhere, or ignored: their value is taken as +inf); norms (m,) float64, the
     references' squared norms (euclidean; unused otherwise); each value is
     ``v = norms[c] - 2 products[i, c]`` (euclidean) or ``-products[i, c]``, in float64.
     low, high (b, g) float64, increasing along each row's first ``n_windows[i]`` entries;
@@ -87,77 +100,111 @@ def window_pass(products, excluded, norms, euclidean, low, high, n_windows, tabl
     """
     b, m = products.shape
     g = low.shape[1]
+    table, _, inverses = tables
     below = np.zeros((b, g), dtype=np.int64)
     members = np.empty((3, capacity), dtype=np.int64)
-    scratch = (np.empty(g + 1, dtype=np.int64), np.empty(m), np.empty(m, dtype=np.int64))
-    table, _, inverses = tables
+    hist = np.empty(g + 2, dtype=np.int64)
+    listed = np.empty((3, m), dtype=np.int32)
+    norms, scale = (norms, 2.0) if euclidean else (np.zeros(m), 1.0)  # v = 0 - p: -p, or -0 for +0
     window = (low, high, n_windows, table, inverses)
-    n = _window_pass_into(products, excluded, norms, euclidean, *window, below, members, *scratch)
+    n = _window_pass_into(products, excluded, norms, scale, *window, below, members, hist, listed)
     return below, members[0], members[1], members[2], n
 
 
 @numba.njit(cache=True, nogil=True)
 def _window_pass_into(
-    products, excluded, norms, euclidean, low, high, n_windows, table, inverses, below, members, hist, values, listed
+    products, excluded, norms, scale, low, high, n_windows, table, inverses, below, members, hist, listed
 ):  # pragma: no cover - compiled
     """:func:`window_pass` into ``below`` (b, g) of 0 and ``members`` (3, capacity): rows, ks,
-    cols; ``hist`` (g + 1,), ``values`` (m,) and ``listed`` (m,): scratch. Returns n_members."""
+    cols; ``hist`` (g + 2,) and ``listed`` (3, m) int32: scratch.
+    Returns n_members."""
     b, m = products.shape
-    n_buckets = table.shape[1]
-    capacity = members.shape[1]
+    top = np.float64(table.shape[1] - 1)
+    columns, buckets, marked = listed[0], listed[1], listed[2]
     count, x = 0, 0
     for i in range(b):
         n = n_windows[i]
         if n == 0:
             x = _skip(excluded, x, (i + 1) * m)
             continue
-        hist[: n + 1] = 0
-        lo_row, hi_row, row = low[i], high[i], table[i]
-        first, last, inverse = lo_row[0], hi_row[n - 1], inverses[i]
-        # Pass 1, without branches (vectorised): every value and those below every window (NaN
-        # and +inf after every window), then +inf at the pairs left out. Then the columns
-        # within [first, last] (a quarter of them in the floor table's row 6), listed by a
-        # store at every column and an index that moves only for those: a branch on "within"
-        # mispredicted often enough to cost 0.35 s of the pass's 0.5 s there (a conditional
-        # store had been no faster than it).
-        n_below = 0
-        for c in range(m):
-            v = norms[c] - 2.0 * np.float64(products[i, c]) if euclidean else -np.float64(products[i, c])
-            values[c] = v
-            n_below += v < first
-        while x < excluded.size and excluded[x] < (i + 1) * m:
-            c = excluded[x] - i * m
-            n_below -= values[c] < first
-            values[c] = np.inf
+        row_products = products[i]
+        while x < excluded.size and excluded[x] < (i + 1) * m:  # v = +inf: after every window
+            row_products[excluded[x] - i * m] = -np.inf
             x += 1
+        if i + 1 < b:  # the next row's table, from memory while this row is listed
+            for t in range(0, table.shape[1], 64 // table.itemsize):
+                prefetch(table[i + 1], t)
+        lo_row, hi_row = low[i], high[i]
+        first, last, inverse = lo_row[0], hi_row[n - 1], inverses[i]
+        # The values below every window (NaN and +inf after every window), and the columns
+        # within [first, last] (a quarter of them in the floor table's row 6) with their
+        # buckets, listed 16 at a time (list_between).
+        n_inside, n_below = list_between(row_products, norms, scale, first, last, inverse, top, columns, buckets)
+        hist[: n + 2] = 0
         hist[0] = n_below
-        n_inside = 0
-        for c in range(m):  # the columns within [first, last], listed without a branch
-            v = values[c]
-            listed[n_inside] = c
-            n_inside += (v >= first) & (v <= last)
-        # Pass 2: each value within [first, last], by its bucket or, near a window, one by one.
-        for t in range(n_inside):
-            c = listed[t]
-            v = values[c]
-            p = row[_bucket(v, first, inverse, n_buckets)] if inverse > 0.0 else -1
-            if p >= 0:  # a bucket with no window end: its low-end count, no window
-                hist[p] += 1
-                continue
-            # p: the windows whose low end is <= v (v is strictly below the windows k >= p)
-            p = _place(lo_row, n, v)
-            hist[p] += 1
-            # v lies in the windows k < p whose high end is >= v (the high ends increase)
-            k = p - 1
-            while k >= 0 and hi_row[k] >= v:
-                if count < capacity:
-                    members[0, count], members[1, count], members[2, count] = i, k, c
-                count += 1
-                k -= 1
+        tabled = inverse > 0.0
+        if tabled:  # each value by its bucket (those of marked buckets, 7% in row 6, listed)
+            n_marked = _count_tabled(buckets, n_inside, table[i], hist, marked)
+        else:  # no table: every value placed one by one
+            for t in range(n_inside):
+                marked[t] = t
+            n_marked = n_inside
+        v_of = (row_products, norms, scale)
+        count = _place_marked(i, v_of, listed, n_marked, table[i], tabled, lo_row, hi_row, n, hist, members, count)
         running = 0
         for k in range(n):
             running += hist[k]
             below[i, k] = running
+    return count
+
+
+@numba.njit(cache=True, nogil=True)
+def _count_tabled(buckets, n_inside, table, hist, marked):  # pragma: no cover - compiled
+    """``hist[p] += 1`` for the first ``n_inside`` ``buckets`` whose ``table`` entry p is not -1
+    (those count in the spare ``hist[-1]``, and their places in ``buckets`` are listed in
+    ``marked``); returns how many are marked. Without a branch (a branch on the mark
+    mispredicts), unsigned indices; a function of its own: the window pass's registers are all
+    taken."""
+    spare = np.uint64(hist.size - 1)
+    n_marked = np.uint64(0)
+    for t in range(n_inside):
+        p = np.int64(table[np.uint64(buckets[t])])
+        marked[n_marked] = t
+        n_marked += np.uint64(p < 0)
+        hist[np.uint64(p) if p >= 0 else spare] += 1
+    return np.int64(n_marked)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _place_marked(
+    i, v_of, listed, n_marked, table, tabled, lo_row, hi_row, n, hist, members, count
+):  # pragma: no cover - compiled
+    """Row i's marked values (``listed``: columns, buckets, the places of the marked ones in
+    them): ``hist[p] += 1`` for each one's place p among the low ends, and (i, k, column) into
+    ``members`` from ``count`` on for each window k that holds it (counted past the capacity).
+    p: from the number of low ends in earlier buckets (in the marked ``table`` entry) on, those
+    of its own bucket (``tabled``), or a binary search. Returns the new count."""
+    row_products, norms, scale = v_of
+    columns, buckets, marked = listed[0], listed[1], listed[2]
+    capacity = members.shape[1]
+    for s in range(n_marked):
+        c = columns[marked[s]]
+        v = norms[c] - scale * row_products[c]
+        # p: the windows whose low end is <= v (v is strictly below the windows k >= p)
+        if tabled:
+            p = -1 - np.int64(table[buckets[marked[s]]])
+            while p < n and lo_row[p] <= v:
+                p += 1
+        else:
+            p = _place(lo_row, n, v)
+        hist[p] += 1
+        # v lies in the windows k < p whose high end is >= v (the high ends increase)
+        k = p - 1
+        while k >= 0 and hi_row[k] >= v:
+            if count < capacity:
+                members[0, count], members[1, count], members[2, count] = i, k, c
+            count += 1
+            k -= 1
     return count
 
 
@@ -182,16 +229,6 @@ def _place(lo_row, n, v):  # pragma: no cover - compiled
     return lo
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _bucket(v, first, inverse, n_buckets):  # pragma: no cover - compiled
-    f = (v - first) * inverse
-    if f >= n_buckets:
-        return n_buckets - 1
-    if f > 0.0:
-        return int(f)
-    return 0
-
-
 def pair_values(queries, reference, norms, euclidean, rows, cols):
     """float64 ``norms[c] - 2 q.r`` (euclidean) or ``-q.r`` of each pair (queries[rows[t]],
     reference[cols[t]]), the products (exact in float64) summed in float64 in any order the
@@ -204,9 +241,16 @@ def pair_values(queries, reference, norms, euclidean, rows, cols):
 
 @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
 def _pair_values_into(queries, reference, norms, euclidean, rows, cols, out):  # pragma: no cover - compiled
-    """:func:`pair_values` into ``out`` (rows.size,)."""
+    """:func:`pair_values` into ``out`` (rows.size,). The reference row of the pair
+    :data:`PAIR_AHEAD` on is prefetched: the rows are read at random from the whole reference
+    (20,000 x 512 bytes in row 6, beyond L2 once the block's products have passed), and in row 6
+    the wait for them was half the loop's time."""
     d = queries.shape[1]
-    for t in range(rows.size):
+    n = rows.size
+    for t in range(n):
+        ahead = reference[cols[min(t + PAIR_AHEAD, n - 1)]]
+        for j in range(0, d, 64 // reference.itemsize):
+            prefetch(ahead, j)
         q, r = queries[rows[t]], reference[cols[t]]
         acc = 0.0
         for j in range(d):
@@ -219,41 +263,50 @@ def graded_pairs(positive, left_out):
     (b, m) bool; ``left_out`` may be None), row-major, and ``excluded``: the flat positions
     i m + c of those positive or left out, increasing; int64. numpy's ``nonzero`` and
     ``flatnonzero`` of the masks' combinations in one compiled pass (into arrays of numpy's
-    counts of each mask, an upper bound) that reads the masks 8 bytes at a time."""
+    counts of each mask, an upper bound) that reads the masks 64 bytes at a time."""
     m = positive.shape[1]
     n = np.count_nonzero(positive)  # bounds on what the pass lists
     k = n + (np.count_nonzero(left_out) if left_out is not None else 0)
     rows, cols, excluded = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(k, dtype=np.int64)
     flat = np.ascontiguousarray(positive).reshape(-1)
     left = flat if left_out is None else np.ascontiguousarray(left_out).reshape(-1)
-    whole = flat.size - flat.size % 8
-    words = (flat[:whole].view(np.uint64), left[:whole].view(np.uint64))
-    n, k = _graded_pairs_into(flat, left, *words, left_out is not None, m, rows, cols, excluded)
+    n, k = _graded_pairs_into(flat, left, left_out is not None, m, rows, cols, excluded)
     return rows[:n], cols[:n], excluded[:k]
 
 
 @numba.njit(cache=True, nogil=True)
-def _graded_pairs_into(
-    positive, left_out, positive_words, left_words, has_left, m, rows, cols, excluded
-):  # pragma: no cover - compiled
-    """:func:`graded_pairs` into ``rows``, ``cols`` and ``excluded`` (large enough) from the
-    flat masks and their first bytes as uint64 words (a word of zeros: 8 pairs neither graded
-    nor left out); returns how many each holds (``left_out`` unread unless ``has_left``)."""
+def _graded_pairs_into(positive, left_out, has_left, m, rows, cols, excluded):  # pragma: no cover - compiled
+    """:func:`graded_pairs` into ``rows``, ``cols`` and ``excluded`` (large enough) from the flat
+    masks (``left_out`` unread unless ``has_left``); returns how many each holds. Each 64 bytes
+    of the masks become two 64-bit words of their set bytes (:func:`.window_kernels.nonzero_bits`),
+    whose set bits are visited lowest first (a graded pair is about 1 in 100 in row 6)."""
     n, k = 0, 0
-    for w in range(positive_words.size + 1):
-        if w < positive_words.size:
-            if positive_words[w] == 0 and not (has_left and left_words[w] != 0):
-                continue
-            lo, hi = 8 * w, 8 * w + 8
-        else:  # the bytes after the last whole word
-            lo, hi = 8 * positive_words.size, positive.size
-        for f in range(lo, hi):
-            p = positive[f]
-            out = has_left and left_out[f]
-            if p or out:
-                excluded[k] = f
-                k += 1
-                if p and not out:
-                    rows[n], cols[n] = f // m, f % m
-                    n += 1
+    row, row_start = 0, 0  # the row of a flat position, without a division
+    whole = positive.size - positive.size % 64
+    one = np.uint64(1)
+    for base in range(0, whole, 64):
+        graded = nonzero_bits(positive, base)
+        out = nonzero_bits(left_out, base) if has_left else np.uint64(0)
+        bits = graded | out
+        graded &= ~out
+        while bits:
+            j = np.uint64(trailing_zeros(bits))
+            bits &= bits - one
+            f = base + np.int64(j)
+            while f >= row_start + m:
+                row, row_start = row + 1, row_start + m
+            excluded[k] = f
+            k += 1
+            if (graded >> j) & one:
+                rows[n], cols[n] = row, f - row_start
+                n += 1
+    for f in range(whole, positive.size):  # the bytes after the last whole 64
+        p = positive[f]
+        out_f = has_left and left_out[f]
+        if p or out_f:
+            excluded[k] = f
+            k += 1
+            if p and not out_f:
+                rows[n], cols[n] = f // m, f % m
+                n += 1
     return n, k

@@ -73,7 +73,7 @@ from .tied_groups import Items, resolve
 # underflow term that would swamp the bound).
 FLOAT32_SCALES = (2.0**-100, 2.0**100)
 # The compiled window pass places most values with a table of buckets (16 per window, at most
-# 8192 per query: 8 MB for 256 queries) instead of a binary search.
+# 8192 per query: int16, 4 MB for 256 queries) instead of a binary search.
 BUCKETS_PER_WINDOW, MAX_BUCKETS = 16, 1 << 13
 # The bookkeeping over the graded pairs takes its compiled loops (tied_group_kernels) once the
 # numpy passes have handled this many graded pairs in the process (about 2 s of them at 250 ns

@@ -1,0 +1,204 @@
+"""The listing of a chunk row's columns within [first, last] with their buckets (numba; imported
+only when :func:`embedeval._core.compiled.enabled`), for the tied scan's window pass
+(:mod:`.tied_kernels`).
+
+``n_within, n_below = list_between(products, norms, scale, first, last, inverse, top, listed,
+buckets)``, for a row ``products`` (w,) float32 or float64 and ``norms`` (w,) float64, takes
+each column's value ``v = norms[c] - scale * products[c]`` in float64 (``scale`` 2 or 1: the
+product by it is exact, so v is rounded once, as numpy's ``norms - scale *
+products.astype(np.float64)``) and
+
+* writes to ``listed[:n_within]``, ascending, every column with ``first <= v <= last`` (a NaN
+  is never listed), as ``np.flatnonzero((v >= first) & (v <= last))``, and to
+  ``buckets[:n_within]`` the bucket of each, :func:`bucket`'s ``int((v - first) * inverse)``
+  within [0, top]; both int32 of at least w entries, those from ``n_within`` on left with any
+  value;
+* counts ``n_below``, the values ``< first``.
+
+Where the compiled code's target has AVX-512 (:func:`.list_kernels.compresses`), 64 bytes of
+``products`` (16 float32 or 8 float64) are taken at once: their values computed as one vector,
+compared with both ends, their buckets computed, and the columns and buckets within packed to
+the front of a vector each (LLVM's ``llvm.experimental.vector.compress``: one ``vpcompressd``)
+stored whole at ``listed[n]`` and ``buckets[n]`` (the lanes past the count are overwritten by
+the next block; n is at most the block's first column, so no store passes column w).
+Elsewhere, and after the last whole block, a scalar loop: one store a column and an index that
+moves only for the columns within (no branch: a branch on "within" mispredicts where those are
+interleaved, a quarter of them in the floor table's row 6). The tests check both ways against
+numpy on the same rows.
+
+:mod:`.tied_kernels` compiles these into its cached kernel, and numba's cache does not see an
+edit made here (as for :mod:`.table_kernels`): after one, empty ``embedeval/_search/__pycache__``
+of its ``*.nbi``/``*.nbc`` files (the test suite keeps its own cache per version of the kernels).
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as llvm_ir
+import numba
+import numpy as np
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+
+from .list_kernels import _VECTOR_BYTES, REGISTER_COMPRESS, _splat, compresses
+
+
+@intrinsic
+def _between_block(
+    typingctx, products, norms, start, scale, first, last, inverse, top, listed, buckets, at
+):  # pragma: no cover - compiled
+    """The values of ``products[start:start + L]`` (L lanes of 64 bytes); the columns within
+    [first, last] and their buckets packed at ``listed[at:at + L]`` and ``buckets[at:at + L]``
+    (every lane written); returns (how many within, how many below first)."""
+    f64 = types.float64
+    arrays = (norms, listed, buckets)
+    if not (
+        isinstance(products, types.Array)
+        and products.ndim == 1
+        and products.layout == "C"
+        and products.dtype in (types.float32, f64)
+        and all(isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C" for a in arrays)
+        and norms.dtype == f64
+        and listed.dtype == types.int32
+        and buckets.dtype == types.int32
+        and all(x == f64 for x in (scale, first, last, inverse, top))
+        and isinstance(start, types.Integer)
+        and isinstance(at, types.Integer)
+    ):
+        return None
+    lanes = _VECTOR_BYTES * 8 // products.dtype.bitwidth
+    signature = types.UniTuple(types.intp, 2)(products, norms, start, scale, first, last, inverse, top, *arrays[1:], at)
+
+    def codegen(context, builder, sig, args):
+        p_type, n_type, start_type, *_, l_type, b_type, at_type = sig.args
+        p_arr, n_arr, begin, factor, lo, hi, inv, end, l_arr, b_arr, where = args
+        begin = context.cast(builder, begin, start_type, types.intp)
+        where = context.cast(builder, where, at_type, types.intp)
+        i32 = llvm_ir.IntType(32)
+        column_type, wide_type = llvm_ir.VectorType(i32, lanes), llvm_ir.VectorType(llvm_ir.DoubleType(), lanes)
+
+        def pointer(array_type, array, index, vector_type):
+            view = context.make_array(array_type)(context, builder, array)
+            item = cgutils.get_item_pointer(context, builder, array_type, view, [index], wraparound=False)
+            return builder.bitcast(item, vector_type.as_pointer())
+
+        def splat(x):
+            return _splat(builder, x, lanes)
+
+        element = context.get_value_type(p_type.dtype)
+        block = builder.load(pointer(p_type, p_arr, begin, llvm_ir.VectorType(element, lanes)), align=4)
+        if p_type.dtype == types.float32:
+            block = builder.fpext(block, wide_type)
+        norm = builder.load(pointer(n_type, n_arr, begin, wide_type), align=8)
+        value = builder.fsub(norm, builder.fmul(splat(factor), block))  # an exact product: one rounding
+        below = builder.fcmp_ordered("<", value, splat(lo))
+        above_first = builder.fcmp_ordered(">=", value, splat(lo))
+        within = builder.and_(above_first, builder.fcmp_ordered("<=", value, splat(hi)))
+        # _bucket's: int(f) for f in (0, top), 0 below (and NaN), top above; every lane defined
+        f = builder.fmul(builder.fsub(value, splat(lo)), splat(inv))
+        zero = llvm_ir.Constant(wide_type, [0.0] * lanes)
+        f = builder.select(builder.fcmp_ordered(">", f, zero), f, zero)
+        f = builder.select(builder.fcmp_ordered("<", f, splat(end)), f, splat(end))
+        bucket = builder.fptoui(f, column_type)
+        columns = builder.add(splat(builder.trunc(begin, i32)), column_type(list(range(lanes))))
+        _compress_store(builder, columns, within, pointer(l_type, l_arr, where, column_type))
+        _compress_store(builder, bucket, within, pointer(b_type, b_arr, where, column_type))
+        intp = context.get_value_type(types.intp)
+        bits = llvm_ir.IntType(lanes)
+        counts = [builder.zext(builder.ctpop(builder.bitcast(m, bits)), intp) for m in (within, below)]
+        return context.make_tuple(builder, sig.return_type, counts)
+
+    return signature, codegen
+
+
+def _compress_store(builder, vector, mask, target):
+    """Store the lanes of ``vector`` where ``mask`` is set, packed to the front, at ``target``
+    (a pointer to a vector of its type): every lane written (the register compress, LLVM 19
+    and later), or only those (a masked compressing store, before)."""
+    if REGISTER_COMPRESS:  # one vpcompressd/vcompresspd (register form) with AVX-512; legal on any target
+        kind = llvm_ir.FunctionType(vector.type, [vector.type, mask.type, vector.type])
+        name = f"llvm.experimental.vector.compress.v{vector.type.count}{_suffix(vector.type.element)}"
+        compress = cgutils.get_or_insert_function(builder.module, kind, name)
+        packed = builder.call(compress, [vector, mask, llvm_ir.Constant(vector.type, llvm_ir.Undefined)])
+        builder.store(packed, target, align=4)
+    else:
+        element = vector.type.element.as_pointer()
+        kind = llvm_ir.FunctionType(llvm_ir.VoidType(), [vector.type, element, mask.type])
+        name = f"llvm.masked.compressstore.v{vector.type.count}{_suffix(vector.type.element)}"
+        store = cgutils.get_or_insert_function(builder.module, kind, name)
+        builder.call(store, [vector, builder.bitcast(target, element), mask])
+
+
+def _suffix(element):
+    """LLVM's name of an element type in an intrinsic's name: i32."""
+    return f"i{element.width}"
+
+
+@intrinsic
+def nonzero_bits(typingctx, mask, start):  # pragma: no cover - compiled
+    """Bit j of the result (uint64) set where ``mask[start + j]`` (a 1-d C array of bool or bytes)
+    is not zero, for j < 64: one 64-byte compare (``vptestmb`` with AVX-512, a few SSE
+    instructions elsewhere). ``start + 64`` must not pass the array's end."""
+    if not (
+        isinstance(mask, types.Array)
+        and mask.ndim == 1
+        and mask.layout == "C"
+        and mask.dtype in (types.boolean, types.uint8, types.int8)
+        and isinstance(start, types.Integer)
+    ):
+        return None
+    signature = types.uint64(mask, start)
+
+    def codegen(context, builder, sig, args):
+        mask_type, start_type = sig.args
+        view = context.make_array(mask_type)(context, builder, args[0])
+        first = context.cast(builder, args[1], start_type, types.intp)
+        item = cgutils.get_item_pointer(context, builder, mask_type, view, [first], wraparound=False)
+        byte_block = llvm_ir.VectorType(llvm_ir.IntType(8), 64)
+        block = builder.load(builder.bitcast(item, byte_block.as_pointer()), align=1)
+        set_bytes = builder.icmp_unsigned("!=", block, llvm_ir.Constant(byte_block, [0] * 64))
+        return builder.bitcast(set_bytes, llvm_ir.IntType(64))
+
+    return signature, codegen
+
+
+@numba.njit(inline="always")
+def list_between(products, norms, scale, first, last, inverse, top, listed, buckets):  # pragma: no cover
+    """The columns of a row within [first, last] written ascending to ``listed``, their buckets
+    to ``buckets``; returns (how many within, how many below first) (the module's docstring)."""
+    w = products.shape[0]
+    n_within, n_below = 0, 0
+    c = 0
+    if compresses():
+        lanes = _VECTOR_BYTES // products.itemsize
+        while c + lanes <= w:
+            k, under = _between_block(products, norms, c, scale, first, last, inverse, top, listed, buckets, n_within)
+            n_within += k
+            n_below += under
+            c += lanes
+    while c < w:
+        v = norms[c] - scale * products[c]
+        listed[n_within], buckets[n_within] = c, bucket(v, first, inverse, top)
+        n_within += (v >= first) & (v <= last)
+        n_below += v < first
+        c += 1
+    return n_within, n_below
+
+
+@numba.njit(inline="always")
+def list_between_scalar(products, norms, scale, first, last, inverse, top, listed, buckets):  # pragma: no cover
+    """:func:`list_between` without the vectors (what a target without AVX-512 runs)."""
+    n_within, n_below = 0, 0
+    for c in range(products.shape[0]):
+        v = norms[c] - scale * products[c]
+        listed[n_within], buckets[n_within] = c, bucket(v, first, inverse, top)
+        n_within += (v >= first) & (v <= last)
+        n_below += v < first
+    return n_within, n_below
+
+
+@numba.njit(inline="always")
+def bucket(v, first, inverse, top):  # pragma: no cover
+    """The bucket of v: ``int((v - first) * inverse)`` within [0, top] (0 for a NaN); non-decreasing in v."""
+    f = (v - first) * inverse
+    f = f if f > 0.0 else 0.0
+    return np.int32(f if f < top else top)
