@@ -61,7 +61,7 @@ def random_files(
     return tmp_path / "run.txt", tmp_path / "qrels.txt", run, qrels
 
 
-def without_pyarrow(monkeypatch):
+def line_reader_only(monkeypatch):
     """The line reader reads every file from here on."""
     use_reader(monkeypatch, "lines")
 
@@ -82,7 +82,7 @@ def test_files_give_trec_eval_numbers_on_every_path(tmp_path, monkeypatch, seed,
     dicts = embedeval.evaluate_rankings(
         *common_queries(read_run(run_path), read_qrels(qrels_path)), metrics=list(TREC), empty="zero"
     )
-    without_pyarrow(monkeypatch)
+    line_reader_only(monkeypatch)
     lines, _ = _trec.evaluate_files(run_path, qrels_path, PARSED, 1.0, "zero", False)
     assert columns.config["query_ids"] == lines.config["query_ids"] == dicts.config["query_ids"]
     assert sorted(columns.config["query_ids"]) == sorted(trec)
@@ -102,7 +102,7 @@ def test_read_run_and_read_qrels_match_a_plain_reader(tmp_path, monkeypatch, see
     for reader in BATCH_READERS:
         use_reader(monkeypatch, reader, 100)
         assert read_run(run_path) == want_run and read_qrels(qrels_path) == want_qrels
-    without_pyarrow(monkeypatch)
+    line_reader_only(monkeypatch)
     assert read_run(run_path) == want_run and read_qrels(qrels_path) == want_qrels
 
 
@@ -163,7 +163,7 @@ def test_bad_run_lines_are_named_on_both_paths(tmp_path, monkeypatch, text, mess
         _trec.evaluate_files(tmp_path / "run.txt", tmp_path / "qrels.txt", PARSED, 1.0, "skip", False)
     with pytest.raises(ValueError, match=message):
         read_run(tmp_path / "run.txt")
-    without_pyarrow(monkeypatch)
+    line_reader_only(monkeypatch)
     with pytest.raises(ValueError, match=message):
         _trec.evaluate_files(tmp_path / "run.txt", tmp_path / "qrels.txt", PARSED, 1.0, "skip", False)
 
