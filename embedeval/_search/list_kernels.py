@@ -91,21 +91,29 @@ def _compress_block(typingctx, values, start, limit, listed, at):  # pragma: no 
         columns = builder.add(_splat(builder, builder.trunc(first, i32), lanes), column_type(list(range(lanes))))
         out_view = context.make_array(listed_type)(context, builder, out)
         target = cgutils.get_item_pointer(context, builder, listed_type, out_view, [where], wraparound=False)
-        if REGISTER_COMPRESS:  # one vpcompressd (register form) with AVX-512; legal on any target
-            kind = llvm_ir.FunctionType(column_type, [column_type, within.type, column_type])
-            name = f"llvm.experimental.vector.compress.v{lanes}i32"
-            compress = cgutils.get_or_insert_function(builder.module, kind, name)
-            packed = builder.call(compress, [columns, within, llvm_ir.Constant(column_type, llvm_ir.Undefined)])
-            builder.store(packed, builder.bitcast(target, column_type.as_pointer()), align=4)
-        else:  # writes only the lanes within
-            kind = llvm_ir.FunctionType(llvm_ir.VoidType(), [column_type, i32.as_pointer(), within.type])
-            name = f"llvm.masked.compressstore.v{lanes}i32"
-            store = cgutils.get_or_insert_function(builder.module, kind, name)
-            builder.call(store, [columns, builder.bitcast(target, i32.as_pointer()), within])
+        compress_store(builder, columns, within, builder.bitcast(target, column_type.as_pointer()))
         bits = builder.bitcast(within, llvm_ir.IntType(lanes))
         return builder.zext(builder.ctpop(bits), context.get_value_type(types.intp))
 
     return signature, codegen
+
+
+def compress_store(builder, vector, mask, target):
+    """Store the lanes of ``vector`` where ``mask`` is set, packed to the front, at ``target``
+    (a pointer to a vector of its type): every lane written (the register compress, LLVM 19
+    and later), or only those (a masked compressing store, before)."""
+    if REGISTER_COMPRESS:  # one vpcompressd/vcompresspd (register form) with AVX-512; legal on any target
+        kind = llvm_ir.FunctionType(vector.type, [vector.type, mask.type, vector.type])
+        name = f"llvm.experimental.vector.compress.v{vector.type.count}i{vector.type.element.width}"
+        compress = cgutils.get_or_insert_function(builder.module, kind, name)
+        packed = builder.call(compress, [vector, mask, llvm_ir.Constant(vector.type, llvm_ir.Undefined)])
+        builder.store(packed, target, align=4)
+    else:
+        element = vector.type.element.as_pointer()
+        kind = llvm_ir.FunctionType(llvm_ir.VoidType(), [vector.type, element, mask.type])
+        name = f"llvm.masked.compressstore.v{vector.type.count}i{vector.type.element.width}"
+        store = cgutils.get_or_insert_function(builder.module, kind, name)
+        builder.call(store, [vector, builder.bitcast(target, element), mask])
 
 
 def _splat(builder, scalar, lanes):

@@ -39,7 +39,7 @@ import numpy as np
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from .list_kernels import _VECTOR_BYTES, REGISTER_COMPRESS, _splat, compresses
+from .list_kernels import _VECTOR_BYTES, _splat, compress_store, compresses
 
 
 @intrinsic
@@ -100,37 +100,14 @@ def _between_block(
         f = builder.select(builder.fcmp_ordered("<", f, splat(end)), f, splat(end))
         bucket = builder.fptoui(f, column_type)
         columns = builder.add(splat(builder.trunc(begin, i32)), column_type(list(range(lanes))))
-        _compress_store(builder, columns, within, pointer(l_type, l_arr, where, column_type))
-        _compress_store(builder, bucket, within, pointer(b_type, b_arr, where, column_type))
+        compress_store(builder, columns, within, pointer(l_type, l_arr, where, column_type))
+        compress_store(builder, bucket, within, pointer(b_type, b_arr, where, column_type))
         intp = context.get_value_type(types.intp)
         bits = llvm_ir.IntType(lanes)
         counts = [builder.zext(builder.ctpop(builder.bitcast(m, bits)), intp) for m in (within, below)]
         return context.make_tuple(builder, sig.return_type, counts)
 
     return signature, codegen
-
-
-def _compress_store(builder, vector, mask, target):
-    """Store the lanes of ``vector`` where ``mask`` is set, packed to the front, at ``target``
-    (a pointer to a vector of its type): every lane written (the register compress, LLVM 19
-    and later), or only those (a masked compressing store, before)."""
-    if REGISTER_COMPRESS:  # one vpcompressd/vcompresspd (register form) with AVX-512; legal on any target
-        kind = llvm_ir.FunctionType(vector.type, [vector.type, mask.type, vector.type])
-        name = f"llvm.experimental.vector.compress.v{vector.type.count}{_suffix(vector.type.element)}"
-        compress = cgutils.get_or_insert_function(builder.module, kind, name)
-        packed = builder.call(compress, [vector, mask, llvm_ir.Constant(vector.type, llvm_ir.Undefined)])
-        builder.store(packed, target, align=4)
-    else:
-        element = vector.type.element.as_pointer()
-        kind = llvm_ir.FunctionType(llvm_ir.VoidType(), [vector.type, element, mask.type])
-        name = f"llvm.masked.compressstore.v{vector.type.count}{_suffix(vector.type.element)}"
-        store = cgutils.get_or_insert_function(builder.module, kind, name)
-        builder.call(store, [vector, builder.bitcast(target, element), mask])
-
-
-def _suffix(element):
-    """LLVM's name of an element type in an intrinsic's name: i32."""
-    return f"i{element.width}"
 
 
 @intrinsic
