@@ -46,3 +46,26 @@ def faiss_search(x, k):
     index = faiss.IndexFlatL2(x.shape[1])
     index.add(x)
     return index.search(x, k)
+
+
+_IN_CACHE = {}
+
+
+def in_cache(array):
+    """``array`` copied into a buffer kept for its shape and dtype: in cache, as a product leaves it
+    (a pass timed alone on captured chunks would otherwise read them from memory)."""
+    hot = _IN_CACHE.setdefault((array.shape, array.dtype), np.empty_like(array))
+    np.copyto(hot, array)
+    return hot
+
+
+def save_or_compare(arrays, save=None, compare=None):
+    """Write ``arrays`` to the .npz ``save``, and/or check them equal to those of the .npz
+    ``compare`` (another checkout's run of the same pass); prints the verdict."""
+    if save:
+        np.savez(save, *arrays)
+    if compare:
+        with np.load(compare) as saved:
+            assert len(saved.files) == len(arrays), "differs: another number of arrays"
+            assert all(np.array_equal(saved[f"arr_{j}"], a) for j, a in enumerate(arrays)), "differs"
+        print(f"identical to {compare}")

@@ -36,6 +36,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))  # this checkout's embedeval
+from _common import in_cache, save_or_compare
 from bench_floor import rows_of
 
 import embedeval
@@ -84,7 +85,7 @@ def run_pass(shared, kept, collect=False):
     collected = placed_kernels.new_collected(2 * max(out.shape[0], 1 << 19)) if collect else None
     for i0, c0, chunk, lim in kept:
         args = (padded, ranked, shared["threshold"], window, counts, below, out, tables, None, collected)
-        hot = _hot(chunk)
+        hot = in_cache(chunk)
         start = time.perf_counter()
         if collect and placed_kernels.room(collected) < chunk.size:
             found.append(placed_kernels.place_collected(collected, padded, ranked, window, counts))
@@ -100,21 +101,11 @@ def run_pass(shared, kept, collect=False):
     return seconds, (counts, below, near)
 
 
-_HOT = {}
-
-
-def _hot(chunk):
-    """``chunk`` copied into a buffer kept for its shape: in cache, as the product leaves it."""
-    hot = _HOT.setdefault(chunk.shape, np.empty_like(chunk))
-    np.copyto(hot, chunk)
-    return hot
-
-
 def run_listing(kept, scalar):
     listed = np.empty(max(c.shape[1] for _, _, c, _ in kept), dtype=np.int32)
     total, seconds = 0, 0.0
     for _, _, chunk, lim in kept:
-        hot = _hot(chunk)
+        hot = in_cache(chunk)
         start = time.perf_counter()
         total += _count_listed(hot, lim, listed, scalar)
         seconds += time.perf_counter() - start
@@ -145,7 +136,7 @@ def _count_listed(chunk, lim, listed, scalar):
 _COUNT_LISTED = None
 
 
-def best_of(repeat, fn):
+def fewest_seconds(repeat, fn):
     """(fewest seconds, result) of ``fn``, which returns (seconds timed, result)."""
     best, result = float("inf"), None
     for _ in range(repeat):
@@ -174,20 +165,16 @@ def main():
         if variant in ("pass", "collect"):
             collect = variant == "collect"
             run_pass(shared, kept, collect)  # compiled or loaded
-            seconds, result = best_of(args.repeat, lambda c=collect: run_pass(shared, kept, c))
+            seconds, result = fewest_seconds(args.repeat, lambda c=collect: run_pass(shared, kept, c))
             if reference is None:
                 reference = result
-                if args.save:
-                    np.savez(args.save, *result)
-                if args.compare:
-                    with np.load(args.compare) as saved:
-                        assert all(np.array_equal(saved[f"arr_{j}"], r) for j, r in enumerate(result)), "differs"
+                save_or_compare(result, args.save, args.compare)
             else:
                 assert all(np.array_equal(a, b) for a, b in zip(reference, result, strict=True))
             extra = f"near-ties {result[2].shape[0]}"
         else:
             run_listing(kept, variant == "scalar")
-            seconds, within = best_of(args.repeat, lambda v=variant: run_listing(kept, v == "scalar"))
+            seconds, within = fewest_seconds(args.repeat, lambda v=variant: run_listing(kept, v == "scalar"))
             extra = f"within {within / values:.1%}"
         print(f"| {variant} | {seconds / values * 1e9:.2f} ns a value | {extra} |")
 

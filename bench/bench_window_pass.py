@@ -22,9 +22,8 @@ import os
 import sys
 import time
 
-import numpy as np
-
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))  # this checkout's embedeval
+from _common import in_cache, save_or_compare
 from bench_floor import rows_of
 
 import embedeval
@@ -51,22 +50,13 @@ def capture(n, d, k):
     return kept
 
 
-_HOT = {}
-
-
-def _hot(products):
-    hot = _HOT.setdefault(products.shape, np.empty_like(products))
-    np.copyto(hot, products)
-    return hot
-
-
 def run(kept, tables):
     """(seconds, [(below, rows, ks, cols) per chunk]) of the pass over the chunks."""
     from embedeval._search import tied_kernels
 
     seconds, found = 0.0, []
     for (products, excluded, norms, euclidean, low, high, n_windows), table in zip(kept, tables, strict=True):
-        hot = _hot(products)
+        hot = in_cache(products)
         start = time.perf_counter()
         below, rows, ks, cols, count = tied_kernels.window_pass(
             hot, excluded, norms, euclidean, low, high, n_windows, table, 1 << 20
@@ -103,13 +93,7 @@ def main():
     members = sum(chunk[1].size for chunk in found)
     print(f"row 6, n = {args.n}: {len(kept)} chunks, {values} values, load {os.getloadavg()[0]:.2f}")
     print(f"| window pass | {seconds / values * 1e9:.2f} ns a value | members {members} |")
-    if args.save:
-        np.savez(args.save, *flat)
-    if args.compare:
-        with np.load(args.compare) as saved:
-            assert len(saved.files) == len(flat)
-            assert all(np.array_equal(saved[f"arr_{j}"], part) for j, part in enumerate(flat)), "differs"
-        print(f"identical to {args.compare}")
+    save_or_compare(flat, args.save, args.compare)
 
 
 if __name__ == "__main__":
