@@ -30,9 +30,8 @@ from ..graded import Judged
 from ..match import find, offsets_of, padded_blocks
 from ..rankings import result_of
 from ..score_order import tie_groups
-from .columns import QRELS, RUN, Columns, MissingIds, hash_strings, keeping
-from .evaluate import _check_qrels, _Collision, _numbers_in_run, order
-from .lines import read, reads_in_batches
+from .columns import Columns, hash_strings
+from .evaluate import _check_qrels, _Collision, _numbers_in_run, on_both_files, order
 
 
 @dataclass(frozen=True)
@@ -92,19 +91,7 @@ def evaluate_as_trec_eval(
     query's evaluated ranking (after ``-M`` and ``-J``). ``hasher``: the document ids' hash
     (:func:`~.columns.hash_strings`; the result does not depend on it, collisions included)."""
     options = (parsed, level, complete, max_retrieved, judged_only, ties)
-    qrels = read(qrels_path, QRELS, hasher=hasher)
-    if qrels.exact and reads_in_batches(run_path):  # hashes to choose the run's ids to keep by
-        qrels = qrels.hashed(hasher)
-    run = read(run_path, RUN, keep=None if qrels.exact else keeping(qrels.doc), hasher=hasher)
-    if run.exact != qrels.exact:
-        run, qrels = run.hashed(hasher), qrels.hashed(hasher)
-    try:
-        try:
-            return _evaluate(run, qrels, *options)
-        except MissingIds:
-            return _evaluate(read(run_path, RUN, hasher=hasher).hashed(hasher), qrels, *options)
-    except _Collision:
-        return _evaluate(read(run_path, RUN, exact=True), read(qrels_path, QRELS, exact=True), *options)
+    return on_both_files(run_path, qrels_path, lambda run, qrels: _evaluate(run, qrels, *options), hasher)
 
 
 def _queries(run: Columns, qrels: Columns, complete: bool) -> tuple[list, np.ndarray]:

@@ -99,23 +99,30 @@ def evaluate_files(
     them, as an empty ranking (trec_eval ``-c``). ``ties``: None (trec_eval's rule) or a
     tie-aware rule (:mod:`embedeval._metrics.ties`). ``hasher``: the document ids' hash
     (:func:`~.columns.hash_strings`; the result does not depend on it, collisions included)."""
+    return on_both_files(
+        run_path, qrels_path, lambda run, qrels: _evaluate(run, qrels, parsed, threshold, empty, complete, ties), hasher
+    )
+
+
+def on_both_files(run_path, qrels_path, evaluate, hasher=hash_strings):
+    """``evaluate(run, qrels)`` on the columns of the two files, read as cheaply as stays exact:
+    the qrels first (hashed, where the run is read in batches, so that the run keeps as strings
+    only the ids that may be judged: enough to confirm every match); the run read again whole
+    where ``evaluate`` raises :class:`MissingIds` (ties that were not neighbours in the file: their
+    ids decide), and both files read with exact codes where it raises :class:`_Collision`."""
     qrels = read(qrels_path, QRELS, hasher=hasher)
     if qrels.exact and reads_in_batches(run_path):  # hashes to choose the run's ids to keep by
         qrels = qrels.hashed(hasher)
-    # keep as strings only the run's ids that may be judged: enough to confirm every match
     run = read(run_path, RUN, keep=None if qrels.exact else keeping(qrels.doc), hasher=hasher)
     if run.exact != qrels.exact:  # one file needed the line reader: compare hashes of both
         run, qrels = run.hashed(hasher), qrels.hashed(hasher)
     try:
         try:
-            return _evaluate(run, qrels, parsed, threshold, empty, complete, ties)
-        except MissingIds:  # ties that were not neighbours in the file: their ids decide, read them all
-            return _evaluate(
-                read(run_path, RUN, hasher=hasher).hashed(hasher), qrels, parsed, threshold, empty, complete, ties
-            )
+            return evaluate(run, qrels)
+        except MissingIds:
+            return evaluate(read(run_path, RUN, hasher=hasher).hashed(hasher), qrels)
     except _Collision:
-        exact = read(run_path, RUN, exact=True), read(qrels_path, QRELS, exact=True)
-        return _evaluate(*exact, parsed, threshold, empty, complete, ties)
+        return evaluate(read(run_path, RUN, exact=True), read(qrels_path, QRELS, exact=True))
 
 
 def _evaluate(run: Columns, qrels: Columns, parsed, threshold, empty, complete, ties=None):
