@@ -12,7 +12,16 @@ from pathlib import Path
 
 import numpy as np
 
-from .batches import Growing, Unreadable, delimiter_of, join_runs, lines_expected, tie_candidates
+from .batches import (
+    Growing,
+    Unreadable,
+    crs_end_lines,
+    delimiter_of,
+    foreign_blanks,
+    join_runs,
+    lines_expected,
+    tie_candidates,
+)
 from .columns import Columns, as_numpy, bool_array, hash_strings
 
 # Bytes of the file per batch: small batches keep pyarrow's buffers in flight small (256 KB
@@ -30,20 +39,19 @@ def _split_as_trec_eval(path: Path, delimiter: str) -> bool:
 
     if path.stat().st_size == 0:
         return True
-    other = b" " if delimiter == "\t" else b"\t"
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-        if any(data.find(byte) >= 0 for byte in (b"\x0b", b"\x0c", other)):
+        if any(data.find(byte) >= 0 for byte in foreign_blanks(delimiter.encode())):
             return False
-        return data.find(b"\r") < 0 or _crs_end_lines(f)
+        return data.find(b"\r") < 0 or _crs_end_file_lines(f)
 
 
-def _crs_end_lines(f) -> bool:
+def _crs_end_file_lines(f) -> bool:
     """Whether every CR of the file is followed by an LF (a CRLF file), read in 16 MB pieces."""
     f.seek(0)
     while piece := f.read(1 << 24):
         if piece.endswith(b"\r"):
             piece += f.read(1)  # the LF of a CRLF split between two pieces
-        if piece.count(b"\r") != piece.count(b"\r\n"):
+        if not crs_end_lines(piece):
             return False
     return True
 

@@ -26,6 +26,19 @@ def delimiter_of(path: Path) -> str:
     return "\t" if b"\t" in first and b" " not in first.strip() else " "
 
 
+def foreign_blanks(delimiter: bytes) -> tuple[bytes, ...]:
+    """The bytes at which trec_eval splits fields (C's ``isspace``) and a split at ``delimiter``
+    alone would not: a vertical tab, a form feed, the other one of tab and space. A file (or
+    block) holding one goes to the line reader; a CR is checked apart (:func:`crs_end_lines`)."""
+    return (b"\x0b", b"\x0c", b" " if delimiter == b"\t" else b"\t")
+
+
+def crs_end_lines(data: bytes) -> bool:
+    """Whether every CR of ``data`` is followed by an LF (CRLF line ends, which the batch readers
+    end lines at as trec_eval does; a CR elsewhere is a blank to trec_eval)."""
+    return data.count(b"\r") == data.count(b"\r\n")
+
+
 class Growing:
     """A numpy array appended to batch by batch, sized from a first estimate and doubled when
     full, so that the columns are not held twice (as parts and joined) at the end."""

@@ -24,7 +24,17 @@ from pathlib import Path
 
 import numpy as np
 
-from .batches import BOM, Growing, Unreadable, delimiter_of, join_runs, lines_expected, tie_candidates
+from .batches import (
+    BOM,
+    Growing,
+    Unreadable,
+    crs_end_lines,
+    delimiter_of,
+    foreign_blanks,
+    join_runs,
+    lines_expected,
+    tie_candidates,
+)
 from .columns import Columns, FixedIds, hash_strings
 
 # Bytes of the file per block: 1 MB blocks read as fast as 4 MB ones with 30 MB less at the peak
@@ -142,13 +152,11 @@ def _parse(block: bytes, names: list, value_field: str, delimiter: bytes) -> tup
 
 
 def _split_as_trec_eval(block: bytes, delimiter: bytes) -> bool:
-    """Whether splitting the block's lines at ``delimiter`` gives trec_eval's fields (as
-    :func:`~.batches.split_as_trec_eval` for a whole file): no vertical tab, form feed or other
-    one of tab and space, and every CR followed by an LF."""
-    other = b"\t" if delimiter == b" " else b" "
-    if b"\x0b" in block or b"\x0c" in block or other in block:
+    """Whether splitting the block's lines at ``delimiter`` gives trec_eval's fields: none of
+    :func:`~.batches.foreign_blanks`, and every CR followed by an LF."""
+    if any(blank in block for blank in foreign_blanks(delimiter)):
         return False
-    return b"\r" not in block or block.count(b"\r") == block.count(b"\r\n")
+    return b"\r" not in block or crs_end_lines(block)
 
 
 def _empty_field(raw: np.ndarray, line_end: np.ndarray, delimiter: bytes) -> bool:
