@@ -346,13 +346,16 @@ def test_a_filled_row_places_infinite_values_after_its_infinite_tail(copies):
 
 @pytest.mark.parametrize("seed", range(20))
 def test_reached_walk_equals_numpys_search(seed):
-    """deep_kernels.reached (a merge walk) against np.searchsorted, side "right", row by row: ties,
-    duplicates, infinities on either side, empty rows and counts below the row's length."""
+    """deep_kernels.reached (a galloping walk) against np.searchsorted, side "right", row by row: ties,
+    duplicates, infinities on either side, empty rows, counts below the row's length, and rows of
+    hundreds whose others jump far (long gallops, a binary search at their end)."""
     from embedeval._search import deep_kernels as kernels
 
     rng = np.random.default_rng(seed)
-    b, j, s = int(rng.integers(1, 8)), int(rng.integers(0, 40)), int(rng.integers(0, 30))
+    b, j, s = int(rng.integers(1, 8)), int(rng.integers(0, 40 if seed % 2 else 600)), int(rng.integers(0, 30))
     pool = np.concatenate([rng.integers(-3, 4, 10).astype(np.float64), [-np.inf, np.inf, 0.5]])
+    if seed % 4 == 0:  # mostly distinct values
+        pool = np.concatenate([pool, rng.standard_normal(200)])
     nearest = np.sort(rng.choice(pool, (b, j)), axis=1)
     padded = np.concatenate([np.full((b, 1), -np.inf), nearest, np.full((b, 1), np.inf)], axis=1)
     others = np.sort(rng.choice(pool, (b, s)), axis=1)
