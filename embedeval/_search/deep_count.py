@@ -42,6 +42,31 @@ def may_bind(count, scale, reachable, depth, sigmas: float) -> np.ndarray:
     return (count > 0) & (reachable + most + 1 >= depth)
 
 
+# at_most compares every value of rows narrower than this (one numpy call for the block), and
+# searches wider ones row by row (half of the points in one class: rows of 20,000 values).
+SEARCH_FROM = 1024
+
+
+def at_most(padded: np.ndarray, n_ranked: np.ndarray, probes: np.ndarray) -> np.ndarray:
+    """(m,) int64: how many of each row's nearest relevant values are at most its probe (NaN: none).
+
+    ``padded`` (m, w + 2) as :meth:`~embedeval._search.deep_block.Block._nearest_relevant` makes
+    it: row i's first ``n_ranked[i]`` values ascending (NaN last), +inf after them, between a
+    -inf and a +inf column; ``probes`` (m,). Equal to ``np.count_nonzero(padded[:, 1:-1] <=
+    probes[:, None], axis=1)``.
+    """
+    nearest = padded[:, 1:-1]
+    w = nearest.shape[1]
+    if w < SEARCH_FROM:
+        return np.count_nonzero(nearest <= probes[:, None], axis=1)
+    out = np.zeros(len(probes), dtype=np.int64)
+    for r, x in enumerate(probes.tolist()):
+        if x == x:  # numpy's search puts NaN after +inf, a comparison never holds: no NaN probe
+            n = int(n_ranked[r])
+            out[r] = np.searchsorted(nearest[r, :n], x, side="right") + (w - n if x == np.inf else 0)
+    return out
+
+
 def places(nearest: np.ndarray, ends: np.ndarray, values: np.ndarray, probes: np.ndarray, own=None):
     """How many of its row's nearest relevant values each value, and each probe, reaches (equal: reached).
 

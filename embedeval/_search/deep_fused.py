@@ -14,6 +14,7 @@ import numpy as np
 
 from .._core import budget as _budget
 from .._core import compiled
+from . import deep_count as steps
 
 _COLLECTED = compiled.in_cache(f"{__package__}.placed_kernels", "_sort_pairs", "_place_sorted")
 _FUSED = compiled.in_cache(f"{__package__}.deep_kernels", "_place_chunk_into", "_ranks_from_counts_into")
@@ -46,8 +47,9 @@ def count(block, mixed: bool, rows, top, threshold):
     padded = np.ascontiguousarray(block.padded if m == len(block.queries) else block.padded[rows])
     nearest = padded[:, 1:-1]
     depth = block.depth[rows]
-    ranked = np.count_nonzero(nearest <= (top + window)[:, None], axis=1)
-    below = np.count_nonzero(nearest <= threshold[:, None], axis=1)  # NaN: none
+    n_ranked = block.n_ranked[rows]
+    ranked = steps.at_most(padded, n_ranked, top + window)
+    below = steps.at_most(padded, n_ranked, threshold)  # NaN: none
     counts = np.zeros((m, nearest.shape[1] + 1), dtype=np.int64)
     limits = top + 2 * window
     found, out, listed = [], np.empty((0, 3), dtype=np.int32), np.empty((2, 0), dtype=np.int32)

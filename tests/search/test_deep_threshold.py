@@ -63,3 +63,24 @@ def test_whole_rankings_skip_the_sample():
     count, n_relevant, size = 1014, 199, 20000
     scale = (size - n_relevant) / count
     assert not deep_count.may_bind(np.array([count]), np.array([scale]), np.array([n_relevant]), size - 1, 2.0)[0]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_at_most_searching_rows_equals_comparing_every_value(seed, monkeypatch):
+    """deep_count.at_most by a binary search per row against counting every comparison: rows of
+    ties, -inf, +inf and NaN values (NaN last within a row's n_ranked, +inf after), probes that are
+    NaN, +inf, -inf, equal to a value or between values, and n_ranked of 0 and of the full width."""
+    rng = np.random.default_rng(seed)
+    m, w = int(rng.integers(1, 12)), int(rng.integers(1, 50))
+    pool = np.concatenate([rng.integers(-3, 4, 8).astype(np.float64), [-np.inf, np.inf, np.nan, 0.25]])
+    n_ranked = rng.integers(0, w + 1, m)
+    n_ranked[0] = w
+    nearest = np.sort(rng.choice(pool, (m, w)), axis=1)  # NaN last
+    nearest[np.arange(w)[None, :] >= n_ranked[:, None]] = np.inf
+    padded = np.concatenate([np.full((m, 1), -np.inf), nearest, np.full((m, 1), np.inf)], axis=1)
+    probes = rng.choice(np.concatenate([pool, [0.5, -0.5, 3.5]]), m)
+    want = np.count_nonzero(nearest <= probes[:, None], axis=1)
+    monkeypatch.setattr(deep_count, "SEARCH_FROM", 0)
+    np.testing.assert_array_equal(deep_count.at_most(padded, n_ranked, probes), want)
+    monkeypatch.setattr(deep_count, "SEARCH_FROM", 1 << 30)
+    np.testing.assert_array_equal(deep_count.at_most(padded, n_ranked, probes), want)
