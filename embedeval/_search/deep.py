@@ -45,6 +45,7 @@ ordered against every relevant reference, and then c_j is exact.
 from __future__ import annotations
 
 import dataclasses
+import threading
 
 import numpy as np
 
@@ -178,17 +179,24 @@ class DeepRanker:
         n_ranked = np.minimum(depth, wanted)
         if marked.graded:  # one more: the boundary between the last ranked and the next is checked too
             n_ranked = np.minimum(n_ranked + 1, counts)
-        ranks = np.full((b, max(int(n_ranked.max(initial=0)), 1)), np.inf)
-        grades = np.zeros(ranks.shape) if marked.graded else None
+        shape = (b, max(int(n_ranked.max(initial=0)), 1))
+        ranks = grades = None
         # Blocks of queries of one class where possible: one product with its relevant slice.
         order = np.argsort(marked.codes, kind="stable") if self._classes else np.arange(b)
         for rows in self._blocks(order, marked, n_ranked):
             ign = None if ignored is None else ignored[rows]
             block = Block(self, queries[rows], marked.part(rows), depth[rows], n_ranked[rows], ign)
             found, found_grades = block.ranks()
+            if rows.size == b and found.shape == shape and (rows == np.arange(b)).all():
+                return found, found_grades  # one block of every row, in order: its ranks are the result
+            if ranks is None:
+                ranks = np.full(shape, np.inf)
+                grades = np.zeros(shape) if marked.graded else None
             ranks[rows, : found.shape[1]] = found
             if grades is not None:
                 grades[rows, : found.shape[1]] = found_grades
+        if ranks is None:  # no rows
+            ranks, grades = np.full(shape, np.inf), np.zeros(shape) if marked.graded else None
         return ranks, grades
 
     def _blocks(self, order, marked, n_ranked):
@@ -317,6 +325,7 @@ class Float64Factors:
         self.norms = norms if euclidean else np.zeros(0)
         self.shape = float32.shape
         self.dtype = np.dtype(np.float64)
+        self._kept = threading.local()  # rows(): each thread's last slice
 
     def __len__(self) -> int:
         return self.shape[0]
@@ -325,6 +334,19 @@ class Float64Factors:
         out = np.array(self.float32[key], dtype=np.float64, order="C")
         if self.norms.size:
             out[:, -1] = self.norms[key]
+        return out
+
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        """``self[start:stop]``, read-only, kept by the calling thread for its next call while it
+        is at most ``_budget.DEEP_ELEMENTS`` values (one block's product): the blocks of a large
+        class each multiply by its slice (half of the points in one class: about a hundred
+        blocks widened the same 10 MB)."""
+        kept = getattr(self._kept, "slice", None)
+        if kept is not None and kept[0] == (start, stop):
+            return kept[1]
+        out = self[start:stop]
+        out.flags.writeable = False
+        self._kept.slice = ((start, stop), out) if out.size <= _budget.DEEP_ELEMENTS else None
         return out
 
 

@@ -347,7 +347,7 @@ class Block(ExactRows):
             for rows in np.split(by_code, np.flatnonzero(np.diff(codes[by_code])) + 1):
                 lo, hi = rk._class_start[codes[rows[0]]], rk._class_stop[codes[rows[0]]]
                 span = slice(rows[0], rows[-1] + 1) if rows[-1] - rows[0] + 1 == rows.size else rows
-                found = self.factors64[span] @ rk._matrix64[lo:hi].T
+                found = self.factors64[span] @ rk._matrix64.rows(lo, hi).T
                 if self.ignored_at is not None:
                     r, c = self.ignored_at
                     inside = (codes[r] == codes[rows[0]]) & (c >= lo) & (c < hi)
