@@ -7,7 +7,10 @@ only when :func:`embedeval._core.compiled.enabled`), each the numpy expression o
   axis=1)[:, -1]`` with j = 1, 2, ... (every rank, ``j / ranks``, with no cutoff): the sum of
   the precisions at the relevant items, the numerator of average precision.
 
-``bound`` is the cutoff, one per query (+inf for none).
+``bound`` is the cutoff, one per query (+inf for none). With ``ascending`` (the caller knows each
+row ascends, NaN-free, +inf after its finite ranks: :attr:`~embedeval._metrics.kernels.Hits.ascending`),
+a count is a binary search and a sum stops at the first rank past the cutoff: the same results
+without reading a row's tail (the deep ranking's rows hold R ranks).
 
 The sums run left to right with the same divisions and no fast-math, so that each result is the
 numpy one bit for bit (an added 0.0 changes no partial sum, which is never -0.0). The loops
@@ -20,19 +23,21 @@ import numba
 import numpy as np
 
 
-def within(ranks: np.ndarray, cutoff) -> np.ndarray:
+def within(ranks: np.ndarray, cutoff, ascending: bool = False) -> np.ndarray:
     """(queries,) int64: how many of each row's ``ranks`` (queries, h) are <= ``cutoff`` (None,
-    a number or one per query)."""
+    a number or one per query); ``ascending``: every row ascends (a binary search per row)."""
     out = np.empty(len(ranks), dtype=np.int64)
-    _within_into(_read_only(ranks), _bounds(cutoff, len(ranks)), out)
+    _within_into(_read_only(ranks), _bounds(cutoff, len(ranks)), ascending, out)
     return out
 
 
-def precision_sums(ranks: np.ndarray, cutoff) -> np.ndarray:
+def precision_sums(ranks: np.ndarray, cutoff, ascending: bool = False) -> np.ndarray:
     """(queries,) float64: the sum over each row of j / rank_j for rank_j <= ``cutoff`` (every j
-    with ``cutoff`` None: then +inf adds 0 and NaN makes the sum NaN, as numpy's does)."""
+    with ``cutoff`` None: then +inf adds 0 and NaN makes the sum NaN, as numpy's does);
+    ``ascending``: every row ascends, so a row's sum stops at its first rank past the cutoff
+    (or at +inf: the rest would add 0)."""
     out = np.empty(len(ranks), dtype=np.float64)
-    _precision_sums_into(_read_only(ranks), _bounds(cutoff, len(ranks)), cutoff is None, out)
+    _precision_sums_into(_read_only(ranks), _bounds(cutoff, len(ranks)), cutoff is None, ascending, out)
     return out
 
 
@@ -52,20 +57,36 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def _within_into(ranks, bound, out):  # pragma: no cover - compiled
+def _within_into(ranks, bound, ascending, out):  # pragma: no cover - compiled
+    h = ranks.shape[1]
     for i in range(ranks.shape[0]):
         cut, n = bound[i], 0
-        for j in range(ranks.shape[1]):
-            n += ranks[i, j] <= cut
+        if ascending:  # n: the first j with ranks[i, j] > cut (h: none)
+            top = h
+            while n < top:
+                mid = (n + top) >> 1
+                if ranks[i, mid] <= cut:
+                    n = mid + 1
+                else:
+                    top = mid
+        else:
+            for j in range(h):
+                n += ranks[i, j] <= cut
         out[i] = n
 
 
 @numba.njit(cache=True, nogil=True)
-def _precision_sums_into(ranks, bound, every, out):  # pragma: no cover - compiled
+def _precision_sums_into(ranks, bound, every, ascending, out):  # pragma: no cover - compiled
     for i in range(ranks.shape[0]):
         cut, total = bound[i], 0.0
         for j in range(ranks.shape[1]):
             r = ranks[i, j]
-            if every or r <= cut:
+            if every:
+                if ascending and r == np.inf:  # it and the rest add 0
+                    break
                 total += (j + 1) / r
+            elif r <= cut:
+                total += (j + 1) / r
+            elif ascending:  # the rest are past the cutoff too
+                break
         out[i] = total

@@ -46,6 +46,9 @@ class Hits:
     # the whole listing, for trec_eval's measures that read more than the relevant items
     # (:class:`embedeval._metrics.listing.Listing`); None where the input form cannot give it
     listing: object | None = None
+    # True where the maker knows every row of ranks ascends with no NaN (the deep ranking's):
+    # the compiled reductions then search a row instead of reading it whole
+    ascending: bool = False
 
 
 def pack(rows: np.ndarray, values: np.ndarray, n_rows: int, fill: float = np.inf) -> np.ndarray:
@@ -106,19 +109,19 @@ def _bound(cutoff) -> np.ndarray | float:
     return cut[:, None] if cut.ndim else cut
 
 
-def _within(ranks: np.ndarray, cutoff) -> np.ndarray:
-    """Relevant retrieved items at rank <= cutoff."""
+def _within(ranks: np.ndarray, cutoff, ascending: bool = False) -> np.ndarray:
+    """Relevant retrieved items at rank <= cutoff (``ascending``: :attr:`Hits.ascending`)."""
     if _compiled(ranks):
         from . import hits_kernels  # numba, imported only when compiled kernels are on
 
-        return hits_kernels.within(ranks, cutoff)
+        return hits_kernels.within(ranks, cutoff, ascending)
     return np.count_nonzero(ranks <= _bound(cutoff), axis=1)
 
 
-def finite_count(ranks: np.ndarray) -> np.ndarray:
+def finite_count(ranks: np.ndarray, ascending: bool = False) -> np.ndarray:
     """How many of each row's ``ranks`` are finite (ranks are at least 1: ``np.isfinite``'s count),
-    by the compiled count where the switch takes it."""
-    return _within(ranks, np.finfo(np.float64).max)
+    by the compiled count where the switch takes it (``ascending``: :attr:`Hits.ascending`)."""
+    return _within(ranks, np.finfo(np.float64).max, ascending)
 
 
 def _compiled(ranks: np.ndarray) -> bool:
@@ -128,14 +131,14 @@ def _compiled(ranks: np.ndarray) -> bool:
 
 def precision(h: Hits, cutoff) -> np.ndarray:
     r"""P@k = :math:`\frac{1}{k}\sum_{i \le k} rel_i`; divides by k even if fewer were ranked."""
-    return _within(h.ranks, cutoff) / np.asarray(cutoff, dtype=np.float64)
+    return _within(h.ranks, cutoff, h.ascending) / np.asarray(cutoff, dtype=np.float64)
 
 
 def precision_within(h: Hits, cutoff) -> np.ndarray:
     r"""Precision over a per-query cutoff that may be 0: :math:`\frac{1}{k_q}\sum_{i \le k_q} rel_i`, 0 where
     :math:`k_q = 0` (precision within a Hamming radius: :math:`k_q` references lie within it)."""
     cut = np.asarray(cutoff, dtype=np.float64)
-    return np.where(cut > 0, _within(h.ranks, cutoff) / np.maximum(cut, 1.0), 0.0)
+    return np.where(cut > 0, _within(h.ranks, cutoff, h.ascending) / np.maximum(cut, 1.0), 0.0)
 
 
 def hit_rate(h: Hits, cutoff) -> np.ndarray:
@@ -145,12 +148,12 @@ def hit_rate(h: Hits, cutoff) -> np.ndarray:
 
 def recall(h: Hits, cutoff) -> np.ndarray:
     r"""trec_eval recall@k = :math:`\frac{1}{R}\sum_{i \le k} rel_i`."""
-    return _safe_divide(_within(h.ranks, cutoff), h.n_relevant)
+    return _safe_divide(_within(h.ranks, cutoff, h.ascending), h.n_relevant)
 
 
 def capped_recall(h: Hits, cutoff) -> np.ndarray:
     r"""Capped recall@k = :math:`\frac{1}{\min(k, R)}\sum_{i \le k} rel_i` (BEIR's R_cap@k, OML's precision@k)."""
-    return _safe_divide(_within(h.ranks, cutoff), np.minimum(h.n_relevant, cutoff))
+    return _safe_divide(_within(h.ranks, cutoff, h.ascending), np.minimum(h.n_relevant, cutoff))
 
 
 def f1(h: Hits, cutoff) -> np.ndarray:
@@ -162,7 +165,7 @@ def f1(h: Hits, cutoff) -> np.ndarray:
 
 def r_precision(h: Hits, cutoff=None) -> np.ndarray:
     r"""R-precision = :math:`\frac{1}{R}\sum_{i \le R} rel_i`, R the query's own count."""
-    return _safe_divide(_within(h.ranks, h.n_relevant), h.n_relevant)
+    return _safe_divide(_within(h.ranks, h.n_relevant, h.ascending), h.n_relevant)
 
 
 def _precision_at_hits(h: Hits, cutoff) -> np.ndarray:
@@ -179,7 +182,7 @@ def _precision_sum(h: Hits, cutoff) -> np.ndarray:
     if _compiled(h.ranks):
         from . import hits_kernels  # numba, imported only when compiled kernels are on
 
-        return hits_kernels.precision_sums(h.ranks, cutoff)
+        return hits_kernels.precision_sums(h.ranks, cutoff, h.ascending)
     return _row_sum(_precision_at_hits(h, cutoff))
 
 
@@ -194,7 +197,7 @@ def average_precision(h: Hits, cutoff) -> np.ndarray:
 
 def average_precision_over_hits(h: Hits, cutoff) -> np.ndarray:
     r""":math:`\frac{\sum_{i \le k} P(i)\,rel_i}{\sum_{i \le k} rel_i}`, 0 without a hit (the tutorial's AP@k)."""
-    found = _within(h.ranks, cutoff)
+    found = _within(h.ranks, cutoff, h.ascending)
     return np.where(found > 0, _precision_sum(h, cutoff) / np.maximum(found, 1), 0.0)
 
 
@@ -231,7 +234,7 @@ def revisited_precision(h: Hits, cutoff) -> np.ndarray:
     with R < k can still score 1. NaN where R = 0.
     """
     k = np.asarray(cutoff, dtype=np.float64)
-    found = _within(h.ranks, cutoff)
+    found = _within(h.ranks, cutoff, h.ascending)
     n_relevant = np.asarray(h.n_relevant)
     every = (found == n_relevant) & (n_relevant > 0)
     at = np.clip(n_relevant - 1, 0, h.ranks.shape[1] - 1)[:, None]

@@ -178,8 +178,8 @@ class Judge:
         ranks, grades = ranker.ranks(queries, self.marked(rows), depth, first, self.ignored_lists(rows))
         n_relevant = self.block.n_counted[rows]
         if grades is None:
-            found = finite_count(ranks)
-            return Hits(ranks, n_relevant), found, found
+            found = finite_count(ranks, ascending=True)  # the deep ranking's rows ascend
+            return Hits(ranks, n_relevant, ascending=True), found, found
         ranked = np.isfinite(ranks)
         # Marked: every positively graded reference; relevant: those graded at least the threshold.
         relevant = ranked & (grades >= self.block.threshold)

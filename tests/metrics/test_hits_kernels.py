@@ -2,11 +2,14 @@
 expressions they replace: every kernel of embedeval._metrics.kernels that reads them (precision,
 recall, R-precision, average precision and its variants) gives identical values, bit for bit,
 with the compiled path forced on and off, on ranks with +inf padding, NaN, ties, empty rows,
-zero-width arrays, and cutoffs None, an int, or one per query (0 included); then a whole
+zero-width arrays, and cutoffs None, an int, or one per query (0 included); the same with
+``Hits.ascending`` (rows searched, sums stopped at the cutoff) on the NaN-free kinds; then a whole
 evaluate of MAP@R on a deep class, both ways.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pytest
@@ -47,10 +50,12 @@ def _hits(rng, kind):
 
 
 @pytest.mark.parametrize("seed", range(30))
-@pytest.mark.parametrize("kind", ["ranks", "fractional", "nan"])
+@pytest.mark.parametrize("kind", ["ranks", "fractional", "nan", "ascending ranks", "ascending fractional"])
 def test_compiled_reductions_equal_the_numpy_ones(monkeypatch, seed, kind):
     rng = np.random.default_rng(seed)
-    hits, q = _hits(rng, kind)
+    hits, q = _hits(rng, kind.removeprefix("ascending "))
+    if kind.startswith("ascending"):  # fractional ranks of tied integers may not ascend: sorted
+        hits = dataclasses.replace(hits, ranks=np.sort(hits.ranks, axis=1), ascending=True)
     width = hits.ranks.shape[1]
     cutoffs = [int(rng.integers(1, 3 * width + 3)), rng.integers(0, 3 * width + 3, q), hits.n_relevant]
     calls = []
@@ -99,11 +104,12 @@ def test_map_at_r_of_a_deep_class_is_the_same_both_ways(monkeypatch):
 @pytest.mark.parametrize("seed", range(10))
 def test_finite_count_is_numpys_both_ways(monkeypatch, seed):
     rng = np.random.default_rng(seed)
-    hits, _ = _hits(rng, ("ranks", "fractional", "nan")[seed % 3])
+    kind = ("ranks", "fractional", "nan")[seed % 3]
+    hits, _ = _hits(rng, kind)
     want = np.count_nonzero(np.isfinite(hits.ranks), axis=1)
-    for mode in ("numpy", "auto"):
+    for mode, ascending in (("numpy", False), ("auto", False), ("auto", kind != "nan")):
         monkeypatch.setenv(compiled.KERNELS_VARIABLE, mode)
         monkeypatch.setattr(kernels, "HITS_COMPILED_FROM", 0)
-        got = kernels.finite_count(hits.ranks)
+        got = kernels.finite_count(hits.ranks, ascending)
         np.testing.assert_array_equal(got, want)
         assert got.dtype == want.dtype
