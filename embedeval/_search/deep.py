@@ -50,6 +50,7 @@ import threading
 import numpy as np
 
 from .._core import budget as _budget
+from . import deep_merged
 from .deep_block import Block
 
 
@@ -183,10 +184,13 @@ class DeepRanker:
         ranks = grades = None
         # Blocks of queries of one class where possible: one product with its relevant slice.
         order = np.argsort(marked.codes, kind="stable") if self._classes else np.arange(b)
-        for rows in self._blocks(order, marked, n_ranked):
+        blocks = self._blocks(order, marked, n_ranked)
+        for rows in (part for block in blocks for part in deep_merged.split(self, block, marked, n_ranked)):
             ign = None if ignored is None else ignored[rows]
             block = Block(self, queries[rows], marked.part(rows), depth[rows], n_ranked[rows], ign)
-            found, found_grades = block.ranks()
+            # one large class: its relevant values placed among the others (None: not there)
+            merged = deep_merged.ranks(block) if deep_merged.takes(block) else None
+            found, found_grades = merged or block.ranks()
             if rows.size == b and found.shape == shape and (rows == np.arange(b)).all():
                 return found, found_grades  # one block of every row, in order: its ranks are the result
             if ranks is None:

@@ -1,0 +1,197 @@
+"""A deep-ranking block of one large class, ranked from the other side: each relevant value placed
+among the row's few other values, so that the relevant values are never sorted.
+
+:class:`~embedeval._search.deep_block.Block` sorts each row's J relevant values and places the
+other values among them. When J is large (half of the points in one class: J = 20,000 and a few
+thousand others up to the J-th relevant value), sorting the relevant values is most of the work,
+and their order is not needed: the j-th relevant reference has rank j + c_j (c_j: the others
+before it), and the relevant values between the same two others hold consecutive positions
+whatever their order. So this path sorts the others instead, and counts how many relevant values
+fall in each gap between them (:mod:`.merged_kernels`).
+
+Steps for a block of rows of one class (class codes, compiled kernels):
+
+1. The float64 product of the rows with their class's slice (as :class:`Block`); ignored
+   references +inf.
+2. T, per row: its J-th relevant value (the largest one where J counts them all, else a
+   selection; no sampled threshold: the others up to it are few where this path pays).
+3. The others up to T + 2 (E_o + E_r), from float64 chunk products (:meth:`Block._others`), and
+   each row's sorted.
+4. The compiled pass: each relevant value up to T + E_o + E_r placed among the row's others,
+   the ranks written from the counts per gap.
+5. A row where a relevant value lies within E_o + E_r of an other is ranked exactly from its
+   candidates (:meth:`Block._candidates_row`), as the sorted path does.
+
+The proof of :mod:`embedeval._search.deep` holds as it stands (T is the J-th relevant value,
+its second case); the ranks equal the sorted path's and a full stable float64 sort's.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .._core import budget as _budget
+from .._core import compiled
+from .deep_exact import error_bounds
+
+# The path takes blocks whose rows rank at least this many relevant values (J). Below, sorting
+# them costs little beside the others' products.
+MERGED_FROM = 2048
+# Others listed per row beyond the sample's generous guess before a row is listed again.
+ROOM = 256
+_CACHED = compiled.in_cache(f"{__package__}.merged_kernels", "_merged_rows_into", "_list_into")
+
+
+def split(ranker, rows, marked, n_ranked):
+    """The ``rows`` of a block (in class order) as blocks of their own: each run of one class
+    where some row ranks at least :data:`MERGED_FROM` relevant references (for :func:`ranks`),
+    and the other runs together."""
+    codes = marked.codes[rows] if ranker._classes else None
+    if codes is None or codes[0] == codes[-1] or n_ranked[rows].max(initial=0) < MERGED_FROM:
+        yield rows
+        return
+    cuts = np.concatenate([[0], np.flatnonzero(np.diff(codes)) + 1, [rows.size]])
+    rest = []
+    for a, z in itertools.pairwise(cuts.tolist()):
+        if n_ranked[rows[a:z]].max() >= MERGED_FROM:
+            yield rows[a:z]
+        else:
+            rest.append(rows[a:z])
+    if rest:
+        yield np.concatenate(rest)
+
+
+def takes(block) -> bool:
+    """Whether :func:`ranks` ranks ``block``: class codes, every row of one class, J at least
+    :data:`MERGED_FROM`, and compiled kernels that repay their compilation
+    (:func:`embedeval._core.compiled.repaid`, counted with the deep pass's work)."""
+    rk = block.ranker
+    if not rk._classes or not len(block.queries) or int(block.n_ranked.max(initial=0)) < MERGED_FROM:
+        return False
+    if block.codes.min() != block.codes.max():
+        return False
+    units = len(block.queries) * rk.size
+    return compiled.repaid("merged", units, _budget.DEEP_FUSED_COMPILED_FROM, _CACHED)
+
+
+def ranks(block):
+    """``(ranks (b, w), None)`` as :meth:`Block.ranks` gives them (w: the largest J, at least 1),
+    or None where a value is not finite (the sorted path then ranks the block)."""
+    rk, b = block.ranker, len(block.queries)
+    q_norms = np.sqrt(np.einsum("ij,ij->i", block.queries, block.queries, dtype=np.float64))
+    _, bound64 = error_bounds(q_norms, rk.max_norm, rk.dim, rk.euclidean)
+    block.factors64 = block.factors_other = rk._factors(block.queries, np.float64)
+    block.bound_rel = block.bound_other = bound64
+    block.grades, block.exact_grades = None, {}
+    block.ignored_at = None
+    inside = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    code = int(block.codes[0])
+    lo, hi = int(rk._class_start[code]), int(rk._class_stop[code])
+    if block.ignored is not None:
+        rows, cols = np.nonzero(block.ignored >= 0)
+        block.ignored_at = (rows, rk._column[block.ignored[rows, cols]])
+        keep = (block.ignored_at[1] >= lo) & (block.ignored_at[1] < hi)
+        inside = (block.ignored_at[0][keep], block.ignored_at[1][keep] - lo)
+    found = block.factors64 @ rk._matrix64.rows(lo, hi).T
+    jth = _jth(found, inside, block.n_ranked)
+    if jth is None:
+        return None
+    # T: the sampled guess of a value that depth values reach, where it is below the J-th
+    # relevant value (else the J-th); a row where fewer than depth values reach it is ranked again
+    # with the J-th (always enough).
+    sample = rk._factors(block.queries, np.float32) @ rk._sample_matrix.T
+    guess = rk._sampled_threshold(np.sort(sample, axis=1), block.depth, rk._sigmas)
+    threshold = np.where(guess < jth, guess, np.nan)
+    out = np.empty((b, max(int(block.n_ranked.max(initial=0)), 1)))
+    rows = np.arange(b)
+    short = _rank_rows(block, found, rows, np.fmin(threshold, jth), threshold, sample, out)
+    if short is None:
+        return None
+    if short.any():
+        rows = rows[short]
+        part = out[rows]
+        if _rank_rows(block, found[rows], rows, jth[rows], np.full(rows.size, np.nan), sample[rows], part) is None:
+            return None
+        out[rows] = part
+    return out, None
+
+
+def _rank_rows(block, found, rows, top, threshold, sample, out):
+    """Rank ``rows`` (m,) of the block, whose relevant values are ``found`` (m, n), into ``out``
+    (m, w): T = ``top``, ``threshold`` the sampled one (NaN: none), ``sample`` (m, s) the rows'
+    float32 values at the sampled references. Returns the rows whose threshold proves too tight
+    (fewer than depth values reach it: their ranks are meaningless), or None where an other
+    value is NaN."""
+    from . import merged_kernels  # numba, imported only when compiled kernels are on
+
+    window = block.bound_rel[rows] + block.bound_other[rows]
+    limit = top + 2 * window
+    values, columns, n_others = _others(block, rows, limit, sample)
+    if np.isnan(values).any():
+        return None
+    counted = np.zeros(rows.size, dtype=np.int64)
+    for r in range(rows.size):  # each row's others ascending (a few thousand: numpy's sort, a row at a time)
+        row = values[r, : n_others[r]]
+        row.sort()
+        counted[r] = np.searchsorted(row, threshold[r], side="right") if threshold[r] == threshold[r] else 0
+    depth = np.asarray(block.depth[rows], dtype=np.float64)
+    args = (found, values, n_others, top + window, threshold, block.n_ranked[rows], depth, window, out)
+    tied, below = merged_kernels.merged_ranks(*args)
+    short = ~np.isnan(threshold) & (below + counted < block.depth[rows])
+    for i in np.flatnonzero(tied & ~short):  # a near-tie: exactly, from the row's candidates
+        exact, _ = block._candidates_row(rows[i], limit[i], columns[i, : n_others[i]], None)
+        out[i] = np.inf
+        out[i, : exact.size] = exact
+    return short
+
+
+def _others(block, rows, limit, sample):
+    """The other values of ``rows`` (m,) at most ``limit`` (m,) and their columns, listed from the
+    block's chunk products: (values (m, k) float64, columns (m, k) int64, how many (m,)), row i's
+    first ``n[i]``. ``k`` is guessed from the sampled others generously; rows that hold more are
+    listed again by :meth:`Block._others`."""
+    from . import merged_kernels
+
+    rk = block.ranker
+    code = int(block.codes[rows[0]])
+    sampled = (rk._sample < rk._class_start[code]) | (rk._sample >= rk._class_stop[code])
+    n_other = rk.size - (rk._class_stop[code] - rk._class_start[code])
+    expected = np.count_nonzero(sample[:, sampled] <= limit[:, None], axis=1) * (n_other / max(sampled.sum(), 1))
+    most = float(expected.max(initial=0))
+    room = int(min(n_other, 1.5 * most + 8 * np.sqrt(most) + ROOM))
+    values = np.empty((rows.size, room))
+    columns = np.empty((rows.size, room), dtype=np.int64)
+    n_others = np.zeros(rows.size, dtype=np.int64)
+    listed = np.empty(0, dtype=np.int32)
+    for i0, c0, chunk, lim in block._chunks_within(rows, limit):
+        if listed.size < chunk.shape[1]:
+            listed = np.empty(chunk.shape[1], dtype=np.int32)
+        merged_kernels.list_others(chunk, i0, c0, lim, values, columns, n_others, listed)
+    over = np.flatnonzero(n_others > room)
+    if over.size:  # more than guessed: those rows again, into wider arrays
+        ends, _, cols, found = block._others(None, rows[over], limit[over])
+        wide = int(n_others.max())
+        values = np.pad(values, ((0, 0), (0, wide - room)))
+        columns = np.pad(columns, ((0, 0), (0, wide - room)))
+        for k, i in enumerate(over):
+            values[i, : n_others[i]] = found[ends[k] : ends[k + 1]]
+            columns[i, : n_others[i]] = cols[ends[k] : ends[k + 1]]
+    return values, columns, n_others
+
+
+def _jth(found, inside, n_ranked):
+    """Each row's J-th smallest relevant value (b,) (-inf where J = 0), with the ignored entries
+    ``inside`` (rows, columns) of ``found`` set to +inf; None where a value is NaN or infinite."""
+    rows, cols = inside
+    found[rows, cols] = -np.inf  # out of the largest
+    largest = found.max(axis=1)  # NaN: NaN
+    found[rows, cols] = np.inf
+    n_finite = found.shape[1] - np.bincount(rows, minlength=len(found))
+    if not np.isfinite(largest[n_finite > 0]).all():
+        return None
+    top = np.where(n_ranked > 0, largest, -np.inf)
+    for r in np.flatnonzero((n_ranked > 0) & (n_ranked < n_finite)):  # J short of every value: a selection
+        top[r] = np.partition(found[r], n_ranked[r] - 1)[n_ranked[r] - 1]
+    return top

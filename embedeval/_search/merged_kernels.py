@@ -1,0 +1,215 @@
+"""The compiled pass of :mod:`.deep_merged` (numba; imported only when
+:func:`embedeval._core.compiled.enabled`): each row's relevant values, unsorted, placed among its
+few other values, sorted, and the ranks written from how many land in each gap.
+
+For a row with relevant values v (in any order) and other values o_1 <= ... <= o_K (every other
+reference up to the row's limit), a relevant value's place p(v) = #{k : o_k <= v} is found with a
+table of equal-width cells over [o_1, o_K]: ``table[c]`` holds how many others lie in cells before
+c, so p(v) = table[c] + (the others of v's own cell that are <= v), and the cell of a value is a
+non-decreasing function of it, computed the same way for both sides, so that an other in an
+earlier cell is below v and one in a later cell above it, whatever the rounding.
+
+The relevant values in gap p (p others before them) hold consecutive positions in the ranking
+of the relevant values, whatever their order among themselves: the one at position j (0-based)
+has rank j + 1 + p. A relevant value within ``window`` of an other on either side (a near-tie:
+the error bounds cannot order the two) marks its row for an exact ranking by the caller.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from .list_kernels import list_within
+
+# A cell holding more than two others (duplicates, crowded values) is searched by bisection.
+CROWDED = 2
+
+
+def table_size(n_others: int) -> int:
+    """Cells of a row's table for ``n_others`` others: a power of two, at least 16 and twice
+    ``n_others``."""
+    cells = 16
+    while cells < 2 * n_others:
+        cells *= 2
+    return cells
+
+
+def list_others(chunk, i0, c0, lim, values, columns, n_listed, listed):
+    """Append the values of ``chunk`` (h, w) at most ``lim`` (h,) to rows ``i0:i0 + h`` of
+    ``values`` and ``columns`` (m, k) (their columns: ``c0`` + the column in the chunk), after the
+    ``n_listed`` (m,) each row holds (counted on past k, nothing written there); ``listed``:
+    int32 scratch of at least w."""
+    _list_into(chunk, i0, c0, lim, values, columns, n_listed, listed)
+
+
+@numba.njit(cache=True, nogil=True)
+def _list_into(chunk, i0, c0, lim, values, columns, n_listed, listed):  # pragma: no cover - compiled
+    """:func:`list_others`: each chunk row listed by :func:`.list_kernels.list_within`."""
+    room = values.shape[1]
+    for r in range(chunk.shape[0]):
+        row = chunk[r]
+        n = list_within(row, lim[r], listed)
+        i = i0 + r
+        f = n_listed[i]
+        for k in range(min(n, max(room - f, 0))):
+            c = listed[k]
+            values[i, f + k] = row[c]
+            columns[i, f + k] = c0 + c
+        n_listed[i] = f + n
+
+
+def merged_ranks(found, others, n_others, limit, threshold, n_ranked, depth, window, ranks):
+    """Write each row's ranks to ``ranks`` (b, h); return (which rows hold a near-tie (b,) bool,
+    how many relevant values of each row are at most its ``threshold`` (b,) int64).
+
+    Parameters
+    ----------
+    found : numpy.ndarray of shape (b, n), float64
+        Each row's relevant values in any order (+inf: ignored), NaN-free.
+    others : numpy.ndarray of shape (b, k), float64
+        Each row's other values up to its limit: row i's first ``n_others[i]``, ascending,
+        NaN-free.
+    n_others : numpy.ndarray of shape (b,), int64
+    limit : numpy.ndarray of shape (b,), float64
+        The largest relevant value a row ranks (T + E_o + E_r): later ones are past its depth or
+        its J-th relevant value.
+    threshold : numpy.ndarray of shape (b,), float64
+        Relevant values at most this are counted (NaN: none).
+    n_ranked, depth : numpy.ndarray of shape (b,), int64 and float64
+        J, and how deep the row is ranked: ranks past either are +inf.
+    window : numpy.ndarray of shape (b,), float64
+        E_o + E_r: a ranked relevant value and an other value this close are a near-tie.
+    ranks : numpy.ndarray of shape (b, h), float64, h >= max(n_ranked)
+        Row i: the ranks of its first J relevant references ascending, +inf after.
+    """
+    widest = int(n_others.max(initial=0))
+    table = np.empty(table_size(widest) + 1, dtype=np.int32)
+    padded = np.empty(widest + 5)  # a row's others between -inf and +inf
+    counts = np.empty(widest + 2, dtype=np.int64)
+    tied = np.zeros(len(found), dtype=np.bool_)
+    below = np.zeros(len(found), dtype=np.int64)
+    args = (found, others, n_others, limit, threshold, n_ranked, depth, window)
+    _merged_rows_into(*args, table, padded, counts, ranks, tied, below)
+    return tied, below
+
+
+@numba.njit(cache=True, nogil=True)
+def _merged_rows_into(
+    found, others, n_others, limit, threshold, n_ranked, depth, window, table, padded, counts, ranks, tied, below
+):  # pragma: no cover - compiled
+    """:func:`merged_ranks` with its scratch (``table``: the widest row's cells + 1; ``padded``:
+    its others + 5; ``counts``: its others + 2) and results (``tied``, ``below``) passed in."""
+    for i in range(found.shape[0]):
+        k_others = n_others[i]
+        first, inverse, cells = _fill(others[i, :k_others], table, padded)
+        for k in range(k_others + 2):
+            counts[k] = 0
+        places = (table, padded, counts, first, inverse, cells)
+        tied[i], below[i] = _place_row(found[i], *places, limit[i], window[i], threshold[i])
+        _write_ranks(counts, k_others, n_ranked[i], depth[i], ranks[i])
+
+
+@numba.njit(nogil=True)
+def _place_row(row, table, padded, counts, first, inverse, cells, lim, win, t):  # pragma: no cover - compiled
+    """Place each relevant value of ``row`` among the others of ``padded`` (by ``table``): counts
+    per gap of those up to ``lim`` (``counts[-1]``: the rest); returns (whether one of those is a
+    near-tie, how many are at most ``t``). Unsigned indices (no test for a negative one) and a
+    function of its own (the caller's registers are taken), so that the loop stays short."""
+    top = np.float64(cells - 1)
+    skip = np.uint64(counts.size - 1)
+    one, two, three = np.uint64(1), np.uint64(2), np.uint64(3)
+    near = False
+    n_below = 0
+    for c in range(row.size):
+        v = row[np.uint64(c)]
+        f = (v - first) * inverse  # the cell: _cell without a branch
+        f = f if f > 0.0 else 0.0
+        cell = np.uint64(f if f < top else top)
+        low, high = np.uint64(table[cell]), np.uint64(table[cell + one])
+        # others of later cells exceed v: in a cell of at most two, p is low, low + 1 or low + 2
+        a, b, c2, d = padded[low], padded[low + one], padded[low + two], padded[low + three]
+        up1, up2 = b <= v, c2 <= v
+        p = low + np.uint64(up1) + np.uint64(up2)
+        before = c2 if up2 else (b if up1 else a)  # the others on either side: padded[p], [p + 1]
+        after = d if up2 else (c2 if up1 else b)
+        if high - low > CROWDED:
+            p = np.uint64(_count_at_most(padded, np.int64(low), np.int64(high), v))
+            before, after = padded[p], padded[p + one]
+        within = v <= lim
+        counts[p if within else skip] += 1
+        near |= within & ((v - before <= win) | (after - v <= win))
+        n_below += v <= t
+    return near, n_below
+
+
+@numba.njit(inline="always")
+def _fill(row, table, padded):  # pragma: no cover - compiled
+    """Fill ``padded`` (-inf, the ``row``'s K values, +inf x 4) and ``table`` for them; return
+    (first, 1 / cell width, cells). Without a finite span (no other, all equal, an overflow) one
+    cell holds every other: (0.0, 0.0, 1)."""
+    k_others = row.size
+    padded[0] = -np.inf
+    for k in range(k_others):
+        padded[k + 1] = row[k]
+    for k in range(k_others + 1, k_others + 5):
+        padded[k] = np.inf
+    cells = 16
+    while cells < 2 * k_others:
+        cells *= 2
+    first, inverse = 0.0, 0.0
+    if k_others > 0:
+        span = row[k_others - 1] - row[0]
+        if span > 0.0 and span < np.inf and cells / span < np.inf:
+            first, inverse = row[0], cells / span
+    if inverse == 0.0:
+        cells = 1
+    for c in range(cells + 1):
+        table[c] = 0
+    for k in range(k_others):
+        table[_cell(row[k], first, inverse, cells) + 1] += 1
+    for c in range(1, cells + 1):
+        table[c] += table[c - 1]
+    return first, inverse, cells
+
+
+@numba.njit(inline="always")
+def _write_ranks(counts, k_others, n_ranked, depth, out):  # pragma: no cover - compiled
+    """``out[j]`` = j + 1 + p for the relevant value at position j, p the others before it, for j
+    below J and the ranked values (``counts[:k_others + 1]``: how many lie in each gap); +inf
+    past ``depth`` and after."""
+    ranked = 0
+    for p in range(k_others + 1):
+        ranked += counts[p]
+    ranked = min(ranked, n_ranked)
+    j = 0
+    for p in range(k_others + 1):
+        stop = min(j + counts[p], ranked)
+        while j < stop:
+            r = np.float64(j + 1 + p)
+            out[j] = r if r <= depth else np.inf
+            j += 1
+        if j >= ranked:
+            break
+    for k in range(j, out.size):
+        out[k] = np.inf
+
+
+@numba.njit(inline="always")
+def _cell(v, first, inverse, cells):  # pragma: no cover - compiled
+    """The cell (0 .. cells - 1) of v: non-decreasing in v under any rounding."""
+    f = (v - first) * inverse
+    f = f if f > 0.0 else 0.0
+    return np.int64(f if f < cells - 1 else cells - 1)
+
+
+@numba.njit(inline="always")
+def _count_at_most(padded, low, high, v):  # pragma: no cover - compiled
+    """low + how many of ``padded[low + 1 : high + 1]`` (ascending) are <= v, by bisection."""
+    while low < high:
+        mid = (low + high) >> 1
+        if padded[mid + 1] <= v:
+            low = mid + 1
+        else:
+            high = mid
+    return low

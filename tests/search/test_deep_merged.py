@@ -1,0 +1,140 @@
+"""The deep ranking of one large class from the others' side (embedeval._search.deep_merged, numba)
+against the sorted path's numpy passes and a full stable float64 sort: ties and duplicates on a
+lattice (near-ties ranked exactly), crowded values far from the origin, a dominant class, ignored
+references inside and outside the class, random depths, only the first few relevant references,
+sampled thresholds too tight (rows ranked again), others past the guessed room (listed again);
+and its compiled pass against a slow count of each relevant value's place among the others."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_deep import Codes, assert_ranks_equal, expected, searched, vectors
+
+from embedeval._core import budget as _budget
+from embedeval._core import compiled
+from embedeval._search import deep_merged
+from embedeval._search.deep import DeepRanker
+
+pytest.importorskip("numba")
+
+
+def ranks_both_ways(monkeypatch, x, codes, depth, ignored, first=None, **options):
+    """(numpy passes' ranks, merged ranks, rows the merged path ranked)."""
+    taken = {"rows": 0}
+    original = deep_merged.ranks
+
+    def spied(block):
+        out = original(block)
+        taken["rows"] += 0 if out is None else len(block.queries)
+        return out
+
+    monkeypatch.setattr(deep_merged, "ranks", spied)
+    monkeypatch.setattr(deep_merged, "MERGED_FROM", 1)
+    monkeypatch.setattr(_budget, "DEEP_FUSED_COMPILED_FROM", 0)
+    found = []
+    for kernels in ("numpy", "auto"):
+        monkeypatch.setenv(compiled.KERNELS_VARIABLE, kernels)
+        ranker = DeepRanker(x, True, codes, **options)
+        same = (ignored >= 0) & (codes[np.maximum(ignored, 0)] == codes[:, None])
+        counts = np.bincount(codes)[codes] - np.count_nonzero(same, axis=1)
+        marked = Codes(codes, codes).marked(np.arange(len(x)), counts)
+        found.append(ranker.ranks(x, marked, depth, first, ignored)[0])
+    return found[0], found[1], taken["rows"]
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_merged_ranks_equal_the_numpy_passes_and_a_full_sort(monkeypatch, seed):
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(30, 260)), int(rng.integers(1, 6))
+    x, _ = searched(vectors(rng, n, d, ("lattice", "far", "normal")[seed % 3]), "euclidean")
+    codes = np.where(rng.random(n) < rng.uniform(0.4, 0.9), 0, rng.integers(1, 5, n))
+    depth = rng.integers(1, n - 1, n) if seed % 2 else np.full(n, n - 2)
+    ignored = np.arange(n)[:, None]
+    if seed % 4 >= 2:  # one more ignored reference per row, of its class or another
+        ignored = np.column_stack([np.arange(n), (np.arange(n) + rng.integers(1, n, n)) % n])
+    first = rng.integers(1, 6, n) if seed % 6 == 5 else None  # J below the class: a selection
+    if seed % 5 == 4:
+        monkeypatch.setattr(deep_merged, "ROOM", 0)  # rows past the guessed room listed again
+    options = {
+        "block_elements": int(rng.integers(n, 4 * n * n)),
+        "sample_sigmas": float(rng.uniform(-3, 3)),  # below 0: many sampled thresholds too tight
+        "sample_columns": int(rng.integers(1, 64)),
+    }
+    ranks_np, ranks_m, taken = ranks_both_ways(monkeypatch, x, codes, depth, ignored, first, **options)
+    assert taken > 0
+    np.testing.assert_array_equal(ranks_m, ranks_np)
+    relevant = codes[:, None] == codes[None, :]
+    ignored_sets = [set(row[row >= 0].tolist()) for row in ignored]
+    want = expected(x, x, "euclidean", relevant, depth, ignored_sets, first)[0]
+    assert_ranks_equal((ranks_m, None), want)
+
+
+def test_near_ties_are_ranked_exactly(monkeypatch):
+    """A lattice and crowded values: near-ties found (the test fails if no row has one)."""
+    from embedeval._search import merged_kernels
+
+    rng = np.random.default_rng(5)
+    original = merged_kernels.merged_ranks
+    tied = []
+    monkeypatch.setattr(merged_kernels, "merged_ranks", lambda *a: tied.append(original(*a)) or tied[-1])
+    for x in (
+        rng.integers(-2, 3, size=(300, 3)).astype(np.float32),
+        (1000 + 1e-3 * rng.standard_normal((300, 2))).astype(np.float32),
+    ):
+        codes = np.where(rng.random(300) < 0.7, 0, rng.integers(1, 4, 300))
+        ranks_np, ranks_m, taken = ranks_both_ways(monkeypatch, x, codes, np.full(300, 298), np.arange(300)[:, None])
+        assert taken > 0
+        np.testing.assert_array_equal(ranks_m, ranks_np)
+    assert any(t[0].any() for t in tied)
+
+
+def slow_ranks(found, others, limit, n_ranked, depth):
+    """Each row's ranks the obvious way: its relevant values up to ``limit`` sorted, each one's
+    rank its position + 1 + the others at most it."""
+    out = []
+    for i in range(len(found)):
+        ranked = np.sort(found[i][found[i] <= limit[i]])[: n_ranked[i]]
+        ranks = np.arange(1, ranked.size + 1) + np.searchsorted(others[i], ranked, side="right")
+        out.append([float(r) if r <= depth[i] else np.inf for r in ranks])
+    return out
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_compiled_pass_equals_a_slow_count(seed):
+    """merged_ranks on rows of every shape: no other, others all equal, crowded cells (duplicates),
+    relevant values below, between and above the others, +inf (ignored) ones, extreme magnitudes;
+    its near-ties and counts at most a threshold against the obvious ones."""
+    from embedeval._search import merged_kernels
+
+    rng = np.random.default_rng(seed)
+    b, n = int(rng.integers(1, 8)), int(rng.integers(1, 300))
+    scale = 10.0 ** rng.integers(-200, 200) if seed % 7 == 6 else 1.0
+    pool = (rng.integers(-20, 20, 60) if seed % 3 == 0 else rng.standard_normal(60) * 10) * scale
+    found = rng.choice(pool, (b, n)) + (0 if seed % 2 else rng.standard_normal((b, n)) * scale)
+    found[rng.random((b, n)) < 0.05] = np.inf
+    k = rng.integers(0, 3 * n, b)
+    k[0] = 0
+    width = max(int(k.max()), 1)
+    others = np.full((b, width), np.nan)
+    for i in range(b):
+        row = np.sort(rng.choice(pool, k[i]) + (0 if seed % 4 < 2 else rng.standard_normal(k[i]) * scale))
+        if i == 1 and k[i]:
+            row[:] = row[0]  # every other equal
+        others[i, : k[i]] = row
+    limit = np.quantile(pool, rng.uniform(0.2, 1.0, b))
+    threshold = np.where(rng.random(b) < 0.3, np.nan, np.quantile(pool, rng.uniform(0, 1, b)))
+    n_ranked = rng.integers(0, n + 1, b)
+    depth = rng.integers(1, 4 * n + 2, b).astype(np.float64)
+    window = rng.choice([0.0, 1e-9 * scale, 0.5 * scale], b)
+    ranks = np.empty((b, max(int(n_ranked.max()), 1)))
+    tied, below = merged_kernels.merged_ranks(found, others, k, limit, threshold, n_ranked, depth, window, ranks)
+    want = slow_ranks(found, [others[i, : k[i]] for i in range(b)], limit, n_ranked, depth)
+    for i in range(b):
+        np.testing.assert_array_equal(ranks[i, : len(want[i])], want[i])
+        assert np.isinf(ranks[i, len(want[i]) :]).all()
+        o = others[i, : k[i]]
+        v = found[i][found[i] <= limit[i]]
+        near = (np.abs(v[:, None] - o[None, :]) <= window[i]).any() if o.size and v.size else False
+        assert tied[i] == near
+        assert below[i] == np.count_nonzero(found[i] <= threshold[i])
