@@ -101,6 +101,9 @@ def n_marked(relevant, ignored):
 
 def assert_ranks_equal(found, ranks, grades=None):
     got, got_grades = found
+    finite = np.isfinite(got)  # rows ascend, +inf only after the ranks (what Hits.ascending claims)
+    assert not (~finite[:, :-1] & finite[:, 1:]).any()
+    assert all((np.diff(row[np.isfinite(row)]) > 0).all() for row in got)
     assert [list(row[np.isfinite(row)].astype(int)) for row in got] == ranks
     if grades is not None:
         assert [list(g[np.isfinite(r)]) for g, r in zip(got_grades, got, strict=True)] == grades
@@ -440,3 +443,9 @@ def test_float64_factors_are_made_on_demand_and_equal_the_whole_matrix(euclidean
         assert got.flags.c_contiguous
         np.testing.assert_array_equal(got.view(np.uint64), whole[key].view(np.uint64))
     assert isinstance(DeepRanker(x, euclidean)._matrix64, np.ndarray)  # no classes: made once
+    # rows(start, stop): the slice, read-only, kept for the calling thread's next call of the same
+    first = ranker._matrix64.rows(40, 170)
+    np.testing.assert_array_equal(first.view(np.uint64), whole[40:170].view(np.uint64))
+    assert not first.flags.writeable
+    assert ranker._matrix64.rows(40, 170) is first
+    assert ranker._matrix64.rows(41, 170) is not first
