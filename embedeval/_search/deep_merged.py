@@ -38,9 +38,14 @@ from .deep_exact import error_bounds
 
 # The path takes blocks whose rows rank at least this many relevant values (J). Below, sorting
 # them costs little beside the others' products.
-MERGED_FROM = 2048
+MERGED_FROM = 1024
 # Others listed per row beyond the sample's generous guess before a row is listed again.
 ROOM = 256
+# Making one listed other again in float64 (with the chunk's references in cache) costs about as
+# much as this many columns of the float64 product's extra time over float32's (half in one
+# class, d = 64: 0.45 s more for the float64 product of 4e8 pairs; the widened listing of 4e7
+# pairs about 12 ns each at d = 128).
+WIDEN_COLUMNS = 6.0
 _CACHED = compiled.in_cache(f"{__package__}.merged_kernels", "_merged_rows_into", "_list_into")
 
 
@@ -81,9 +86,10 @@ def ranks(block):
     or None where a value is not finite (the sorted path then ranks the block)."""
     rk, b = block.ranker, len(block.queries)
     q_norms = np.sqrt(np.einsum("ij,ij->i", block.queries, block.queries, dtype=np.float64))
-    _, bound64 = error_bounds(q_norms, rk.max_norm, rk.dim, rk.euclidean)
+    block.bound32, bound64 = error_bounds(q_norms, rk.max_norm, rk.dim, rk.euclidean)
     block.factors64 = block.factors_other = rk._factors(block.queries, np.float64)
-    block.bound_rel = block.bound_other = bound64
+    block.factors32 = rk._factors(block.queries, np.float32)
+    block.bound_rel = block.bound_other = bound64  # the others' values are float64 when placed
     block.grades, block.exact_grades = None, {}
     block.ignored_at = None
     inside = (np.zeros(0, np.int64), np.zeros(0, np.int64))
@@ -99,22 +105,27 @@ def ranks(block):
     if jth is None:
         return None
     # T: the sampled guess of a value that depth values reach, where it is below the J-th
-    # relevant value (else the J-th); a row where fewer than depth values reach it is ranked again
-    # with the J-th (always enough).
-    sample = rk._factors(block.queries, np.float32) @ rk._sample_matrix.T
-    guess = rk._sampled_threshold(np.sort(sample, axis=1), block.depth, rk._sigmas)
-    threshold = np.where(guess < jth, guess, np.nan)
+    # relevant value (else the J-th); rows where fewer than depth values reach it are ranked again
+    # with a looser guess, and at last with the J-th (always enough), as the sorted path does.
+    sample = block.factors32 @ rk._sample_matrix.T
+    ordered = np.sort(sample, axis=1)
     out = np.empty((b, max(int(block.n_ranked.max(initial=0)), 1)))
-    rows = np.arange(b)
-    short = _rank_rows(block, found, rows, np.fmin(threshold, jth), threshold, sample, out)
-    if short is None:
-        return None
-    if short.any():
-        rows = rows[short]
-        part = out[rows]
-        if _rank_rows(block, found[rows], rows, jth[rows], np.full(rows.size, np.nan), sample[rows], part) is None:
+    rows, sigmas = np.arange(b), rk._sigmas
+    while rows.size:
+        threshold = np.full(rows.size, np.nan)
+        if sigmas is not None:
+            guess = rk._sampled_threshold(ordered[rows], block.depth[rows], sigmas)
+            threshold = np.where(guess < jth[rows], guess, np.nan)
+        every = rows.size == b
+        part = out if every else out[rows]
+        args = (found if every else found[rows], rows, np.fmin(threshold, jth[rows]), threshold, sample[rows])
+        short = _rank_rows(block, *args, part)
+        if short is None:
             return None
-        out[rows] = part
+        if not every:
+            out[rows] = part
+        rows = rows[short]
+        sigmas = 4 * max(sigmas, 0) + 4 if sigmas is not None and sigmas < 16 else None
     return out, None
 
 
@@ -151,7 +162,14 @@ def _others(block, rows, limit, sample):
     """The other values of ``rows`` (m,) at most ``limit`` (m,) and their columns, listed from the
     block's chunk products: (values (m, k) float64, columns (m, k) int64, how many (m,)), row i's
     first ``n[i]``. ``k`` is guessed from the sampled others generously; rows that hold more are
-    listed again by :meth:`Block._others`."""
+    listed again by :meth:`Block._others`.
+
+    Where the others listed are few beside the columns (fewer than 1 / :data:`WIDEN_COLUMNS` of
+    them; always with the ranker's precision "mixed", never with "float64"), the chunk products
+    are float32, listed up to ``limit`` + E_32 + E_64 (every other
+    whose float64 value is at most ``limit``), and the listed ones made again in float64 (their
+    values: any value within the float64 bound will do); else the products are float64.
+    """
     from . import merged_kernels
 
     rk = block.ranker
@@ -159,22 +177,33 @@ def _others(block, rows, limit, sample):
     sampled = (rk._sample < rk._class_start[code]) | (rk._sample >= rk._class_stop[code])
     n_other = rk.size - (rk._class_stop[code] - rk._class_start[code])
     expected = np.count_nonzero(sample[:, sampled] <= limit[:, None], axis=1) * (n_other / max(sampled.sum(), 1))
+    if rk.precision == "auto":
+        float32 = expected.sum() * WIDEN_COLUMNS < n_other * max(rows.size, 1)
+    else:
+        float32 = rk.precision == "mixed"
+    if float32:
+        block.factors_other = block.factors32
+        limit = limit + block.bound32[rows] + block.bound_rel[rows]
     most = float(expected.max(initial=0))
     room = int(min(n_other, 1.5 * most + 8 * np.sqrt(most) + ROOM))
     values = np.empty((rows.size, room))
     columns = np.empty((rows.size, room), dtype=np.int64)
     n_others = np.zeros(rows.size, dtype=np.int64)
     listed = np.empty(0, dtype=np.int32)
+    matrix = rk._matrix64  # Float64Factors: float32 rows and float64 squared norms
+    widen = (block.factors64[rows], np.ascontiguousarray(matrix.float32), matrix.norms) if float32 else None
     for i0, c0, chunk, lim in block._chunks_within(rows, limit):
         if listed.size < chunk.shape[1]:
             listed = np.empty(chunk.shape[1], dtype=np.int32)
-        merged_kernels.list_others(chunk, i0, c0, lim, values, columns, n_others, listed)
+        merged_kernels.list_others(chunk, i0, c0, lim, values, columns, n_others, listed, widen)
+    block.factors_other = block.factors64
     over = np.flatnonzero(n_others > room)
-    if over.size:  # more than guessed: those rows again, into wider arrays
+    if over.size:  # more than guessed: those rows again, in float64, into wider arrays
         ends, _, cols, found = block._others(None, rows[over], limit[over])
+        n_others[over] = np.diff(ends)
         wide = int(n_others.max())
-        values = np.pad(values, ((0, 0), (0, wide - room)))
-        columns = np.pad(columns, ((0, 0), (0, wide - room)))
+        values = np.pad(values, ((0, 0), (0, max(wide - room, 0))))
+        columns = np.pad(columns, ((0, 0), (0, max(wide - room, 0))))
         for k, i in enumerate(over):
             values[i, : n_others[i]] = found[ends[k] : ends[k + 1]]
             columns[i, : n_others[i]] = cols[ends[k] : ends[k + 1]]

@@ -35,12 +35,26 @@ def table_size(n_others: int) -> int:
     return cells
 
 
-def list_others(chunk, i0, c0, lim, values, columns, n_listed, listed):
+def list_others(chunk, i0, c0, lim, values, columns, n_listed, listed, widen=None):
     """Append the values of ``chunk`` (h, w) at most ``lim`` (h,) to rows ``i0:i0 + h`` of
     ``values`` and ``columns`` (m, k) (their columns: ``c0`` + the column in the chunk), after the
     ``n_listed`` (m,) each row holds (counted on past k, nothing written there); ``listed``:
-    int32 scratch of at least w."""
-    _list_into(chunk, i0, c0, lim, values, columns, n_listed, listed)
+    int32 scratch of at least w.
+
+    ``widen``: for a float32 chunk, ``(factors64 (m, d [+ 1]), matrix32 (n, d [+ 1]), norms64
+    (n,))``: each listed value is written as the float64 product of its row's ``factors64`` with
+    the reference's factors read as :class:`embedeval._search.deep.Float64Factors` makes them
+    (``matrix32`` widened exactly, and for euclidean distances ``norms64`` in place of the last;
+    empty for inner products), summed in any order (the float64 bound holds for every order),
+    while the chunk's references are still in cache from its product.
+    """
+    if widen is None:
+        _list_into(chunk, i0, c0, lim, values, columns, n_listed, listed)
+        return
+    factors64, matrix32, norms64 = widen
+    dim = matrix32.shape[1] - (1 if norms64.size else 0)
+    args = (factors64, matrix32, norms64, dim)
+    _list_widened_into(chunk, i0, c0, lim, values, columns, n_listed, listed, *args)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -56,6 +70,31 @@ def _list_into(chunk, i0, c0, lim, values, columns, n_listed, listed):  # pragma
             c = listed[k]
             values[i, f + k] = row[c]
             columns[i, f + k] = c0 + c
+        n_listed[i] = f + n
+
+
+@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _list_widened_into(
+    chunk, i0, c0, lim, values, columns, n_listed, listed, factors64, matrix32, norms64, dim
+):  # pragma: no cover - compiled
+    """:func:`list_others` with ``widen``: the listed values made again in float64."""
+    room = values.shape[1]
+    euclidean = norms64.size > 0
+    for r in range(chunk.shape[0]):
+        n = list_within(chunk[r], lim[r], listed)
+        i = i0 + r
+        f = n_listed[i]
+        q = factors64[i]
+        for k in range(min(n, max(room - f, 0))):
+            col = c0 + listed[k]
+            m = matrix32[col]
+            v = 0.0
+            for j in range(dim):
+                v += q[j] * np.float64(m[j])
+            if euclidean:
+                v += q[dim] * norms64[col]
+            values[i, f + k] = v
+            columns[i, f + k] = col
         n_listed[i] = f + n
 
 
