@@ -40,6 +40,13 @@ def _extremes(vectors: np.ndarray) -> tuple[float, float]:
     largest, smallest = 0.0, math.inf
     wide = vectors.dtype != np.float32
     for start in range(0, vectors.shape[0], _budget.SCAN_ROWS):
+        if not wide:  # float32: squares and their sums cannot leave float64's range, no copy needed
+            block = vectors[start : start + _budget.SCAN_ROWS]
+            norms = np.einsum("ij,ij->i", block, block, dtype=np.float64)
+            largest = max(largest, float(np.sqrt(norms.max(initial=0.0))))
+            magnitudes = np.abs(block)
+            smallest = min(smallest, float(magnitudes.min(where=magnitudes > 0, initial=np.inf)))
+            continue
         block = np.asarray(vectors[start : start + _budget.SCAN_ROWS], dtype=np.float64)
         # Norms of float64 rows near 1e160 (or 1e-170) would overflow (underflow) when squared:
         # scale the block by the power of two of its largest component first (exact).
@@ -47,9 +54,6 @@ def _extremes(vectors: np.ndarray) -> tuple[float, float]:
         shift = -math.frexp(top)[1] if top else 0
         unit = np.ldexp(block, shift)
         largest = max(largest, math.ldexp(float(np.sqrt(np.einsum("ij,ij->i", unit, unit).max())), -shift))
-        magnitudes = np.abs(block[block != 0]) if not wide else block[:0]
-        if magnitudes.size:
-            smallest = min(smallest, float(magnitudes.min()))
     return largest, smallest
 
 

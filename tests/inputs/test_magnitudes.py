@@ -140,3 +140,26 @@ def test_the_bound_covers_products_that_underflow():
     tiny = np.full((3, 4), 1e-30, dtype=np.float32)
     searcher = FlatSearcher(tiny, "euclidean")
     assert (searcher._error_bound(tiny, FLOAT32_UNIT_ROUNDOFF) >= 2.0**-149).all()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_extremes_of_float32_rows_equal_a_slow_scan(seed, monkeypatch):
+    """_extremes on float32 rows (read without a float64 copy) against the obvious float64 scan:
+    zeros, all-zero rows, subnormals and components near float32's largest, blocks of any size."""
+    from embedeval._core import budget
+    from embedeval._inputs.magnitude import _extremes
+
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(1, 300)), int(rng.integers(1, 40))
+    x = rng.standard_normal((n, d)) * 10.0 ** rng.integers(-44, 37, (n, 1))
+    x[rng.random((n, d)) < 0.2] = 0
+    x[rng.random(n) < 0.1] = 0
+    x = x.astype(np.float32)
+    wide = x.astype(np.float64)
+    largest = max(float(np.sqrt(np.sum(row * row))) for row in wide)
+    nonzero = np.abs(wide[wide != 0])
+    smallest = float(nonzero.min()) if nonzero.size else np.inf
+    monkeypatch.setattr(budget, "SCAN_ROWS", int(rng.integers(1, 64)))
+    got = _extremes(x)
+    assert got[1] == smallest
+    assert got[0] == pytest.approx(largest, rel=1e-14)
