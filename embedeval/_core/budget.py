@@ -31,12 +31,12 @@ NORMALISE_ELEMENTS = 1 << 19
 # kernels in use. bench/bench_deep.py --crossover, CPU seconds on one thread (the shared machine's
 # wall clock moved by half between runs). With numpy passes (n = 20,000, d = 128, wall clock on a
 # quiet machine): deep / faiss = 1.74, 1.43, 1.12, 0.79 at R = 100, 200, 400, 800, crossing near
-# R = 550. With the compiled kernels, at R = 100, 200, 400: 1.06, 0.97, 0.76 (20,000 x 128),
-# 1.26, 1.03, 0.88 (40,000 x 64), 0.99, 0.89, 0.80 (10,000 x 384), 1.01, 0.95, 0.90
-# (20,000 x 384), 1.01, 0.85, 0.68 (10,000 x 128): crossing between R = 100 and 230, so 256 keeps
-# every measured size at or below faiss. docs/performance.md has the tables.
+# R = 550. With the compiled kernels (stop 49), at R = 100, 150, 200: 1.05, 0.87, 0.81 (20,000 x
+# 128), 0.88, 0.84, 0.81 (40,000 x 64), 0.83, 0.95, 0.84 (10,000 x 384), 1.11, 1.01, 1.01 (20,000
+# x 384), 0.82, 0.71, 0.64 (10,000 x 128): past 150 every measured size is at most 1.01.
+# docs/performance.md has the tables.
 DEEP_FROM = 512
-DEEP_FROM_COMPILED = 256
+DEEP_FROM_COMPILED = 150
 # Rows x references of one block of the deep ranking: its (rows x R) float64 products of the
 # relevant slices, nearest relevant values and ranks are each at most this many elements
 # (32 MB); without class codes, so is its (rows x references) float64 product.
