@@ -197,23 +197,24 @@ class Block(ExactRows):
         """
         rk, b = self.ranker, len(sample)
         if rk._classes:
-            others = np.full(sample.shape, np.inf)
+            spans = [(i0, i1, *np.searchsorted(rk._sample, [lo, hi])) for i0, i1, lo, hi in self._spans(np.arange(b))]
             count = np.zeros(b, dtype=np.int64)
-            for i0, i1, lo, hi in self._spans(np.arange(b)):
-                a, z = np.searchsorted(rk._sample, [lo, hi])
-                part = np.concatenate([sample[i0:i1, :a], sample[i0:i1, z:]], axis=1)
-                part.sort(axis=1)
-                others[i0:i1, : part.shape[1]] = part
-                count[i0:i1] = part.shape[1]
+            for i0, i1, a, z in spans:
+                count[i0:i1] = sample.shape[1] - (z - a)
         else:
             relevant = self._listed_at(rk._sample)
-            others = np.sort(np.where(relevant, np.inf, sample), axis=1)
             count = sample.shape[1] - np.count_nonzero(relevant, axis=1)
         scale = (rk.size - self.n_relevant) / np.maximum(count, 1)
-        # Only the first few sampled others can be the threshold, up to a generous sigmas.
-        expected = np.minimum(self.depth / np.maximum(scale, 1e-9), others.shape[1])
-        width = min(others.shape[1], int(np.ceil((expected + 12 * np.sqrt(expected)).max(initial=0))) + 4)
-        others = others[:, :width]
+        # Only the first few sampled others can be the threshold (up to a generous sigmas): kept alone
+        expected = np.minimum(self.depth / np.maximum(scale, 1e-9), sample.shape[1])
+        width = min(sample.shape[1], int(np.ceil((expected + 12 * np.sqrt(expected)).max(initial=0))) + 4)
+        others = np.full((b, width), np.inf)
+        if rk._classes:
+            for i0, i1, a, z in spans:
+                part = np.concatenate([sample[i0:i1, :a], sample[i0:i1, z:]], axis=1, dtype=np.float64)
+                steps.smallest_sorted(part, min(width, part.shape[1]), others, slice(i0, i1))
+        else:
+            steps.smallest_sorted(np.where(relevant, np.inf, sample.astype(np.float64)), width, others, slice(None))
         count = np.minimum(count, width)
         return others, self._reached(others, count), scale
 
