@@ -100,15 +100,19 @@ def ranks(block):
         block.ignored_at = (rows, rk._column[block.ignored[rows, cols]])
         keep = (block.ignored_at[1] >= lo) & (block.ignored_at[1] < hi)
         inside = (block.ignored_at[0][keep], block.ignored_at[1][keep] - lo)
+    # T: the sampled guess of a value that depth values reach, where it is below the J-th
+    # relevant value (else the J-th); rows where fewer than depth values reach it are ranked again
+    # with a looser guess, and at last with the J-th (always enough), as the sorted path does.
+    # Rows ranked deeper than the sample can guess (whole rankings) list every other up to their
+    # J-th value: the sorted path ranks blocks where more than an eighth of the rows are such.
+    sample = block.factors32 @ rk._sample_matrix.T
+    ordered = np.sort(sample, axis=1)
+    if 8 * np.count_nonzero(np.isinf(rk._sampled_threshold(ordered, block.depth, rk._sigmas))) > b:
+        return None
     found = block.factors64 @ rk._matrix64.rows(lo, hi).T
     jth = _jth(found, inside, block.n_ranked)
     if jth is None:
         return None
-    # T: the sampled guess of a value that depth values reach, where it is below the J-th
-    # relevant value (else the J-th); rows where fewer than depth values reach it are ranked again
-    # with a looser guess, and at last with the J-th (always enough), as the sorted path does.
-    sample = block.factors32 @ rk._sample_matrix.T
-    ordered = np.sort(sample, axis=1)
     out = np.empty((b, max(int(block.n_ranked.max(initial=0)), 1)))
     rows, sigmas = np.arange(b), rk._sigmas
     while rows.size:
@@ -185,7 +189,8 @@ def _others(block, rows, limit, sample):
         block.factors_other = block.factors32
         limit = limit + block.bound32[rows] + block.bound_rel[rows]
     most = float(expected.max(initial=0))
-    room = int(min(n_other, 1.5 * most + 8 * np.sqrt(most) + ROOM))
+    # at most twice a block's elements (rows past it are listed again, as the sorted path lists them)
+    room = int(min(n_other, 1.5 * most + 8 * np.sqrt(most) + ROOM, max(ROOM, 2 * _budget.DEEP_ELEMENTS // rows.size)))
     values = np.empty((rows.size, room))
     columns = np.empty((rows.size, room), dtype=np.int64)
     n_others = np.zeros(rows.size, dtype=np.int64)

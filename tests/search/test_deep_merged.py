@@ -46,10 +46,11 @@ def ranks_both_ways(monkeypatch, x, codes, depth, ignored, first=None, **options
 @pytest.mark.parametrize("seed", range(24))
 def test_merged_ranks_equal_the_numpy_passes_and_a_full_sort(monkeypatch, seed):
     rng = np.random.default_rng(seed)
-    n, d = int(rng.integers(30, 260)), int(rng.integers(1, 6))
+    n, d = int(rng.integers(200, 400)), int(rng.integers(1, 6))
     x, _ = searched(vectors(rng, n, d, ("lattice", "far", "normal")[seed % 3]), "euclidean")
     codes = np.where(rng.random(n) < rng.uniform(0.4, 0.9), 0, rng.integers(1, 5, n))
-    depth = rng.integers(1, n - 1, n) if seed % 2 else np.full(n, n - 2)
+    # random depths the sample can reach, or nearly whole rankings (the sorted path, mostly)
+    depth = rng.integers(1, max(2, n // 3), n) if seed % 2 else np.full(n, n - 2)
     ignored = np.arange(n)[:, None]
     if seed % 4 >= 2:  # one more ignored reference per row, of its class or another
         ignored = np.column_stack([np.arange(n), (np.arange(n) + rng.integers(1, n, n)) % n])
@@ -60,10 +61,10 @@ def test_merged_ranks_equal_the_numpy_passes_and_a_full_sort(monkeypatch, seed):
         "precision": ("auto", "float64", "mixed")[(seed // 3) % 3],  # mixed: the others listed in float32
         "block_elements": int(rng.integers(n, 4 * n * n)),
         "sample_sigmas": float(rng.uniform(-3, 3)),  # below 0: many sampled thresholds too tight
-        "sample_columns": int(rng.integers(1, 64)),
+        "sample_columns": int(rng.integers(16, 64)),  # n // 16 at most: 12 to 24
     }
     ranks_np, ranks_m, taken = ranks_both_ways(monkeypatch, x, codes, depth, ignored, first, **options)
-    assert taken > 0
+    assert taken > 0 or not seed % 2
     np.testing.assert_array_equal(ranks_m, ranks_np)
     relevant = codes[:, None] == codes[None, :]
     ignored_sets = [set(row[row >= 0].tolist()) for row in ignored]
@@ -85,7 +86,7 @@ def test_near_ties_are_ranked_exactly(monkeypatch):
     ):
         codes = np.where(rng.random(300) < 0.7, 0, rng.integers(1, 4, 300))
         for precision in ("float64", "mixed"):
-            depth, ignored = np.full(300, 298), np.arange(300)[:, None]
+            depth, ignored = np.full(300, 100), np.arange(300)[:, None]
             ranks_np, ranks_m, taken = ranks_both_ways(monkeypatch, x, codes, depth, ignored, precision=precision)
             assert taken > 0
             np.testing.assert_array_equal(ranks_m, ranks_np)
