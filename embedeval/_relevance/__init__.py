@@ -32,7 +32,7 @@ from .._metrics.kernels import Hits, finite_count, hits_from_dense, hits_from_gr
 from .._search.ignored import Ignored
 from .ignore import IgnoreBlock, IgnoreRules
 from .judged import Judgements
-from .labels import ClassLabels, MultiLabels
+from .labels import ClassLabels, CodePart, MultiLabels
 from .marked import Marked
 
 __all__ = [
@@ -66,6 +66,16 @@ class Shared:
     source: object
     reference_keys: np.ndarray | None
     class_codes: np.ndarray | None = None
+
+    @cached_property
+    def class_keys(self):
+        """``code * n_references + index`` of every reference, ascending (the references of a class
+        in a range of indices, by search; made once per process that needs it), or None without
+        class codes."""
+        if self.class_codes is None:
+            return None
+        codes = np.asarray(self.class_codes, dtype=np.int64)
+        return np.sort(codes * codes.size + np.arange(codes.size))
 
     @cached_property
     def key_index(self):
@@ -136,6 +146,40 @@ class Judge:
     def grades(self, rows: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """Relevance of reference ``idx[i, j]`` to block query ``rows[i]``: bool, or grades."""
         return self.block.source.grades(self.shared.source, rows, idx)
+
+    def class_pairs(self):
+        """With one class label per item, binary relevance and no ignore rule but each query's
+        own index: a function ``(start, stop) -> (rows, cols, excluded)`` giving, for the block's
+        queries and the references ``start:stop``, the (row, column) of each relevant reference
+        the query does not ignore, row-major, and the flat positions ``row (stop - start) +
+        column - start`` of those relevant or ignored, increasing: what the masks of
+        :meth:`grades` and the ignore rules give, found from the class's indices by search
+        (:attr:`Shared.class_keys`). None where relevance is anything else."""
+        block, keys = self.block, self.shared.class_keys
+        rules = block.ignore
+        if keys is None or self.by_grade or not isinstance(block.source, CodePart):
+            return None
+        if rules is not None and (rules.keys is not None or (rules.listed is not None and rules.listed.size)):
+            return None
+        own = None if rules is None else rules.own
+        n = keys.size
+        base = np.asarray(block.source.codes, dtype=np.int64) * n
+        every = np.arange(base.size)
+
+        def pairs(start: int, stop: int):
+            lo, hi = np.searchsorted(keys, base + start), np.searchsorted(keys, base + stop)
+            rows = np.repeat(every, hi - lo)
+            cols = keys[np.repeat(lo, hi - lo) + offsets_within(hi - lo)] - base[rows]
+            flat = rows * (stop - start) + cols - start
+            if own is None:
+                return rows, cols, flat
+            inside = np.flatnonzero((own >= start) & (own < stop))
+            keep = cols != own[rows]
+            if keep.size - np.count_nonzero(keep) < inside.size:  # an own reference of another class
+                flat = np.union1d(flat, inside * (stop - start) + own[inside] - start)
+            return rows[keep], cols[keep], flat
+
+        return pairs
 
     def relevant(self, grades: np.ndarray) -> np.ndarray:
         return grades if grades.dtype == bool else grades >= self.block.threshold

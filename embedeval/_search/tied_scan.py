@@ -141,12 +141,15 @@ class TiedScanner:
         ignored: Callable[[int, int], np.ndarray] | None,
         levels: np.ndarray,
         keep=None,
+        pairs=None,
     ) -> Counts:
         """Scan every reference for the prepared queries (b, d), float32.
 
         ``grades``, ``ignored`` and ``levels`` are those of
         :meth:`~embedeval._search.hamming.HammingScanner.count`; ``keep`` must be None (this
-        scan serves the tie-aware rules only).
+        scan serves the tie-aware rules only). ``pairs``, where relevance is binary: a function
+        ``(start, stop) -> (rows, cols, excluded)`` that gives what the masks would
+        (:meth:`embedeval._relevance.Judge.class_pairs`), read instead of them.
 
         Returns
         -------
@@ -161,7 +164,7 @@ class TiedScanner:
         b, d = queries.shape
         step = max(1, self.pairs // max(b, 1))
         chunks = [(s, min(s + step, self.size)) for s in range(0, self.size, step)]
-        rows, cols, level, excluded = self._graded(b, chunks, grades, ignored, levels)
+        rows, cols, level, excluded = self._graded(b, chunks, grades, ignored, levels, pairs)
         q_norms = np.sqrt(np.einsum("ij,ij->i", queries, queries, dtype=np.float64))
         scale = (q_norms.max(initial=0.0) + self.max_norm) ** 2
         wide = not FLOAT32_SCALES[0] <= scale <= FLOAT32_SCALES[1]
@@ -181,7 +184,7 @@ class TiedScanner:
         return Counts(*_layout(*resolve(items, below, members, values, exact, chain_gap, levels.size)), levels)
 
     @staticmethod
-    def _graded(b, chunks, grades, ignored, levels):
+    def _graded(b, chunks, grades, ignored, levels, pairs=None):
         """(row, column, level) of each positively graded, unignored pair; per chunk, the flat
         positions that the count of the others leaves out (graded or ignored)."""
         fast = compiled.enabled()
@@ -189,6 +192,13 @@ class TiedScanner:
             from .tied_kernels import graded_pairs
         rows, cols, level, excluded = [], [], [], []
         for start, stop in chunks:
+            if pairs is not None:  # binary relevance by search, no masks
+                r, c, out = pairs(start, stop)
+                rows.append(r)
+                cols.append(c)
+                level.append(np.zeros(r.size, dtype=np.int64))
+                excluded.append(out)
+                continue
             g = grades(start, stop)
             positive = g if g.dtype == bool else g > 0
             left_out = ignored(start, stop) if ignored is not None else None
