@@ -28,6 +28,7 @@ import numpy as np
 
 from .._core.prefetch import prefetch
 from .list_kernels import list_within
+from .merged_kernels import pair_value64
 from .placed_kernels import _collect_row, _near, _search, _search_near, room
 from .table_kernels import _fill_table, _place_tabled
 from .table_kernels import new_tables as new_tables  # the callers make the tables here
@@ -240,7 +241,6 @@ def _replace_float64_into(
     the column ``AHEAD`` pairs on is prefetched (each of its cache lines) while a pair is summed."""
     n_nearest = padded.shape[1] - 2
     width = matrix32.shape[1]
-    euclidean = norms64.size > 0
     n = near.shape[0]
     for k in range(n):
         if k + AHEAD < n:
@@ -248,13 +248,7 @@ def _replace_float64_into(
             for line in range(0, width, 16):  # 16 float32: a 64-byte line
                 prefetch(flat, start + line)
         i, col, place = near[k, 0], near[k, 1], near[k, 2]
-        f = factors64[rows[i]]
-        m = matrix32[col]
-        v = 0.0
-        for j in range(dim):
-            v += f[j] * np.float64(m[j])
-        if euclidean:
-            v += f[dim] * norms64[col]
+        v = pair_value64(factors64[rows[i]], matrix32, norms64, col, dim)
         row = padded[i]
         low = _search_near(row, v, place, n_nearest)  # within the bounds of its float32 place
         counts[i, min(place, ranked[i])] -= 1

@@ -79,7 +79,6 @@ def _list_widened_into(
 ):  # pragma: no cover - compiled
     """:func:`list_others` with ``widen``: the listed values made again in float64."""
     room = values.shape[1]
-    euclidean = norms64.size > 0
     for r in range(chunk.shape[0]):
         n = list_within(chunk[r], lim[r], listed)
         i = i0 + r
@@ -87,15 +86,24 @@ def _list_widened_into(
         q = factors64[i]
         for k in range(min(n, max(room - f, 0))):
             col = c0 + listed[k]
-            m = matrix32[col]
-            v = 0.0
-            for j in range(dim):
-                v += q[j] * np.float64(m[j])
-            if euclidean:
-                v += q[dim] * norms64[col]
-            values[i, f + k] = v
+            values[i, f + k] = pair_value64(q, matrix32, norms64, col, dim)
             columns[i, f + k] = col
         n_listed[i] = f + n
+
+
+@numba.njit(inline="always")
+def pair_value64(factors, matrix32, norms64, col, dim):  # pragma: no cover - compiled
+    """The float64 product of a row's float64 ``factors`` (d [+ 1]) with reference ``col`` read as
+    :class:`embedeval._search.deep.Float64Factors` makes it: ``matrix32[col]`` widened exactly,
+    and for euclidean distances (``norms64`` not empty) the float64 squared norm in place of the
+    last factor; summed in the order the caller's fast-math flags allow."""
+    m = matrix32[col]
+    v = 0.0
+    for j in range(dim):
+        v += factors[j] * np.float64(m[j])
+    if norms64.size > 0:
+        v += factors[dim] * norms64[col]
+    return v
 
 
 def merged_ranks(found, others, n_others, limit, threshold, n_ranked, depth, window, ranks):
