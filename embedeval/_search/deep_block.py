@@ -39,6 +39,10 @@ class Block(ExactRows):
         self.depth, self.n_ranked, self.ignored = depth, n_ranked, ignored
         self.n_relevant = np.asarray(marked.counts, dtype=np.int64)  # marked references not ignored
         self.codes = marked.codes
+        self.ignored_at = None  # (rows, columns) of the ignored references
+        if ignored is not None:
+            rows, cols = np.nonzero(ignored >= 0)
+            self.ignored_at = (rows, ranker._column[ignored[rows, cols]])
         # Without class codes: each row's marked references (CSR, columns of the ranker) and grades.
         self.listed = None
         if not ranker._classes:
@@ -57,10 +61,6 @@ class Block(ExactRows):
         mixed = self._mixed(sample, bound32, bound64)
         self.factors64 = rk._factors(self.queries, np.float64)
         self.factors_other = factors32 if mixed else self.factors64
-        self.ignored_at = None
-        if self.ignored is not None:
-            rows, cols = np.nonzero(self.ignored >= 0)
-            self.ignored_at = (rows, rk._column[self.ignored[rows, cols]])
         # With class codes the other references' values are made chunk by chunk (_others);
         # otherwise the whole (rows x references) product first.
         values = None

@@ -12,18 +12,28 @@ fall in each gap between them (:mod:`.merged_kernels`).
 Steps for a block of rows of one class (class codes, compiled kernels):
 
 1. The float64 product of the rows with their class's slice (as :class:`Block`); ignored
-   references +inf.
-2. T, per row: its J-th relevant value (the largest one where J counts them all, else a
-   selection; no sampled threshold: the others up to it are few where this path pays).
-3. The others up to T + 2 (E_o + E_r), from float64 chunk products (:meth:`Block._others`), and
-   each row's sorted.
-4. The compiled pass: each relevant value up to T + E_o + E_r placed among the row's others,
-   the ranks written from the counts per gap.
+   references +inf. T, per row: the smaller of the sampled guess of a value that ``depth``
+   values reach (from the values at the sampled references, relevant or not) and the J-th
+   relevant value (the largest where J counts them all, else a selection).
+2. The others up to T + 2 (E_o + E_r), listed as each chunk product is made (:mod:`.merged_kernels`,
+   by AVX-512 compress where the host has it), into per-row arrays sized from the sample (rows
+   past them listed again by :meth:`Block._others`). Where few are listed beside the columns the
+   products are float32, listed up to the float32 bound beyond, and each listed one made again
+   in float64 while its chunk's references are in cache; then every listed value is float64, so
+   E_o = E_r = the float64 bound. Each row's others are sorted.
+3. The compiled pass: each relevant value up to T + E_o + E_r placed among the row's others,
+   the ranks written from the counts per gap, and the relevant values at most the guess counted.
+4. A row where fewer than ``depth`` values reach its guess is ranked again with a looser guess
+   (then with the J-th relevant value, always enough), as the sorted path does.
 5. A row where a relevant value lies within E_o + E_r of an other is ranked exactly from its
    candidates (:meth:`Block._candidates_row`), as the sorted path does.
 
-The proof of :mod:`embedeval._search.deep` holds as it stands (T is the J-th relevant value,
-its second case); the ranks equal the sorted path's and a full stable float64 sort's.
+The proof of :mod:`embedeval._search.deep` holds as it stands: T is its T (a guess that
+``depth`` values reach, checked by counting, or the J-th relevant value), every other that can
+precede a ranked relevant value is listed, and only near-ties are left to the exact path. The
+ranks equal the sorted path's and a full stable float64 sort's (the tests compare all three).
+Blocks whose rows mostly rank deeper than the sample can guess (whole rankings) take the sorted
+path: they would list nearly every other.
 """
 
 from __future__ import annotations
@@ -91,13 +101,10 @@ def ranks(block):
     block.factors32 = rk._factors(block.queries, np.float32)
     block.bound_rel = block.bound_other = bound64  # the others' values are float64 when placed
     block.grades, block.exact_grades = None, {}
-    block.ignored_at = None
     inside = (np.zeros(0, np.int64), np.zeros(0, np.int64))
     code = int(block.codes[0])
     lo, hi = int(rk._class_start[code]), int(rk._class_stop[code])
-    if block.ignored is not None:
-        rows, cols = np.nonzero(block.ignored >= 0)
-        block.ignored_at = (rows, rk._column[block.ignored[rows, cols]])
+    if block.ignored_at is not None:  # those in the class's slice
         keep = (block.ignored_at[1] >= lo) & (block.ignored_at[1] < hi)
         inside = (block.ignored_at[0][keep], block.ignored_at[1][keep] - lo)
     # T: the sampled guess of a value that depth values reach, where it is below the J-th
