@@ -3,7 +3,8 @@ against the sorted path's numpy passes and a full stable float64 sort: ties and 
 lattice (near-ties ranked exactly), crowded values far from the origin, a dominant class, ignored
 references inside and outside the class, random depths, only the first few relevant references,
 sampled thresholds too tight (rows ranked again), others past the guessed room (listed again);
-and its compiled pass against a slow count of each relevant value's place among the others."""
+its compiled pass against a slow count of each relevant value's place among the others; and an
+evaluate whose large class takes the path at the default switch, against a full float64 sort."""
 
 from __future__ import annotations
 
@@ -142,3 +143,34 @@ def test_compiled_pass_equals_a_slow_count(seed):
         near = (np.abs(v[:, None] - o[None, :]) <= window[i]).any() if o.size and v.size else False
         assert tied[i] == near
         assert below[i] == np.count_nonzero(found[i] <= threshold[i])
+
+
+def test_evaluate_through_the_merged_path_equals_a_full_sort(monkeypatch):
+    """evaluate on 1,400 points, 1,100 of them in one class (J past MERGED_FROM at its default):
+    the merged path ranks that class (spied), and the per-query values of queries of every class
+    equal the float64 full-sort reference's and the numpy passes'."""
+    import embedeval
+    from reference import binary_metric, full_ranking
+
+    rng = np.random.default_rng(11)
+    n = 1400
+    labels = np.where(np.arange(n) < 1100, 0, 1 + np.arange(n) % 6)
+    x = (rng.standard_normal((7, 16))[labels] * 0.6 + rng.standard_normal((n, 16))).astype(np.float32)
+    x[5] = x[900]  # an exact copy: a tie in the class
+    metrics = ["precision@1", "r_precision", "map@r", "recall@10"]
+    taken = []
+    original = deep_merged.ranks
+    monkeypatch.setattr(deep_merged, "ranks", lambda block: taken.append(len(block.queries)) or original(block))
+    monkeypatch.setattr(_budget, "DEEP_FUSED_COMPILED_FROM", 0)
+    found = {}
+    for kernels in ("numpy", "auto"):
+        monkeypatch.setenv(compiled.KERNELS_VARIABLE, kernels)
+        found[kernels] = embedeval.evaluate(x, labels, metrics=metrics).per_query
+    assert sum(taken) >= 1000
+    for m in metrics:
+        np.testing.assert_array_equal(found["auto"][m], found["numpy"][m])
+    for i in [*range(0, 1100, 97), 5, 900, *range(1100, n, 37)]:
+        order = full_ranking(x[i], x, "euclidean", exclude=i)
+        rel = [labels[j] == labels[i] for j in order]
+        for m in metrics:
+            assert found["auto"][m][i] == binary_metric(m, rel, sum(rel)), (i, m)
