@@ -149,8 +149,9 @@ def test_evaluate_through_the_merged_path_equals_a_full_sort(monkeypatch):
     """evaluate on 1,400 points, 1,100 of them in one class (J past MERGED_FROM at its default):
     the merged path ranks that class (spied), and the per-query values of queries of every class
     equal the float64 full-sort reference's and the numpy passes'."""
-    import embedeval
     from reference import binary_metric, full_ranking
+
+    import embedeval
 
     rng = np.random.default_rng(11)
     n = 1400
