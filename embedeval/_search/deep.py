@@ -13,7 +13,9 @@ ranks (:class:`embedeval._metrics.kernels.Hits`) for blocks of query rows
    product of that slice, and the others' from products made a cache-sized chunk of columns
    at a time, in float32 where its near-ties would cost less than float64
    (:meth:`DeepRanker._mixed`). Without class codes, one float64 product of the block.
-2. Relevant values: per row the J = min(depth, R) smallest, sorted (``np.sort``).
+2. Relevant values: per row the J = min(depth, R) smallest, sorted (``np.sort``); or, for a
+   block of one class with J of 1,024 or more and compiled kernels, left unsorted and placed
+   among the row's few sorted others instead (:mod:`~embedeval._search.deep_merged`).
 3. Threshold T, a value that at least ``depth`` values of the row reach: estimated by
    counting the relevant values exactly and the others from a fixed sample of references, or
    else the J-th relevant value. A row where fewer than ``depth`` values reach its sampled T
@@ -185,7 +187,7 @@ class DeepRanker:
         # Blocks of queries of one class where possible: one product with its relevant slice.
         order = np.argsort(marked.codes, kind="stable") if self._classes else np.arange(b)
         blocks = self._blocks(order, marked, n_ranked)
-        for rows in (part for block in blocks for part in deep_merged.split(self, block, marked, n_ranked)):
+        for rows in (part for group in blocks for part in deep_merged.split(self, group, marked, n_ranked)):
             ign = None if ignored is None else ignored[rows]
             block = Block(self, queries[rows], marked.part(rows), depth[rows], n_ranked[rows], ign)
             # one large class: its relevant values placed among the others (None: not there)
@@ -333,6 +335,12 @@ class Float64Factors:
 
     def __len__(self) -> int:
         return self.shape[0]
+
+    def __getstate__(self):  # the kept slices stay with their threads
+        return {k: v for k, v in self.__dict__.items() if k != "_kept"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state, _kept=threading.local())
 
     def __getitem__(self, key) -> np.ndarray:
         out = np.array(self.float32[key], dtype=np.float64, order="C")

@@ -449,3 +449,8 @@ def test_float64_factors_are_made_on_demand_and_equal_the_whole_matrix(euclidean
     assert not first.flags.writeable
     assert ranker._matrix64.rows(40, 170) is first
     assert ranker._matrix64.rows(41, 170) is not first
+    # a ranker travels (pickled) without the slices its threads keep, and keeps working
+    import pickle
+
+    again = pickle.loads(pickle.dumps(ranker))._matrix64.rows(40, 170)
+    np.testing.assert_array_equal(again.view(np.uint64), whole[40:170].view(np.uint64))
