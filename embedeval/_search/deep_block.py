@@ -191,9 +191,9 @@ class Block(ExactRows):
     def _others_sampled(self, sample):
         """What the sample says of each row's other references, for :func:`.deep_count.threshold`.
 
-        Returns ``(values, reached, scale)``: the sampled others' values, ascending, of shape
-        (b, s) padded with +inf; how many of the row's nearest relevant values each reaches
-        (exact); and how many other references one sampled other stands for (b,).
+        Returns ``(values, reached, scale)``: the w smallest sampled others' values (w: as many as
+        can be a threshold), ascending, (b, w) padded with +inf; how many of the row's nearest
+        relevant values each reaches (exact); and how many others one sampled other stands for (b,).
         """
         rk, b = self.ranker, len(sample)
         if rk._classes:
