@@ -14,8 +14,8 @@ ranks (:class:`embedeval._metrics.kernels.Hits`) for blocks of query rows
    at a time, in float32 where its near-ties would cost less than float64
    (:meth:`DeepRanker._mixed`). Without class codes, one float64 product of the block.
 2. Relevant values: per row the J = min(depth, R) smallest, sorted (``np.sort``); or, for a
-   block of one class with J of 1,024 or more and compiled kernels, left unsorted and placed
-   among the row's few sorted others instead (:mod:`~embedeval._search.deep_merged`).
+   block of one class with J past :func:`.deep_merged.switch` and compiled kernels, left
+   unsorted and placed among the row's few sorted others (:mod:`~embedeval._search.deep_merged`).
 3. Threshold T, a value that at least ``depth`` values of the row reach: estimated by
    counting the relevant values exactly and the others from a fixed sample of references, or
    else the J-th relevant value. A row where fewer than ``depth`` values reach its sampled T

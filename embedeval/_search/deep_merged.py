@@ -46,9 +46,14 @@ from .._core import budget as _budget
 from .._core import compiled
 from .deep_exact import error_bounds
 
-# The path takes blocks whose rows rank at least this many relevant values (J). Below, sorting
-# them costs little beside the others' products.
+# The path takes blocks whose rows rank at least this many relevant values (J); below, sorting
+# them costs little beside the others' products. Vectors wider than NARROW_DIM take it from
+# MERGED_FROM_WIDE: each listed other made again in float64 costs more there (J ~ 2,000 ran 8-32%
+# slower than the sorted path at d = 256 and 384, J ~ 5,000 and 12,000 at d = 256 faster;
+# bench/NOTES.md).
 MERGED_FROM = 1024
+MERGED_FROM_WIDE = 4096
+NARROW_DIM = 128
 # Others listed per row beyond the sample's generous guess before a row is listed again.
 ROOM = 256
 # Making one listed other again in float64 (with the chunk's references in cache) costs about as
@@ -59,18 +64,24 @@ WIDEN_COLUMNS = 6.0
 _CACHED = compiled.in_cache(f"{__package__}.merged_kernels", "_merged_rows_into", "_list_into")
 
 
+def switch(dim: int) -> int:
+    """The J from which blocks of ``dim``-wide vectors take this path."""
+    return MERGED_FROM if dim <= NARROW_DIM else max(MERGED_FROM, MERGED_FROM_WIDE)
+
+
 def split(ranker, rows, marked, n_ranked):
     """The ``rows`` of a block (in class order) as blocks of their own: each run of one class
-    where some row ranks at least :data:`MERGED_FROM` relevant references (for :func:`ranks`),
-    and the other runs together."""
+    where some row ranks at least :func:`switch` relevant references (for :func:`ranks`), and
+    the other runs together."""
     codes = marked.codes[rows] if ranker._classes else None
-    if codes is None or codes[0] == codes[-1] or n_ranked[rows].max(initial=0) < MERGED_FROM:
+    least = switch(ranker.dim)
+    if codes is None or codes[0] == codes[-1] or n_ranked[rows].max(initial=0) < least:
         yield rows
         return
     cuts = np.concatenate([[0], np.flatnonzero(np.diff(codes)) + 1, [rows.size]])
     rest = []
     for a, z in itertools.pairwise(cuts.tolist()):
-        if n_ranked[rows[a:z]].max() >= MERGED_FROM:
+        if n_ranked[rows[a:z]].max() >= least:
             yield rows[a:z]
         else:
             rest.append(rows[a:z])
@@ -80,10 +91,10 @@ def split(ranker, rows, marked, n_ranked):
 
 def takes(block) -> bool:
     """Whether :func:`ranks` ranks ``block``: class codes, every row of one class, J at least
-    :data:`MERGED_FROM`, and compiled kernels that repay their compilation
+    :func:`switch`, and compiled kernels that repay their compilation
     (:func:`embedeval._core.compiled.repaid`, counted with the deep pass's work)."""
     rk = block.ranker
-    if not rk._classes or not len(block.queries) or int(block.n_ranked.max(initial=0)) < MERGED_FROM:
+    if not rk._classes or not len(block.queries) or int(block.n_ranked.max(initial=0)) < switch(rk.dim):
         return False
     if block.codes.min() != block.codes.max():
         return False

@@ -175,3 +175,8 @@ def test_evaluate_through_the_merged_path_equals_a_full_sort(monkeypatch):
         rel = [labels[j] == labels[i] for j in order]
         for m in metrics:
             assert found["auto"][m][i] == binary_metric(m, rel, sum(rel)), (i, m)
+
+
+def test_wide_vectors_take_the_path_from_a_larger_j():
+    assert deep_merged.switch(64) == deep_merged.switch(deep_merged.NARROW_DIM) == deep_merged.MERGED_FROM
+    assert deep_merged.switch(deep_merged.NARROW_DIM + 1) == deep_merged.MERGED_FROM_WIDE > deep_merged.MERGED_FROM
