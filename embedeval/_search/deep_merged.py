@@ -162,12 +162,12 @@ def _rank_rows(block, found, rows, top, threshold, sample, out):
     window = block.bound_rel[rows] + block.bound_other[rows]
     limit = top + 2 * window
     values, columns, n_others = _others(block, rows, limit, sample)
-    if np.isnan(values).any():
-        return None
     counted = np.zeros(rows.size, dtype=np.int64)
     for r in range(rows.size):  # each row's others ascending (a few thousand: numpy's sort, a row at a time)
-        row = values[r, : n_others[r]]
+        row = values[r, : n_others[r]]  # past n_others: never written
         row.sort()
+        if row.size and np.isnan(row[-1]):  # sorted last
+            return None
         counted[r] = np.searchsorted(row, threshold[r], side="right") if threshold[r] == threshold[r] else 0
     depth = np.asarray(block.depth[rows], dtype=np.float64)
     args = (found, values, n_others, top + window, threshold, block.n_ranked[rows], depth, window, out)
