@@ -48,18 +48,17 @@ def list_others(chunk, i0, c0, lim, values, columns, n_listed, listed, widen=Non
     empty for inner products), summed in any order (the float64 bound holds for every order),
     while the chunk's references are still in cache from its product.
     """
-    if widen is None:
-        _list_into(chunk, i0, c0, lim, values, columns, n_listed, listed)
-        return
-    factors64, matrix32, norms64 = widen
-    dim = matrix32.shape[1] - (1 if norms64.size else 0)
-    args = (factors64, matrix32, norms64, dim)
-    _list_widened_into(chunk, i0, c0, lim, values, columns, n_listed, listed, *args)
+    if widen is not None:
+        factors64, matrix32, norms64 = widen
+        widen = (factors64, matrix32, norms64, matrix32.shape[1] - (1 if norms64.size else 0))
+    _list_into(chunk, i0, c0, lim, values, columns, n_listed, listed, widen)
 
 
-@numba.njit(cache=True, nogil=True)
-def _list_into(chunk, i0, c0, lim, values, columns, n_listed, listed):  # pragma: no cover - compiled
-    """:func:`list_others`: each chunk row listed by :func:`.list_kernels.list_within`."""
+@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _list_into(chunk, i0, c0, lim, values, columns, n_listed, listed, widen):  # pragma: no cover - compiled
+    """:func:`list_others`: each chunk row listed by :func:`.list_kernels.list_within`; ``widen``
+    None (numba compiles that version without the float64 products) or (factors64, matrix32,
+    norms64, d). The fast-math flags touch only the products' sums."""
     room = values.shape[1]
     for r in range(chunk.shape[0]):
         row = chunk[r]
@@ -67,26 +66,11 @@ def _list_into(chunk, i0, c0, lim, values, columns, n_listed, listed):  # pragma
         i = i0 + r
         f = n_listed[i]
         for k in range(min(n, max(room - f, 0))):
-            c = listed[k]
-            values[i, f + k] = row[c]
-            columns[i, f + k] = c0 + c
-        n_listed[i] = f + n
-
-
-@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
-def _list_widened_into(
-    chunk, i0, c0, lim, values, columns, n_listed, listed, factors64, matrix32, norms64, dim
-):  # pragma: no cover - compiled
-    """:func:`list_others` with ``widen``: the listed values made again in float64."""
-    room = values.shape[1]
-    for r in range(chunk.shape[0]):
-        n = list_within(chunk[r], lim[r], listed)
-        i = i0 + r
-        f = n_listed[i]
-        q = factors64[i]
-        for k in range(min(n, max(room - f, 0))):
             col = c0 + listed[k]
-            values[i, f + k] = pair_value64(q, matrix32, norms64, col, dim)
+            if widen is None:
+                values[i, f + k] = row[listed[k]]
+            else:
+                values[i, f + k] = pair_value64(widen[0][i], widen[1], widen[2], col, widen[3])
             columns[i, f + k] = col
         n_listed[i] = f + n
 
