@@ -65,13 +65,16 @@ def _list_into(chunk, i0, c0, lim, values, columns, n_listed, listed, widen):  #
         n = list_within(row, lim[r], listed)
         i = i0 + r
         f = n_listed[i]
-        for k in range(min(n, max(room - f, 0))):
-            col = c0 + listed[k]
-            if widen is None:
+        kept = min(n, max(room - f, 0))
+        if widen is None:
+            for k in range(kept):
                 values[i, f + k] = row[listed[k]]
-            else:
-                values[i, f + k] = pair_value64(widen[0][i], widen[1], widen[2], col, widen[3])
-            columns[i, f + k] = col
+        else:
+            q, matrix32, norms64, dim = widen[0][i], widen[1], widen[2], widen[3]
+            for k in range(kept):
+                values[i, f + k] = pair_value64(q, matrix32, norms64, c0 + listed[k], dim)
+        for k in range(kept):
+            columns[i, f + k] = c0 + listed[k]
         n_listed[i] = f + n
 
 
