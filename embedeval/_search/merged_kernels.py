@@ -26,13 +26,17 @@ from .list_kernels import list_within
 CROWDED = 2
 
 
-def table_size(n_others: int) -> int:
+@numba.njit(inline="always")
+def _table_size(n_others):  # pragma: no cover - compiled
     """Cells of a row's table for ``n_others`` others: a power of two, at least 16 and twice
     ``n_others``."""
     cells = 16
     while cells < 2 * n_others:
         cells *= 2
     return cells
+
+
+table_size = _table_size.py_func  # the same, in Python: the wrapper sizes the widest row's table
 
 
 def list_others(chunk, i0, c0, lim, values, columns, n_listed, listed, widen=None):
@@ -188,9 +192,7 @@ def _fill(row, table, padded):  # pragma: no cover - compiled
         padded[k + 1] = row[k]
     for k in range(k_others + 1, k_others + 5):
         padded[k] = np.inf
-    cells = 16
-    while cells < 2 * k_others:
-        cells *= 2
+    cells = _table_size(k_others)
     first, inverse = 0.0, 0.0
     if k_others > 0:
         span = row[k_others - 1] - row[0]
