@@ -7,6 +7,12 @@ from collections.abc import Callable
 import numpy as np
 
 from .._core import budget as _budget
+from .._core import compiled
+
+# The compiled exact formula (:mod:`.exact_kernels`) compiles in about 0.7 s with a cold cache;
+# numpy's gathered passes take about 2 ns an element (d per pair): it pays after ~2**28.
+EXACT_COMPILED_FROM = 1 << 28
+_EXACT_CACHED = compiled.in_cache(f"{__package__}.exact_kernels", "_pair_values_into")
 
 
 def exact_distance(queries: np.ndarray, references: np.ndarray, euclidean: bool) -> np.ndarray:
@@ -27,6 +33,54 @@ def exact_distance(queries: np.ndarray, references: np.ndarray, euclidean: bool)
         diff = np.subtract(references, queries, dtype=np.float64)
         return np.multiply(diff, diff, out=diff).sum(axis=1)
     return -np.multiply(references, queries, dtype=np.float64).sum(axis=1)
+
+
+def compiles_exact(units: int) -> bool:
+    """Whether :func:`exact_pairs` of ``units`` elements (pairs x d) takes the compiled kernel:
+    compiled kernels on, and it is in numba's on-disk cache or has repaid its compilation."""
+    return compiled.repaid("exact", units, EXACT_COMPILED_FROM, _EXACT_CACHED)
+
+
+def exact_pairs(
+    queries: np.ndarray,
+    references: np.ndarray,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    euclidean: bool,
+    kernel: bool | None = None,
+) -> np.ndarray:
+    """:func:`exact_distance` of ``(queries[rows[i]], references[cols[i]])`` for every pair i.
+
+    The compiled kernel (:func:`embedeval._search.exact_kernels.pair_values`, the same numbers bit
+    for bit, no gathered temporaries) once it repays its compilation
+    (:func:`embedeval._core.compiled.repaid`); otherwise numpy in chunks of about
+    ``_budget.PAIR_RECOMPUTE_ELEMENTS`` elements.
+
+    Parameters
+    ----------
+    queries, references : numpy.ndarray of shape (n_q, d), (n_r, d), float32
+    rows, cols : numpy.ndarray of shape (m,), int
+    euclidean : bool
+    kernel : bool, optional
+        The caller's :func:`compiles_exact` for a larger whole (default: asked here).
+
+    Returns
+    -------
+    numpy.ndarray of shape (m,), float64
+    """
+    d = queries.shape[1]
+    if compiles_exact(rows.size * d) if kernel is None else kernel:
+        from . import exact_kernels
+
+        rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)  # one signature
+        return exact_kernels.pair_values(
+            np.ascontiguousarray(queries), np.ascontiguousarray(references), rows, cols, euclidean
+        )
+    out = np.empty(rows.size)
+    step = max(1, _budget.PAIR_RECOMPUTE_ELEMENTS // d)
+    for s in range(0, rows.size, step):
+        out[s : s + step] = exact_distance(queries[rows[s : s + step]], references[cols[s : s + step]], euclidean)
+    return out
 
 
 def pair_distances(

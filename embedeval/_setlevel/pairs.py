@@ -33,9 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._core import budget as _budget
 from .._inputs.arrays import prepare
-from .._search.float64 import exact_distance
+from .._search.float64 import exact_pairs
 
 _U = 2.0**-53
 # Columns of a tile, in multiples of its rows.
@@ -148,13 +147,10 @@ class PairSpace:
             return dist, self._slack * (q_max + r_max) ** 2
         return dist, self._slack * q_max * r_max
 
-    def exact(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """Exact float64 distances of the pairs (q[rows[i]], r[cols[i]]), in bounded chunks."""
-        out = np.empty(rows.size)
-        step = max(1, _budget.PAIR_RECOMPUTE_ELEMENTS // self.q.shape[1])
-        for s in range(0, rows.size, step):
-            out[s : s + step] = exact_distance(self.q[rows[s : s + step]], self.r[cols[s : s + step]], self.euclidean)
-        return out
+    def exact(self, rows: np.ndarray, cols: np.ndarray, kernel: bool | None = None) -> np.ndarray:
+        """Exact float64 distances of the pairs (q[rows[i]], r[cols[i]])
+        (:func:`embedeval._search.float64.exact_pairs`; ``kernel`` as there)."""
+        return exact_pairs(self.q, self.r, rows, cols, self.euclidean, kernel)
 
     def bounds(self) -> tuple[float, float]:
         """Bounds no pair distance goes outside."""

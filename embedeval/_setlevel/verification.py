@@ -55,6 +55,7 @@ from .._inputs.arrays import (
     encode_labels,
 )
 from .._pipeline.executors import default_threads, one_blas_thread_each, run_threads
+from .._search.float64 import compiles_exact
 from . import fused_pass
 from .pair_auroc import HeldPositives
 from .pairs import Grid, PairSpace, exact_bins, pair_indices
@@ -282,25 +283,38 @@ def _chunks(hist_pos: np.ndarray, held: int) -> list[np.ndarray]:
 def _positive_pass(space: PairSpace, grid: Grid, wanted: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """Histogram of the positive pairs' exact bins and, for those in ``wanted`` bins, their
     exact distances (unsorted; in the order the tiles finish). Tiles run on threads, one BLAS
-    thread each (the exact distances are numpy passes that release the GIL)."""
+    thread each (the exact distances are numpy passes or a compiled kernel, both releasing the
+    GIL). With the compiled exact formula (:func:`embedeval._search.float64.compiles_exact`),
+    every positive pair's exact distance is computed and binned, no product made; otherwise
+    from the tile's float64 product, exact distances only for the pairs near a bin edge or
+    wanted."""
     hist = np.zeros(grid.n_bins + 2, dtype=np.int64)
     values = []
     n_threads = default_threads()
+    kernel = compiles_exact(space.n_positive * space.q.shape[1])
     jobs = ((None, tile) for tile in space.positive_tiles())
+    work = functools.partial(_positive_tile, space, grid, wanted, kernel)
     with one_blas_thread_each(n_threads):
-        for _, (part, found) in run_threads(jobs, functools.partial(_positive_tile, space, grid, wanted), n_threads):
+        for _, (part, found) in run_threads(jobs, work, n_threads):
             hist += part
             values.append(found)
     return hist, (np.concatenate(values) if values else np.empty(0))
 
 
-def _positive_tile(space: PairSpace, grid: Grid, wanted: np.ndarray | None, tile) -> tuple[np.ndarray, np.ndarray]:
+def _positive_tile(
+    space: PairSpace, grid: Grid, wanted: np.ndarray | None, kernel: bool, tile
+) -> tuple[np.ndarray, np.ndarray]:
     """One tile of :func:`_positive_pass`: its positives' histogram and wanted exact distances."""
-    dist, error = space.approx(tile)
     mask = space.positive(tile)
     if tile.upper:
         mask &= space.valid(tile, mask.shape)
     flat = np.flatnonzero(mask)
+    if kernel:
+        values = space.exact(*pair_indices(tile, flat), kernel=True)
+        bins = grid.bins(values)
+        hist = np.bincount(bins, minlength=grid.n_bins + 2)
+        return hist, (np.empty(0) if wanted is None else values[wanted[bins]])
+    dist, error = space.approx(tile)
     coords = grid.coord(dist.reshape(-1)[flat])
     bins = exact_bins(space, grid, tile, coords, error, flat)
     hist = np.bincount(bins, minlength=grid.n_bins + 2)

@@ -90,6 +90,7 @@ KERNELS = [
     ("embedeval._metrics.hits_kernels", "_precision_sums_into"),
     ("embedeval._search.tied_kernels", "_window_pass_into"),
     ("embedeval._setlevel.pair_kernels", "tile_pass"),
+    ("embedeval._search.exact_kernels", "_pair_values_into"),
 ]
 
 
