@@ -26,6 +26,8 @@ from .pairs import Grid
 # Neighbouring positives compared one by one at most; a negative with more in its cells is
 # decided on its exact distance instead (d operations instead of this many).
 SCAN = 16
+# Bins holding fewer positives than this have their table in uint16 cells (else int32).
+NARROW_CELLS = 1 << 16
 
 
 class HeldPositives:
@@ -64,21 +66,27 @@ class HeldPositives:
         rank = np.full(grid.n_bins + 2, n_present, dtype=np.int64)
         rank[present] = np.arange(present.size)
         within = np.clip(np.floor(self.coords * f) - (bins - 1) * f, 0, f - 1).astype(np.int64)
-        count = np.bincount(rank[bins] * f + within, minlength=(n_present + 1) * f).reshape(-1, f)
-        bin_start = np.concatenate([[0], np.cumsum(count.sum(axis=1))])
+        # each held positive's cell, non-decreasing (the values are sorted): the cells' counts
+        # without a bincount over every cell
+        key = rank[bins] * f + within
+        starts = np.flatnonzero(np.diff(key, prepend=-1))
+        per_bin = np.diff(np.append(np.flatnonzero(np.diff(bins, prepend=-1)), bins.size))
+        bin_start = np.concatenate([[0], np.cumsum(per_bin)])
         self.first = np.zeros(grid.n_bins + 2, dtype=np.int64)
-        self.first[present] = bin_start[rank[present]]
+        self.first[present] = bin_start[:-1]
         rank[~self.bins] = n_present
         self.offset = rank * f - (np.arange(grid.n_bins + 2) - 1) * f
         # each cell's first positive relative to its bin's first (a prefix sum within the bin),
         # and the cell's count, side by side in ``cells`` (one cache line per lookup in the
-        # compiled pass; int32: positives per bin are at most the held budget)
-        self.cells = np.empty(2 * count.size, dtype=np.int32)
+        # compiled pass); uint16 where a bin holds fewer than 2**16 positives (half the table's
+        # memory, which the compiled pass reads at random), int32 otherwise
+        narrow = int(per_bin.max(initial=0)) < NARROW_CELLS
+        self.cells = np.zeros(2 * (n_present + 1) * f, dtype=np.uint16 if narrow else np.int32)
         self.before, self.count = self.cells[0::2], self.cells[1::2]
+        self.count[key[starts]] = np.diff(np.append(starts, key.size))
         by_bin = self.cells.reshape(-1, f, 2)  # (bin rank, cell, before | count): a view
-        np.cumsum(count, axis=1, out=by_bin[:, :, 0])
-        by_bin[:, :, 0] -= count
-        by_bin[:, :, 1] = count
+        np.cumsum(by_bin[:, :, 1], axis=1, dtype=self.cells.dtype, out=by_bin[:, :, 0])
+        by_bin[:, :, 0] -= by_bin[:, :, 1]
         # coordinates of the under- and overflow bins are clipped into their bin's cells, as
         # the held ones are (clipping half a cell inside leaves the cell certain)
         self.clip = (-f + 0.5, (grid.n_bins + 1) * f - 0.5)

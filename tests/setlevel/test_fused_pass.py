@@ -170,3 +170,52 @@ def test_every_bin_not_held_looks_up_empty_cells():
     for b in np.flatnonzero(held.bins):  # held bins: their own cells, holding their positives
         index = (b - 1) * f + np.arange(f) + held.offset[b]
         assert held.count[index].sum() == (grid.bins(values) == b).sum()
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("distance", DISTANCES)
+@pytest.mark.parametrize("narrow", [True, False])
+def test_exact_kernel_and_either_table_width_give_the_numpy_passes(monkeypatch, seed, distance, narrow):
+    """The compiled exact formula from the first pair (the positive pairs binned on their exact
+    distances, no product; the sample, near-ties and collected pairs too) and the lookup table
+    in uint16 cells (``narrow``) or int32: the numpy passes' histograms, counts and kept pairs."""
+    from embedeval._search import exact_kernels
+    from embedeval._setlevel import pair_auroc
+
+    monkeypatch.setattr(compiled, "repaid", lambda key, units, after, cached=None, cached_from=None: compiled.enabled())
+    if not narrow:
+        monkeypatch.setattr(pair_auroc, "NARROW_CELLS", 0)
+    x, labels = make(seed, distance)
+    rng = np.random.default_rng(seed)
+    for budgets in [Budgets(), tiny_budgets(rng)]:
+        numpy_result, numpy_passes = passes(monkeypatch, "numpy", x, labels, distance, budgets)
+        result, compiled_passes = passes(monkeypatch, "auto", x, labels, distance, budgets)
+        assert result == numpy_result
+        assert_same_passes(compiled_passes, numpy_passes)
+    assert exact_kernels._pair_values_into.signatures  # the kernel ran
+
+
+@pytest.mark.parametrize("narrow", [True, False])
+def test_table_cells_equal_a_count_of_every_cell(monkeypatch, narrow):
+    """Each cell's ``count`` is the number of held positives whose coordinate falls in it and its
+    ``before`` those in earlier cells of its bin (counted here cell by cell), in uint16 cells
+    where every bin holds fewer than NARROW_CELLS positives, int32 otherwise."""
+    from embedeval._setlevel import pair_auroc
+    from embedeval._setlevel.pairs import Grid
+
+    if not narrow:
+        monkeypatch.setattr(pair_auroc, "NARROW_CELLS", 40)  # a bin below holds more
+    rng = np.random.default_rng(1)
+    grid = Grid.covering(0.0, 10.0, 16)
+    values = np.concatenate([rng.uniform(1, 4, 500), rng.normal(6, 0.01, 80), [8.5] * 7, [-3.0, 12.0]])
+    held = pair_auroc.HeldPositives(values, grid, np.ones(grid.n_bins + 2, dtype=bool), cells=1 << 10)
+    assert held.cells.dtype == (np.uint16 if narrow else np.int32)
+    f, scaled = held.f, np.sort(grid.coord(values)) * held.f
+    bins = grid.bins(np.sort(values))
+    for b in np.unique(bins):
+        index = (b - 1) * f + np.arange(f) + held.offset[b]
+        cell = np.clip(np.floor(scaled[bins == b]) - (b - 1) * f, 0, f - 1).astype(np.int64)
+        count = np.array([(cell == k).sum() for k in range(f)])
+        np.testing.assert_array_equal(held.count[index], count)
+        np.testing.assert_array_equal(held.before[index], np.cumsum(count) - count)
+        assert held.values[held.first[b]] == np.sort(values)[bins == b][0]
