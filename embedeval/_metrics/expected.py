@@ -179,11 +179,16 @@ def _ap_terms(t: TiedHits, m: np.ndarray) -> np.ndarray:
     """
     x, r, n = t.start + 1.0, t.relevant, t.size
     a = t.before + 1.0
-    h, k = partial_harmonic(x, m)
-    h *= a
-    h += (r - 1.0) / np.maximum(n - 1.0, 1.0) * k  # (r-1)/(n-1) is 0 for a group of one
-    # One position: exactly the ordinary term (c + 1) / rank, so untied input gives the same bits.
-    return (r / n) * np.where(m == 1, a / x, h)
+    # One position: exactly the ordinary term (c + 1) / rank, so untied input gives the same bits;
+    # none: 0. The harmonic sums only for the groups with several positions inside.
+    h = np.where(m == 1, a / x, 0.0)
+    many = np.flatnonzero(m > 1)
+    if many.size:
+        hm, km = partial_harmonic(x[many], m[many])
+        hm *= a[many]
+        hm += (r[many] - 1.0) / np.maximum(n[many] - 1.0, 1.0) * km  # (r-1)/(n-1) is 0 for a group of one
+        h[many] = hm
+    return (r / n) * h
 
 
 def average_precision(t: TiedHits, cutoff=None) -> np.ndarray:

@@ -151,7 +151,8 @@ def evaluate_block(scanner: HammingScanner, shared: Shared, job: Job) -> dict[st
 
 def values(metrics, counts: Counts, block: QueryBlock, threshold: float, ties) -> dict[str, np.ndarray]:
     """Per-query values from the counts of a scan, under the tie rule ``ties``."""
-    within = np.cumsum(counts.total, axis=1)  # references within each radius
+    # references within each radius: read only by the radius families
+    within = np.cumsum(counts.total, axis=1) if any(m.spec.radius for m in metrics) else None
     if ties is None:
         return per_query_values(metrics, _hits(counts, block, threshold), within)
     if ties == "expected":
@@ -172,8 +173,14 @@ def _group_arrays(q, start, size, grade_counts, levels, threshold):
 
 def _groups(counts: Counts, threshold: float):
     """One tie group per (query, distance) holding a positively graded reference."""
-    q, t = np.nonzero(counts.graded.sum(axis=2))  # row-major: queries ascending, then distances
-    return _group_arrays(q, counts.before[q, t], counts.total[q, t], counts.graded[q, t], counts.levels, threshold)
+    graded = counts.graded.reshape(-1, counts.graded.shape[2])
+    at = np.flatnonzero(graded.any(axis=1))  # row-major: queries ascending, then distances
+    q = at // counts.total.shape[1]
+    total = counts.total.reshape(-1)
+    # a group's start: the query's references at smaller distances
+    ends = np.cumsum(counts.total, axis=1).reshape(-1)
+    start = ends[at] - total[at]
+    return _group_arrays(q, start, total[at], graded[at], counts.levels, threshold)
 
 
 def _split(counts: Counts, threshold: float, optimistic: bool):
