@@ -31,7 +31,6 @@ from .._metrics.ties import describe, tied_hits_from_groups
 from .._relevance import QueryBlock, Relevance, Shared
 from .._relevance.judged import JudgedPart
 from .._search.hamming import Counts, HammingScanner
-from .._search.tied_scan import TiedScanner
 from .executors import gather
 
 INDEX_RULE = "references at equal Hamming distance are ranked by index, lower first"
@@ -142,9 +141,8 @@ def evaluate_block(scanner: HammingScanner, shared: Shared, job: Job) -> dict[st
             return rules.test(every, np.broadcast_to(np.arange(start, stop), (b, stop - start)))
 
     keep = (job.need, job.radius) if job.ties is None else None
-    # the tied scan reads binary class relevance from the classes' indices instead of masks
-    pairs = {"pairs": judge.class_pairs()} if isinstance(scanner, TiedScanner) else {}
-    counts = scanner.count(job.queries, grades, ignored, levels, keep, **pairs)
+    # binary class relevance from the classes' indices instead of masks (read by the tied scan)
+    counts = scanner.count(job.queries, grades, ignored, levels, keep, judge.class_pairs())
     threshold = 1.0 if job.relevance.threshold is None else job.relevance.threshold
     return values(job.metrics, counts, job.relevance, threshold, job.ties)
 

@@ -96,6 +96,7 @@ class HammingScanner:
         ignored: Callable[[int, int], np.ndarray] | None,
         levels: np.ndarray,
         keep: tuple[np.ndarray, int] | None = None,
+        pairs=None,
     ) -> Counts:
         """Scan every reference for the queries (b, n_bytes).
 
@@ -111,6 +112,9 @@ class HammingScanner:
         keep : (need, radius) or None
             Index rule: keep the items (place included) that rank within ``need[i]`` (an int
             array of shape (b,)) or lie within Hamming distance ``radius``; None keeps none.
+        pairs : callable or None
+            Unread: the scan of codes reads ``grades`` (the tied scan's ``count`` takes the same
+            arguments and reads this one where relevance is binary).
         """
         b, width = queries.shape[0], self.n_bits + 2  # distances 0..d, then "ignored"
         total = np.zeros((b, width), dtype=np.int64)
