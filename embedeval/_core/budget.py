@@ -105,7 +105,7 @@ SCATTER_ELEMENTS = 1 << 22
 # distances, histogram bins, positive distances held at once, pairs collected around the
 # thresholds, cells of the positives' lookup table; random pairs that place the grid; pairs
 # recomputed exactly at once; slow-path negatives expanded at once.
-VERIFICATION_TILE_ROWS = 512
+VERIFICATION_TILE_ROWS = 384
 VERIFICATION_BINS = 1 << 16
 VERIFICATION_HELD = 1 << 22
 VERIFICATION_COLLECTED = 1 << 22
