@@ -86,7 +86,7 @@ def verification_parts(args):
 
     steps = [
         (pairs.PairSpace, "approx", "tile products (float64 BLAS, all passes)"),
-        (verification, "_positive_tile", "positive pairs' tiles (their products included)"),
+        (verification, "_positive_tile", "positive pairs' tiles (exact distances; products where made)"),
         (pair_auroc.HeldPositives, "__init__", "table of held positives"),
         (pair_auroc.HeldPositives, "_neighbours", "negatives left to numpy (neighbours)"),
     ]
@@ -120,7 +120,7 @@ def verification_parts(args):
     print("|---|---:|")
     for _, _, label in steps:
         print(f"| {label} | {seconds.get(label, 0.0):.2f} |")
-    print("\n(the positive pairs' tiles include their own products, which the first line counts too)")
+    print("\n(the positive pairs' tiles include any products they make, which the first line counts too)")
 
 
 if __name__ == "__main__":
