@@ -167,18 +167,19 @@ def tile_pass(  # noqa: C901 - one kernel: one compilation
             n_slow += 1
     kept = 0
     fast_listed = 0
+    flat = dist.reshape(h * w)  # a listed pair by its flat position, without a division
     for s in range(n_slow):
         if ahead > 0 and s + ahead < n_slow:  # the cell `ahead` pairs on
             at = out[0, s + ahead]
-            b, index, frac = _cell(dist[at // w, at % w], top, f, clip_lo, clip_hi, offset)
+            b, index, frac = _cell(flat[at], top, f, clip_lo, clip_hi, offset)
             prefetch(cells, 2 * (0 if index < 0 else (last if index > last else index)))
         if ahead > 1 and s + ahead // 2 < n_slow:  # the positives of the cell half as far on
             at = out[0, s + ahead // 2]
-            b, index, frac = _cell(dist[at // w, at % w], top, f, clip_lo, clip_hi, offset)
+            b, index, frac = _cell(flat[at], top, f, clip_lo, clip_hi, offset)
             if index >= 0 and index <= last and cells[2 * index + 1] > 0:
                 prefetch(coords, first[b] + cells[2 * index])
         at = out[0, s]
-        c = dist[at // w, at % w]
+        c = flat[at]
         b, index, frac = _cell(c, top, f, clip_lo, clip_hi, offset)
         if frac >= e and frac < 1 - e:  # the margin lies inside the cell
             n = cells[2 * index + 1]
