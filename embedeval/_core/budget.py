@@ -103,8 +103,8 @@ SCATTER_ELEMENTS = 1 << 22
 
 # Pair verification (defaults of `_verification.Budgets`, see there): rows of a tile of pair
 # distances, histogram bins, positive distances held at once, pairs collected around the
-# thresholds, cells of the positives' lookup table; random pairs that place the grid; pairs
-# recomputed exactly at once; slow-path negatives expanded at once.
+# thresholds, cells of the positives' lookup table; random pairs that place the grid; slow-path
+# negatives expanded at once.
 VERIFICATION_TILE_ROWS = 384
 VERIFICATION_BINS = 1 << 16
 VERIFICATION_HELD = 1 << 22
@@ -114,7 +114,6 @@ VERIFICATION_SAMPLE = 1 << 17
 # Columns ahead whose AUROC table cells the compiled tile pass prefetches (0: none); 32 measured
 # best of 4 to 128 (bench/bench_verification.py --prefetch).
 VERIFICATION_PREFETCH = 32
-PAIR_RECOMPUTE_ELEMENTS = 1 << 20
 AUROC_BATCH = 1 << 15
 
 

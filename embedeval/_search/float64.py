@@ -53,8 +53,7 @@ def exact_pairs(
 
     The compiled kernel (:func:`embedeval._search.exact_kernels.pair_values`, the same numbers bit
     for bit, no gathered temporaries) once it repays its compilation
-    (:func:`embedeval._core.compiled.repaid`); otherwise numpy in chunks of about
-    ``_budget.PAIR_RECOMPUTE_ELEMENTS`` elements.
+    (:func:`embedeval._core.compiled.repaid`); otherwise numpy's passes, :func:`pair_distances`.
 
     Parameters
     ----------
@@ -76,11 +75,7 @@ def exact_pairs(
         return exact_kernels.pair_values(
             np.ascontiguousarray(queries), np.ascontiguousarray(references), rows, cols, euclidean
         )
-    out = np.empty(rows.size)
-    step = max(1, _budget.PAIR_RECOMPUTE_ELEMENTS // d)
-    for s in range(0, rows.size, step):
-        out[s : s + step] = exact_distance(queries[rows[s : s + step]], references[cols[s : s + step]], euclidean)
-    return out
+    return pair_distances(queries, rows, cols, references.__getitem__, euclidean)
 
 
 def pair_distances(
