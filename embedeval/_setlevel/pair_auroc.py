@@ -50,7 +50,8 @@ class HeldPositives:
         bins = np.floor(self.coords)  # grid.bins(self.values), from the coordinates at hand
         np.clip(bins, -1, grid.n_bins, out=bins)
         bins = bins.astype(np.int64) + 1
-        present = bins[np.flatnonzero(np.diff(bins, prepend=-1))]  # sorted values: sorted bins
+        runs = np.flatnonzero(np.diff(bins, prepend=-1))  # sorted values: sorted bins, each a run
+        present = bins[runs]
         self.bins = np.zeros(grid.n_bins + 2, dtype=bool)  # bins whose negatives need counting here
         self.bins[present] = True
         self.bins &= chunk
@@ -70,7 +71,7 @@ class HeldPositives:
         # without a bincount over every cell
         key = rank[bins] * f + within
         starts = np.flatnonzero(np.diff(key, prepend=-1))
-        per_bin = np.diff(np.append(np.flatnonzero(np.diff(bins, prepend=-1)), bins.size))
+        per_bin = np.diff(np.append(runs, bins.size))
         bin_start = np.concatenate([[0], np.cumsum(per_bin)])
         self.first = np.zeros(grid.n_bins + 2, dtype=np.int64)
         self.first[present] = bin_start[:-1]
