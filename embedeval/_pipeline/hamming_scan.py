@@ -174,11 +174,8 @@ def _groups(counts: Counts, threshold: float):
     graded = counts.graded.reshape(-1, counts.graded.shape[2])
     at = np.flatnonzero(graded.any(axis=1))  # row-major: queries ascending, then distances
     q = at // counts.total.shape[1]
-    total = counts.total.reshape(-1)
-    # a group's start: the query's references at smaller distances
-    ends = np.cumsum(counts.total, axis=1).reshape(-1)
-    start = ends[at] - total[at]
-    return _group_arrays(q, start, total[at], graded[at], counts.levels, threshold)
+    start, size = counts.before.reshape(-1)[at], counts.total.reshape(-1)[at]
+    return _group_arrays(q, start, size, graded[at], counts.levels, threshold)
 
 
 def _split(counts: Counts, threshold: float, optimistic: bool):

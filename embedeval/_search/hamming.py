@@ -22,6 +22,7 @@ place of an item is found by a stable counting sort of its chunk row (numpy's ra
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -52,9 +53,10 @@ class Counts:
     levels: np.ndarray
     items: tuple | None = None
 
-    @property
+    @functools.cached_property
     def before(self) -> np.ndarray:
-        """Shape (b, d + 1): the references nearer than each distance (a tie group's start)."""
+        """Shape (b, d + 1): the references nearer than each distance (a tie group's start),
+        computed once."""
         return np.cumsum(self.total, axis=1) - self.total
 
 
