@@ -66,9 +66,9 @@ from .thresholds import Threshold, collect_pass, guess_bins, refine_pass
 class Budgets:
     """Working-memory budgets of a verification (none changes a result).
 
-    tile_rows: rows of a tile of pair distances (384 rows by 1536 columns: 4.5 MB per float64 temporary;
-    with the compiled pass 4-6% faster than 512 rows at n = 20,000, the tile competing less with
-    the AUROC table for the cache).
+    tile_rows: rows of a tile of pair distances (384 rows by 1536 columns: 4.5 MB per float64
+    temporary; smaller than 512 rows, the tile competes less with the AUROC table for the cache:
+    bench/NOTES.md, issue 42, stop 50).
     bins: bins of the histogram grid (at least 2).
     held: positive pair distances held at once (2**22: 64 MB with their grid coordinates); more
     positives are processed in ranges, one pass over all pairs per range.
