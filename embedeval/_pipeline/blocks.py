@@ -134,12 +134,17 @@ def block_bounds(widths: np.ndarray, block_size: int | None, n_workers: int = 1,
 
     Without ``block_size``, each block is as long as the memory budget (shared by the
     ``n_workers`` blocks in flight) allows, up to a length that gives every worker several
-    blocks and down to the length at which faiss's search switches to BLAS.
+    blocks and down to the length at which faiss's search switches to BLAS. The rows are then
+    shared equally among as many blocks as the longest allowed needs, that count rounded up to
+    whole rounds of the workers: blocks of similar cost on threads finish together, where a
+    short remainder or one block more than the rounds would leave a worker idle at the end
+    (a block of R ~ 2,000 deep rankings at n = 20,000 takes ~0.12 s).
     """
     start, n = 0, widths.size
     budget = _budget.BLOCK_ENTRIES // n_workers
-    longest = min(_budget.MAX_BLOCK_ROWS, max(-(-_budget.FAISS_BLAS_THRESHOLD // dim), -(-n // (4 * n_workers))))
-    longest = -(-n // -(-n // longest))  # equal blocks: no short remainder below the BLAS threshold
+    floor = -(-_budget.FAISS_BLAS_THRESHOLD // dim)
+    longest = min(_budget.MAX_BLOCK_ROWS, max(floor, -(-n // (4 * n_workers))))
+    made = 0
     while start < n:
         if block_size is not None:
             stop = min(start + block_size, n)
@@ -148,9 +153,22 @@ def block_bounds(widths: np.ndarray, block_size: int | None, n_workers: int = 1,
             # rows x last width, grows with its end: take the longest block under the budget.
             ends = np.arange(start + 1, min(n, start + longest) + 1)
             fits = (ends - start) * widths[ends - 1] <= budget
-            stop = int(ends[fits][-1]) if fits[0] else start + 1
+            room = int(ends[fits][-1]) - start if fits[0] else 1
+            stop = start + equal_share(n - start, room, made, n_workers, floor)
         yield start, stop
         start = stop
+        made += 1
+
+
+def equal_share(left: int, room: int, made: int, n_workers: int, floor: int) -> int:
+    """Rows of the next block: ``left`` rows shared equally among the fewest blocks of at most
+    ``room`` rows, their count with the ``made`` blocks before rounded up to a multiple of
+    ``n_workers`` (where more than one block is needed); a block that ``room`` allows ``floor``
+    rows (faiss's BLAS threshold) is not cut below them by the sharing."""
+    blocks = -(-left // room)
+    if made + blocks > 1:
+        blocks = -(-(made + blocks) // n_workers) * n_workers - made
+    return min(room, left, max(-(-left // blocks), floor if room >= floor else 1))
 
 
 def job_for(
