@@ -295,17 +295,23 @@ class DeepRanker:
 
         ``sample`` (b, s) holds each row's values at the sampled references, sorted.
         """
-        s = sample.shape[1]
         out = np.full(len(sample), np.inf)
-        if s == 0:
-            return out
-        # The k-th smallest of s sampled values has about k n / s of the row's values below it,
-        # give or take sqrt(k) n / s: aim ``sigmas`` standard deviations above depth.
-        mean = depth * (s / self.size)
-        k = np.maximum(np.ceil(mean + sigmas * np.sqrt(mean) + 1), 1).astype(np.int64)
-        rows = np.flatnonzero(k <= s)
+        k = self._sample_rank(depth, sigmas)
+        rows = np.flatnonzero(k <= sample.shape[1])
         out[rows] = sample[rows, k[rows] - 1]
         return out
+
+    def _sample_rank(self, depth: np.ndarray, sigmas: float) -> np.ndarray:
+        """The 1-based rank k among the sampled values of :meth:`_sampled_threshold`'s guess."""
+        s = self._sample.size
+        # The k-th smallest of s sampled values has about k n / s of the row's values below it,
+        # give or take sqrt(k) n / s: aim ``sigmas`` standard deviations above depth.
+        mean = np.asarray(depth) * (s / self.size)
+        return np.maximum(np.ceil(mean + sigmas * np.sqrt(mean) + 1), 1).astype(np.int64)
+
+    def _beyond_sample(self, depth: np.ndarray, sigmas: float) -> np.ndarray:
+        """Rows (bool) so deep that :meth:`_sampled_threshold` cannot guess them (its +inf)."""
+        return self._sample_rank(depth, sigmas) > self._sample.size
 
 
 class Float64Factors:

@@ -12,9 +12,12 @@ fall in each gap between them (:mod:`.merged_kernels`).
 Steps for a block of rows of one class (class codes, compiled kernels):
 
 1. The float64 product of the rows with their class's slice (as :class:`Block`); ignored
-   references +inf. T, per row: the smaller of the sampled guess of a value that ``depth``
-   values reach (from the values at the sampled references, relevant or not) and the J-th
-   relevant value (the largest where J counts them all, else a selection).
+   references +inf. T, per row: the smaller of a guess of a value that ``depth`` values
+   reach and the J-th relevant value (the largest where J counts them all, else a selection).
+   The guess counts the row's relevant values exactly and estimates only its others from the
+   sampled other references (:func:`.merged_kernels.guesses`): at R ~ 2,000 it lists ~390
+   others a row where estimating every value from the sample listed ~610 (~290 rank within
+   depth), and fewer rows prove too tight.
 2. The others up to T + 2 (E_o + E_r), listed as each chunk product is made (:mod:`.merged_kernels`,
    by AVX-512 compress where the host has it), into per-row arrays sized from the sample (rows
    past them listed again by :meth:`Block._others`). Where few are listed beside the columns the
@@ -61,7 +64,12 @@ ROOM = 256
 # class, d = 64: 0.45 s more for the float64 product of 4e8 pairs; the widened listing of 4e7
 # pairs about 12 ns each at d = 128).
 WIDEN_COLUMNS = 6.0
-_CACHED = compiled.in_cache(f"{__package__}.merged_kernels", "_merged_rows_into", "_list_into")
+# One other listed (its listing, widening, sorting and place in the table) costs about as much
+# as this many comparisons of the guess's counting passes (0.1 ns each, vectorised): R ~ 2,000
+# at n = 20,000 (J = 2,000, others widened, ~15 ns each) counts and gains 4-7%; half in one class
+# at n = 40,000, d = 32 (J = 20,000, float64 products, a few ns an other) lost 11% counting.
+GUESS_COMPARISONS = 50.0
+_CACHED = compiled.in_cache(f"{__package__}.merged_kernels", "_merged_rows_into", "_list_into", "_guesses_into")
 
 
 def switch(dim: int) -> int:
@@ -105,6 +113,8 @@ def takes(block) -> bool:
 def ranks(block):
     """``(ranks (b, w), None)`` as :meth:`Block.ranks` gives them (w: the largest J, at least 1),
     or None where a value is not finite (the sorted path then ranks the block)."""
+    from . import merged_kernels  # numba, imported only when compiled kernels are on
+
     rk, b = block.ranker, len(block.queries)
     q_norms = np.sqrt(np.einsum("ij,ij->i", block.queries, block.queries, dtype=np.float64))
     block.bound32, bound64 = error_bounds(q_norms, rk.max_norm, rk.dim, rk.euclidean)
@@ -118,29 +128,37 @@ def ranks(block):
     if block.ignored_at is not None:  # those in the class's slice
         keep = (block.ignored_at[1] >= lo) & (block.ignored_at[1] < hi)
         inside = (block.ignored_at[0][keep], block.ignored_at[1][keep] - lo)
-    # T: the sampled guess of a value that depth values reach, where it is below the J-th
-    # relevant value (else the J-th); rows where fewer than depth values reach it are ranked again
-    # with a looser guess, and at last with the J-th (always enough), as the sorted path does.
-    # Rows ranked deeper than the sample can guess (whole rankings) list every other up to their
-    # J-th value: the sorted path ranks blocks where more than an eighth of the rows are such.
-    sample = block.factors32 @ rk._sample_matrix.T
-    ordered = np.sort(sample, axis=1)
-    if 8 * np.count_nonzero(np.isinf(rk._sampled_threshold(ordered, block.depth, rk._sigmas))) > b:
+    # T: a guess of a value that depth values reach, where it is below the J-th relevant value
+    # (else the J-th); rows where fewer than depth values reach it are ranked again with a looser
+    # guess, and at last with the J-th (always enough), as the sorted path does. Rows ranked
+    # deeper than the sample can guess (whole rankings) list every other up to their J-th value:
+    # the sorted path ranks blocks where more than an eighth of the rows are such.
+    if 8 * np.count_nonzero(rk._beyond_sample(block.depth, rk._sigmas)) > b:
         return None
+    sample = block.factors32 @ rk._sample_matrix.T
+    a, z = np.searchsorted(rk._sample, [lo, hi])  # the sample is sorted: its class members are a run
+    sampled_others = np.concatenate([sample[:, :a], sample[:, z:]], axis=1) if z > a else sample
     found = block.factors64 @ rk._matrix64.rows(lo, hi).T
     jth = _jth(found, inside, block.n_ranked)
     if jth is None:
         return None
+    counts = _counts_pay(rk, block, sampled_others.shape[1])
+    ordered = np.sort(sampled_others if counts else sample, axis=1)
     out = np.empty((b, max(int(block.n_ranked.max(initial=0)), 1)))
     rows, sigmas = np.arange(b), rk._sigmas
     while rows.size:
+        every = rows.size == b
         threshold = np.full(rows.size, np.nan)
         if sigmas is not None:
-            guess = rk._sampled_threshold(ordered[rows], block.depth[rows], sigmas)
+            if counts:
+                n_other = rk.size - (hi - lo)
+                args = (ordered[rows], found if every else found[rows], block.depth[rows], n_other, sigmas)
+                guess = merged_kernels.guesses(*args)
+            else:
+                guess = rk._sampled_threshold(ordered[rows], block.depth[rows], sigmas)
             threshold = np.where(guess < jth[rows], guess, np.nan)
-        every = rows.size == b
         part = out if every else out[rows]
-        args = (found if every else found[rows], rows, np.fmin(threshold, jth[rows]), threshold, sample[rows])
+        args = (found if every else found[rows], rows, np.fmin(threshold, jth[rows]), threshold, sampled_others[rows])
         short = _rank_rows(block, *args, part)
         if short is None:
             return None
@@ -151,10 +169,29 @@ def ranks(block):
     return out, None
 
 
+def _counts_pay(rk, block, n_sampled_others: int) -> bool:
+    """Whether the block's guesses count its relevant values exactly (:func:`.merged_kernels.guesses`)
+    rather than estimate every value from the sample (:meth:`DeepRanker._sampled_threshold`).
+
+    Counting costs a pass over a row's J relevant values per step of a bisection over its
+    sampled others; it saves most of the sampled guess's margin, about sigmas sqrt(depth n / s)
+    ranks past depth, nearly all of them others listed for nothing. One listed other costs about
+    :data:`GUESS_COMPARISONS` comparisons of the counting passes.
+    """
+    sigmas = rk._sigmas
+    if sigmas is None or sigmas <= 0:  # no margin to save
+        return False
+    depth, n_ranked = float(np.mean(block.depth)), float(np.max(block.n_ranked))
+    most = depth * n_sampled_others / max(rk.size - n_ranked, 1)  # the bisection's range
+    steps = np.log2(most + sigmas * np.sqrt(most) + 2)
+    margin = sigmas * np.sqrt(depth * rk.size / max(rk._sample.size, 1))
+    return bool(n_ranked * steps <= GUESS_COMPARISONS * margin)
+
+
 def _rank_rows(block, found, rows, top, threshold, sample, out):
     """Rank ``rows`` (m,) of the block, whose relevant values are ``found`` (m, n), into ``out``
     (m, w): T = ``top``, ``threshold`` the sampled one (NaN: none), ``sample`` (m, s) the rows'
-    float32 values at the sampled references. Returns the rows whose threshold proves too tight
+    float32 values at the sampled other references. Returns the rows whose threshold proves too tight
     (fewer than depth values reach it: their ranks are meaningless), or None where an other
     value is NaN."""
     from . import merged_kernels  # numba, imported only when compiled kernels are on
@@ -196,9 +233,8 @@ def _others(block, rows, limit, sample):
 
     rk = block.ranker
     code = int(block.codes[rows[0]])
-    sampled = (rk._sample < rk._class_start[code]) | (rk._sample >= rk._class_stop[code])
     n_other = rk.size - (rk._class_stop[code] - rk._class_start[code])
-    expected = np.count_nonzero(sample[:, sampled] <= limit[:, None], axis=1) * (n_other / max(sampled.sum(), 1))
+    expected = np.count_nonzero(sample <= limit[:, None], axis=1) * (n_other / max(sample.shape[1], 1))
     if rk.precision == "auto":
         float32 = expected.sum() * WIDEN_COLUMNS < n_other * max(rows.size, 1)
     else:

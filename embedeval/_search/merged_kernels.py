@@ -97,6 +97,66 @@ def pair_value64(factors, matrix32, norms64, col, dim):  # pragma: no cover - co
     return v
 
 
+def guesses(others, found, depth, n_other, sigmas):
+    """Per row, a value that probably at least ``depth`` of its values do not exceed (+inf: the
+    sample cannot tell), from its relevant values known exactly and its other values sampled.
+
+    The sampled guess of :meth:`embedeval._search.deep.DeepRanker._sampled_threshold` estimates
+    every value from the sample, relevant or not; here only the others are estimated, so the
+    guess errs by the others' sampling alone (as the sorted path's
+    :func:`embedeval._search.deep_count.threshold`, which reads the relevant counts off its
+    sorted relevant values). At the k-th smallest sampled other t_k, with rel(t_k) relevant
+    values at most t_k, ``depth - rel(t_k)`` others are still needed: m = (depth - rel(t_k)) s / N
+    of the s sampled (N others in all), and the guess is the smallest t_k with
+    k >= m + sigmas sqrt(m) + 1: the sampled count k that those m would reach only with a chance
+    of ``sigmas`` standard deviations. Unlike deep_count's form (k - sigmas sqrt(k)) N / s >= the
+    others needed, it is monotone in k for every sigmas >= 0 (k grows and m falls with t_k), so a
+    bisection finds it, each step one count over the row's relevant values (unsorted).
+
+    Parameters
+    ----------
+    others : numpy.ndarray of shape (b, s), float32
+        Each row's values at the sampled other references, ascending.
+    found : numpy.ndarray of shape (b, n), float64
+        Each row's relevant values, any order (+inf: ignored), NaN-free.
+    depth : numpy.ndarray of shape (b,), int64
+    n_other : int
+        N, the other references of these rows.
+    sigmas : float
+
+    Returns
+    -------
+    numpy.ndarray of shape (b,), float64
+    """
+    out = np.empty(len(found))
+    _guesses_into(others, found, np.asarray(depth, dtype=np.int64), others.shape[1] / max(n_other, 1), sigmas, out)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _guesses_into(others, found, depth, scale, sigmas, out):  # pragma: no cover - compiled
+    """:func:`guesses` (``scale`` = s / N)."""
+    s = others.shape[1]
+    for r in range(found.shape[0]):
+        row = found[r]
+        # the others alone are at most depth: the bound holds at k = m + sigmas sqrt(m) + 1 with
+        # m = depth s / N, whatever the relevant values
+        most = depth[r] * scale
+        lo, hi = 1, min(s + 1, np.int64(np.ceil(most + sigmas * np.sqrt(most) + 1)))
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            t = np.float64(others[r, mid - 1])
+            rel = 0
+            for j in range(row.size):  # written so that LLVM vectorises it
+                rel += np.int64(1) if row[j] <= t else np.int64(0)
+            m = max(depth[r] - rel, 0) * scale
+            if mid >= m + sigmas * np.sqrt(m) + 1:
+                hi = mid
+            else:
+                lo = mid + 1
+        out[r] = np.float64(others[r, lo - 1]) if lo <= s else np.inf
+
+
 def merged_ranks(found, others, n_others, limit, threshold, n_ranked, depth, window, ranks):
     """Write each row's ranks to ``ranks`` (b, h); return (which rows hold a near-tie (b,) bool,
     how many relevant values of each row are at most its ``threshold`` (b,) int64).

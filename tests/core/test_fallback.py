@@ -87,6 +87,7 @@ _merged.MERGED_FROM = 64
 KERNELS = [
     ("embedeval._search.deep_kernels", "_place_chunk_into"),
     ("embedeval._search.merged_kernels", "_merged_rows_into"),
+    ("embedeval._search.merged_kernels", "_guesses_into"),
     ("embedeval._metrics.hits_kernels", "_precision_sums_into"),
     ("embedeval._search.tied_kernels", "_window_pass_into"),
     ("embedeval._setlevel.pair_kernels", "tile_pass"),

@@ -58,6 +58,8 @@ def test_merged_ranks_equal_the_numpy_passes_and_a_full_sort(monkeypatch, seed):
     first = rng.integers(1, 6, n) if seed % 6 == 5 else None  # J below the class: a selection
     if seed % 5 == 4:
         monkeypatch.setattr(deep_merged, "ROOM", 0)  # rows past the guessed room listed again
+    # guesses from the relevant values counted exactly, or every value estimated from the sample
+    monkeypatch.setattr(deep_merged, "_counts_pay", lambda *_, counts=bool(seed // 2 % 2): counts)
     options = {
         "precision": ("auto", "float64", "mixed")[(seed // 3) % 3],  # mixed: the others listed in float32
         "block_elements": int(rng.integers(n, 4 * n * n)),
@@ -103,6 +105,32 @@ def slow_ranks(found, others, limit, n_ranked, depth):
         ranks = np.arange(1, ranked.size + 1) + np.searchsorted(others[i], ranked, side="right")
         out.append([float(r) if r <= depth[i] else np.inf for r in ranks])
     return out
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_guesses_equal_a_scan_of_every_sampled_other(seed):
+    """merged_kernels.guesses (a bisection) against the first sampled other that passes the test,
+    tried one by one; on a lattice, so that relevant values equal to a sampled other are counted."""
+    from embedeval._search import merged_kernels
+
+    rng = np.random.default_rng(seed)
+    b, s, n_found = int(rng.integers(1, 20)), int(rng.integers(1, 60)), int(rng.integers(0, 300))
+    others = np.sort(rng.integers(0, 40, (b, s)).astype(np.float32) / 4, axis=1)
+    found = rng.integers(0, 40, (b, n_found)) / 4
+    found[rng.random(found.shape) < 0.1] = np.inf  # ignored
+    n_other = int(rng.integers(s, 20 * s + 1))
+    depth = rng.integers(1, n_found + n_other + 1, b)
+    sigmas = float(rng.choice([0.0, 2.0, rng.uniform(0, 60)]))
+    got = merged_kernels.guesses(others, found, depth, n_other, sigmas)
+    want = np.full(b, np.inf)
+    for r in range(b):
+        for k in range(1, s + 1):
+            t = float(others[r, k - 1])
+            m = max(int(depth[r]) - int(np.count_nonzero(found[r] <= t)), 0) * s / n_other
+            if k >= m + sigmas * np.sqrt(m) + 1:
+                want[r] = t
+                break
+    np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("seed", range(40))
