@@ -195,10 +195,11 @@ class DeepRanker:
             found, found_grades = merged or block.ranks()
             if rows.size == b and found.shape == shape and (rows == np.arange(b)).all():
                 return found, found_grades  # one block of every row, in order: its ranks are the result
-            if ranks is None:
-                ranks = np.full(shape, np.inf)
+            if ranks is None:  # every row is written by one block: no fill first (32 MB at R ~ 2,000)
+                ranks = np.empty(shape)
                 grades = np.zeros(shape) if marked.graded else None
             ranks[rows, : found.shape[1]] = found
+            ranks[rows, found.shape[1] :] = np.inf
             if grades is not None:
                 grades[rows, : found.shape[1]] = found_grades
         if ranks is None:  # no rows
