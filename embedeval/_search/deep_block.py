@@ -14,7 +14,6 @@ from .._core import budget as _budget
 from .._core import compiled
 from . import deep_count as steps
 from . import deep_fused
-from .deep_exact import error_bounds
 from .deep_rows import ExactRows
 
 _REACHED_CACHED = compiled.in_cache(f"{__package__}.deep_kernels", "_reached_into")
@@ -53,9 +52,7 @@ class Block(ExactRows):
         """Ranks of each row's first J marked references within depth, shape (b, h), padded with +inf,
         and with grades their grades (b, h), else None."""
         rk, b = self.ranker, len(self.queries)
-        q_norms = np.sqrt(np.einsum("ij,ij->i", self.queries, self.queries, dtype=np.float64))
-        bound32, bound64 = error_bounds(q_norms, rk.max_norm, rk.dim, rk.euclidean)
-        factors32 = rk._factors(self.queries, np.float32)
+        bound32, bound64, factors32 = self._bounds_and_factors()
         sample = factors32 @ rk._sample_matrix.T  # (b, s): values at the sampled references
         sigmas = rk._sigmas
         mixed = self._mixed(sample, bound32, bound64)
@@ -346,13 +343,8 @@ class Block(ExactRows):
             codes = self.codes
             by_code = np.argsort(codes, kind="stable")
             for rows in np.split(by_code, np.flatnonzero(np.diff(codes[by_code])) + 1):
-                lo, hi = rk._class_start[codes[rows[0]]], rk._class_stop[codes[rows[0]]]
                 span = slice(rows[0], rows[-1] + 1) if rows[-1] - rows[0] + 1 == rows.size else rows
-                found = self.factors64[span] @ rk._matrix64.rows(lo, hi).T
-                if self.ignored_at is not None:
-                    r, c = self.ignored_at
-                    inside = (codes[r] == codes[rows[0]]) & (c >= lo) & (c < hi)
-                    found[np.searchsorted(rows, r[inside]), c[inside] - lo] = np.inf
+                found, _ = self._class_values(span, int(codes[rows[0]]))
                 steps.smallest_sorted(found, int(n_ranked[rows].max()), nearest, span)
         else:
             indptr, cols, grades = self.listed

@@ -47,7 +47,6 @@ import numpy as np
 
 from .._core import budget as _budget
 from .._core import compiled
-from .deep_exact import error_bounds
 
 # The path takes blocks whose rows rank at least this many relevant values (J); below, sorting
 # them costs little beside the others' products. Vectors wider than NARROW_DIM take it from
@@ -116,18 +115,12 @@ def ranks(block):
     from . import merged_kernels  # numba, imported only when compiled kernels are on
 
     rk, b = block.ranker, len(block.queries)
-    q_norms = np.sqrt(np.einsum("ij,ij->i", block.queries, block.queries, dtype=np.float64))
-    block.bound32, bound64 = error_bounds(q_norms, rk.max_norm, rk.dim, rk.euclidean)
+    block.bound32, bound64, block.factors32 = block._bounds_and_factors()
     block.factors64 = block.factors_other = rk._factors(block.queries, np.float64)
-    block.factors32 = rk._factors(block.queries, np.float32)
     block.bound_rel = block.bound_other = bound64  # the others' values are float64 when placed
     block.grades, block.exact_grades = None, {}
-    inside = (np.zeros(0, np.int64), np.zeros(0, np.int64))
     code = int(block.codes[0])
     lo, hi = int(rk._class_start[code]), int(rk._class_stop[code])
-    if block.ignored_at is not None:  # those in the class's slice
-        keep = (block.ignored_at[1] >= lo) & (block.ignored_at[1] < hi)
-        inside = (block.ignored_at[0][keep], block.ignored_at[1][keep] - lo)
     # T: a guess of a value that depth values reach, where it is below the J-th relevant value
     # (else the J-th); rows where fewer than depth values reach it are ranked again with a looser
     # guess, and at last with the J-th (always enough), as the sorted path does. Rows ranked
@@ -138,7 +131,7 @@ def ranks(block):
     sample = block.factors32 @ rk._sample_matrix.T
     a, z = np.searchsorted(rk._sample, [lo, hi])  # the sample is sorted: its class members are a run
     sampled_others = np.concatenate([sample[:, :a], sample[:, z:]], axis=1) if z > a else sample
-    found = block.factors64 @ rk._matrix64.rows(lo, hi).T
+    found, inside = block._class_values(slice(None), code)
     jth = _jth(found, inside, block.n_ranked)
     if jth is None:
         return None

@@ -8,13 +8,37 @@ import itertools
 
 import numpy as np
 
-from .deep_exact import exact_ranks
+from .deep_exact import error_bounds, exact_ranks
 
 
 class ExactRows:
-    """Methods of :class:`~embedeval._search.deep_block.Block` that recompute in float64 (they read
-    the block's ``ranker``, ``factors64``, ``bound_rel``, ``codes``, ``listed``, ``ignored_at``,
-    ``queries``, ``depth`` and ``n_ranked``)."""
+    """Methods of :class:`~embedeval._search.deep_block.Block` that compute in float64, shared with
+    :mod:`~embedeval._search.deep_merged` (they read the block's ``ranker``, ``factors64``,
+    ``bound_rel``, ``codes``, ``listed``, ``ignored_at``, ``queries``, ``depth`` and ``n_ranked``)."""
+
+    def _bounds_and_factors(self):
+        """``(bound32, bound64, factors32)``: each row's error bound on a float32 and on a float64
+        product value (:func:`~embedeval._search.deep_exact.error_bounds`, (b,) each), and the
+        rows' float32 factors (b, d [+ 1])."""
+        rk = self.ranker
+        q_norms = np.sqrt(np.einsum("ij,ij->i", self.queries, self.queries, dtype=np.float64))
+        bound32, bound64 = error_bounds(q_norms, rk.max_norm, rk.dim, rk.euclidean)
+        return bound32, bound64, rk._factors(self.queries, np.float32)
+
+    def _class_values(self, rows, code: int):
+        """The float64 product values of the block's ``rows`` (a slice or ascending positions, all
+        of class ``code``) with their class's references, (m, class size), the ignored ones +inf;
+        and where those are: (positions among ``rows``, columns in the class)."""
+        rk = self.ranker
+        lo, hi = int(rk._class_start[code]), int(rk._class_stop[code])
+        found = self.factors64[rows] @ rk._matrix64.rows(lo, hi).T
+        inside = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+        if self.ignored_at is not None:
+            r, c = self.ignored_at
+            keep = (self.codes[r] == code) & (c >= lo) & (c < hi)
+            inside = (np.searchsorted(np.arange(len(self.queries))[rows], r[keep]), c[keep] - lo)
+            found[inside] = np.inf
+        return found, inside
 
     def _float64_places(self, nearest, rows, at, cols):
         """float64 product values of the pairs (rows[at[i]], cols[i]), ``at`` ascending, and their places."""
