@@ -214,7 +214,7 @@ def replace_float64(near, rows, factors64, matrix32, norms64, padded, ranked, bo
     """Place the near-ties ``near`` (k, 3: row, column, float32 place) again with float64 values.
 
     Each pair's value is the float64 product of its row's factors and its column's float64
-    factors, read as :class:`embedeval._search.deep.Float64Factors` makes them: its float32
+    factors, read as :class:`embedeval._search.deep_factors.Float64Factors` makes them: its float32
     values (``matrix32`` (n, d [+ 1]), that class's ``float32``; widening is exact) and, for
     euclidean distances, its float64 squared norm (``norms64`` (n,), its ``norms``; empty for
     inner products) in place of the last one. The
@@ -224,7 +224,7 @@ def replace_float64(near, rows, factors64, matrix32, norms64, padded, ranked, bo
     are still within twice the float64 bound of a relevant neighbour.
     """
     still = np.empty(near.shape[0], dtype=np.bool_)
-    matrix32 = np.ascontiguousarray(matrix32)  # as built (deep._factor_matrix): no copy
+    matrix32 = np.ascontiguousarray(matrix32)  # as built (deep.factor_matrix): no copy
     flat = matrix32.reshape(-1)  # the reference rows as one, for the prefetch: a view
     dim = matrix32.shape[1] - (1 if norms64.size else 0)
     args = (near, rows, factors64, matrix32, norms64, dim, flat, padded, ranked, bound_rel, counts, still)

@@ -47,7 +47,7 @@ def list_others(chunk, i0, c0, lim, values, columns, n_listed, listed, widen=Non
 
     ``widen``: for a float32 chunk, ``(factors64 (m, d [+ 1]), matrix32 (n, d [+ 1]), norms64
     (n,))``: each listed value is written as the float64 product of its row's ``factors64`` with
-    the reference's factors read as :class:`embedeval._search.deep.Float64Factors` makes them
+    the reference's factors read as :class:`embedeval._search.deep_factors.Float64Factors` makes them
     (``matrix32`` widened exactly, and for euclidean distances ``norms64`` in place of the last;
     empty for inner products), summed in any order (the float64 bound holds for every order),
     while the chunk's references are still in cache from its product.
@@ -85,7 +85,7 @@ def _list_into(chunk, i0, c0, lim, values, columns, n_listed, listed, widen):  #
 @numba.njit(inline="always")
 def pair_value64(factors, matrix32, norms64, col, dim):  # pragma: no cover - compiled
     """The float64 product of a row's float64 ``factors`` (d [+ 1]) with reference ``col`` read as
-    :class:`embedeval._search.deep.Float64Factors` makes it: ``matrix32[col]`` widened exactly,
+    :class:`embedeval._search.deep_factors.Float64Factors` makes it: ``matrix32[col]`` widened exactly,
     and for euclidean distances (``norms64`` not empty) the float64 squared norm in place of the
     last factor; summed in the order the caller's fast-math flags allow."""
     m = matrix32[col]

@@ -426,7 +426,7 @@ def test_float64_factors_are_made_on_demand_and_equal_the_whole_matrix(euclidean
     """With class codes the ranker keeps no float64 copy of the references: each slice or gather
     of its float64 factors is made when asked for, equal bit for bit to those rows of the whole
     matrix (float32 widened exactly, the float64 squared norms appended)."""
-    from embedeval._search.deep import Float64Factors, _factor_matrix
+    from embedeval._search.deep_factors import Float64Factors, factor_matrix
 
     rng = np.random.default_rng(3)
     x = (rng.standard_normal((300, 9)) * 10.0 ** rng.uniform(-3, 3, (300, 1))).astype(np.float32)
@@ -435,7 +435,7 @@ def test_float64_factors_are_made_on_demand_and_equal_the_whole_matrix(euclidean
     assert isinstance(ranker._matrix64, Float64Factors)
     columns = x[ranker._index]
     norms = np.einsum("ij,ij->i", columns, columns, dtype=np.float64)
-    whole = _factor_matrix(columns, norms, euclidean, np.float64)
+    whole = factor_matrix(columns, norms, euclidean, np.float64)
     assert ranker._matrix64.shape == whole.shape and ranker._matrix64.dtype == np.float64
     gather = rng.integers(0, 300, 50)
     for key in (slice(None), slice(40, 170), slice(5, 5), gather, ...):
