@@ -137,8 +137,7 @@ def block_bounds(widths: np.ndarray, block_size: int | None, n_workers: int = 1,
     blocks and down to the length at which faiss's search switches to BLAS. The rows are then
     shared equally among as many blocks as the longest allowed needs, that count rounded up to
     whole rounds of the workers: blocks of similar cost on threads finish together, where a
-    short remainder or one block more than the rounds would leave a worker idle at the end
-    (a block of R ~ 2,000 deep rankings at n = 20,000 takes ~0.12 s).
+    short remainder or one block more than the rounds would leave a worker idle at the end.
     """
     start, n = 0, widths.size
     budget = _budget.BLOCK_ENTRIES // n_workers

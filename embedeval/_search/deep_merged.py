@@ -15,9 +15,10 @@ Steps for a block of rows of one class (class codes, compiled kernels):
    references +inf. T, per row: the smaller of a guess of a value that ``depth`` values
    reach and the J-th relevant value (the largest where J counts them all, else a selection).
    The guess counts the row's relevant values exactly and estimates only its others from the
-   sampled other references (:func:`.merged_kernels.guesses`): at R ~ 2,000 it lists ~390
-   others a row where estimating every value from the sample listed ~610 (~290 rank within
-   depth), and fewer rows prove too tight.
+   sampled other references (:func:`.merged_kernels.guesses`), so its margin is the others'
+   sampling error alone: fewer others are listed past depth, and fewer rows prove too tight,
+   than when every value is estimated from the sample (:meth:`DeepRanker._sampled_threshold`,
+   kept where counting the relevant values would cost more: :func:`_counts_pay`).
 2. The others up to T + 2 (E_o + E_r), listed as each chunk product is made (:mod:`.merged_kernels`,
    by AVX-512 compress where the host has it), into per-row arrays sized from the sample (rows
    past them listed again by :meth:`Block._others`). Where few are listed beside the columns the
@@ -64,9 +65,9 @@ ROOM = 256
 # pairs about 12 ns each at d = 128).
 WIDEN_COLUMNS = 6.0
 # One other listed (its listing, widening, sorting and place in the table) costs about as much
-# as this many comparisons of the guess's counting passes (0.1 ns each, vectorised): R ~ 2,000
-# at n = 20,000 (J = 2,000, others widened, ~15 ns each) counts and gains 4-7%; half in one class
-# at n = 40,000, d = 32 (J = 20,000, float64 products, a few ns an other) lost 11% counting.
+# as this many comparisons of the guess's counting passes (vectorised, about 0.1 ns each; a
+# widened other tens of ns, one from a float64 product a few): between R ~ 2,000 at n = 20,000,
+# which gains by counting, and half of 40,000 points in one class, which loses (bench/NOTES.md).
 GUESS_COMPARISONS = 50.0
 _CACHED = compiled.in_cache(f"{__package__}.merged_kernels", "_merged_rows_into", "_list_into", "_guesses_into")
 
@@ -141,17 +142,17 @@ def ranks(block):
     rows, sigmas = np.arange(b), rk._sigmas
     while rows.size:
         every = rows.size == b
+        found_rows = found if every else found[rows]
         threshold = np.full(rows.size, np.nan)
         if sigmas is not None:
             if counts:
                 n_other = rk.size - (hi - lo)
-                args = (ordered[rows], found if every else found[rows], block.depth[rows], n_other, sigmas)
-                guess = merged_kernels.guesses(*args)
+                guess = merged_kernels.guesses(ordered[rows], found_rows, block.depth[rows], n_other, sigmas)
             else:
                 guess = rk._sampled_threshold(ordered[rows], block.depth[rows], sigmas)
             threshold = np.where(guess < jth[rows], guess, np.nan)
         part = out if every else out[rows]
-        args = (found if every else found[rows], rows, np.fmin(threshold, jth[rows]), threshold, sampled_others[rows])
+        args = (found_rows, rows, np.fmin(threshold, jth[rows]), threshold, sampled_others[rows])
         short = _rank_rows(block, *args, part)
         if short is None:
             return None
