@@ -193,17 +193,15 @@ def _rank_rows(block, found, rows, top, threshold, sample, out):
     window = block.bound_rel[rows] + block.bound_other[rows]
     limit = top + 2 * window
     values, columns, n_others = _others(block, rows, limit, sample)
-    counted = np.zeros(rows.size, dtype=np.int64)
-    for r in range(rows.size):  # each row's others ascending (a few thousand: numpy's sort, a row at a time)
-        row = values[r, : n_others[r]]  # past n_others: never written
-        row.sort()
-        if row.size and np.isnan(row[-1]):  # sorted last
-            return None
-        counted[r] = np.searchsorted(row, threshold[r], side="right") if threshold[r] == threshold[r] else 0
+    for r in range(rows.size):  # each row's others ascending (a few hundred: numpy's sort, a row at a time)
+        values[r, : n_others[r]].sort()  # past n_others: never written
+    last = values[np.arange(rows.size), np.maximum(n_others - 1, 0)]
+    if np.isnan(last[n_others > 0]).any():  # NaN sorts last
+        return None
     depth = np.asarray(block.depth[rows], dtype=np.float64)
     args = (found, values, n_others, top + window, threshold, block.n_ranked[rows], depth, window, out)
-    tied, below = merged_kernels.merged_ranks(*args)
-    short = ~np.isnan(threshold) & (below + counted < block.depth[rows])
+    tied, reached = merged_kernels.merged_ranks(*args)
+    short = ~np.isnan(threshold) & (reached < block.depth[rows])
     for i in np.flatnonzero(tied & ~short):  # a near-tie: exactly, from the row's candidates
         exact, _ = block._candidates_row(rows[i], limit[i], columns[i, : n_others[i]], None)
         out[i] = np.inf

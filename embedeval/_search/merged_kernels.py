@@ -159,7 +159,7 @@ def _guesses_into(others, found, depth, scale, sigmas, out):  # pragma: no cover
 
 def merged_ranks(found, others, n_others, limit, threshold, n_ranked, depth, window, ranks):
     """Write each row's ranks to ``ranks`` (b, h); return (which rows hold a near-tie (b,) bool,
-    how many relevant values of each row are at most its ``threshold`` (b,) int64).
+    how many values of each row, relevant or other, are at most its ``threshold`` (b,) int64).
 
     Parameters
     ----------
@@ -173,7 +173,7 @@ def merged_ranks(found, others, n_others, limit, threshold, n_ranked, depth, win
         The largest relevant value a row ranks (T + E_o + E_r): later ones are past its depth or
         its J-th relevant value.
     threshold : numpy.ndarray of shape (b,), float64
-        Relevant values at most this are counted (NaN: none).
+        Values at most this are counted (NaN: none).
     n_ranked, depth : numpy.ndarray of shape (b,), int64 and float64
         J, and how deep the row is ranked: ranks past either are +inf.
     window : numpy.ndarray of shape (b,), float64
@@ -186,25 +186,26 @@ def merged_ranks(found, others, n_others, limit, threshold, n_ranked, depth, win
     padded = np.empty(widest + 5)  # a row's others between -inf and +inf
     counts = np.empty(widest + 2, dtype=np.int64)
     tied = np.zeros(len(found), dtype=np.bool_)
-    below = np.zeros(len(found), dtype=np.int64)
+    reached = np.zeros(len(found), dtype=np.int64)
     args = (found, others, n_others, limit, threshold, n_ranked, depth, window)
-    _merged_rows_into(*args, table, padded, counts, ranks, tied, below)
-    return tied, below
+    _merged_rows_into(*args, table, padded, counts, ranks, tied, reached)
+    return tied, reached
 
 
 @numba.njit(cache=True, nogil=True)
 def _merged_rows_into(
-    found, others, n_others, limit, threshold, n_ranked, depth, window, table, padded, counts, ranks, tied, below
+    found, others, n_others, limit, threshold, n_ranked, depth, window, table, padded, counts, ranks, tied, reached
 ):  # pragma: no cover - compiled
     """:func:`merged_ranks` with its scratch (``table``: the widest row's cells + 1; ``padded``:
-    its others + 5; ``counts``: its others + 2) and results (``tied``, ``below``) passed in."""
+    its others + 5; ``counts``: its others + 2) and results (``tied``, ``reached``) passed in."""
     for i in range(found.shape[0]):
         k_others = n_others[i]
         first, inverse, cells = _fill(others[i, :k_others], table, padded)
         for k in range(k_others + 2):
             counts[k] = 0
         places = (table, padded, counts, first, inverse, cells)
-        tied[i], below[i] = _place_row(found[i], *places, limit[i], window[i], threshold[i])
+        tied[i], below = _place_row(found[i], *places, limit[i], window[i], threshold[i])
+        reached[i] = below + _count_at_most(padded, 0, k_others, threshold[i])  # NaN: none
         _write_ranks(counts, k_others, n_ranked[i], depth[i], ranks[i])
 
 
