@@ -183,27 +183,25 @@ class DeepRanker:
         if marked.graded:  # one more: the boundary between the last ranked and the next is checked too
             n_ranked = np.minimum(n_ranked + 1, counts)
         shape = (b, max(int(n_ranked.max(initial=0)), 1))
-        ranks = grades = None
+        # every row is written by one block: no fill first (32 MB at R ~ 2,000)
+        ranks, grades = np.empty(shape), np.zeros(shape) if marked.graded else None
         # Blocks of queries of one class where possible: one product with its relevant slice.
         order = np.argsort(marked.codes, kind="stable") if self._classes else np.arange(b)
         blocks = self._blocks(order, marked, n_ranked)
         for rows in (part for group in blocks for part in deep_merged.split(self, group, marked, n_ranked)):
             ign = None if ignored is None else ignored[rows]
             block = Block(self, queries[rows], marked.part(rows), depth[rows], n_ranked[rows], ign)
-            # one large class: its relevant values placed among the others (None: not there)
-            merged = deep_merged.ranks(block) if deep_merged.takes(block) else None
-            found, found_grades = merged or block.ranks()
+            # one large class: its relevant values placed among the others, its ranks written into
+            # its rows of `ranks` (None: not there, or a value not finite)
+            if deep_merged.takes(block) and deep_merged.ranks(block, ranks, rows):
+                continue
+            found, found_grades = block.ranks()
             if rows.size == b and found.shape == shape and (rows == np.arange(b)).all():
                 return found, found_grades  # one block of every row, in order: its ranks are the result
-            if ranks is None:  # every row is written by one block: no fill first (32 MB at R ~ 2,000)
-                ranks = np.empty(shape)
-                grades = np.zeros(shape) if marked.graded else None
             ranks[rows, : found.shape[1]] = found
             ranks[rows, found.shape[1] :] = np.inf
             if grades is not None:
                 grades[rows, : found.shape[1]] = found_grades
-        if ranks is None:  # no rows
-            ranks, grades = np.full(shape, np.inf), np.zeros(shape) if marked.graded else None
         return ranks, grades
 
     def _blocks(self, order, marked, n_ranked):

@@ -110,9 +110,11 @@ def takes(block) -> bool:
     return compiled.repaid("merged", units, _budget.DEEP_FUSED_COMPILED_FROM, _CACHED)
 
 
-def ranks(block):
-    """``(ranks (b, w), None)`` as :meth:`Block.ranks` gives them (w: the largest J, at least 1),
-    or None where a value is not finite (the sorted path then ranks the block)."""
+def ranks(block, out, at):
+    """Write the block's ranks, as :meth:`Block.ranks` gives them, into the rows ``at`` (b,) of
+    ``out`` (m, w), w at least the block's largest J (+inf after each row's ranks); return True,
+    or None where a value is not finite (the sorted path then ranks the block, and writes its
+    rows again)."""
     from . import merged_kernels  # numba, imported only when compiled kernels are on
 
     rk, b = block.ranker, len(block.queries)
@@ -138,7 +140,6 @@ def ranks(block):
         return None
     counts = _counts_pay(rk, block, sampled_others.shape[1])
     ordered = np.sort(sampled_others if counts else sample, axis=1)
-    out = np.empty((b, max(int(block.n_ranked.max(initial=0)), 1)))
     rows, sigmas = np.arange(b), rk._sigmas
     while rows.size:
         every = rows.size == b
@@ -151,16 +152,13 @@ def ranks(block):
             else:
                 guess = rk._sampled_threshold(ordered[rows], block.depth[rows], sigmas)
             threshold = np.where(guess < jth[rows], guess, np.nan)
-        part = out if every else out[rows]
         args = (found_rows, rows, np.fmin(threshold, jth[rows]), threshold, sampled_others[rows])
-        short = _rank_rows(block, *args, part)
+        short = _rank_rows(block, *args, out, at[rows])
         if short is None:
             return None
-        if not every:
-            out[rows] = part
         rows = rows[short]
         sigmas = 4 * max(sigmas, 0) + 4 if sigmas is not None and sigmas < 16 else None
-    return out, None
+    return True
 
 
 def _counts_pay(rk, block, n_sampled_others: int) -> bool:
@@ -182,9 +180,9 @@ def _counts_pay(rk, block, n_sampled_others: int) -> bool:
     return bool(n_ranked * steps <= GUESS_COMPARISONS * margin)
 
 
-def _rank_rows(block, found, rows, top, threshold, sample, out):
-    """Rank ``rows`` (m,) of the block, whose relevant values are ``found`` (m, n), into ``out``
-    (m, w): T = ``top``, ``threshold`` the sampled one (NaN: none), ``sample`` (m, s) the rows'
+def _rank_rows(block, found, rows, top, threshold, sample, out, at):
+    """Rank ``rows`` (m,) of the block, whose relevant values are ``found`` (m, n), into the rows
+    ``at`` (m,) of ``out``: T = ``top``, ``threshold`` the sampled one (NaN: none), ``sample`` (m, s) the rows'
     float32 values at the sampled other references. Returns the rows whose threshold proves too tight
     (fewer than depth values reach it: their ranks are meaningless), or None where an other
     value is NaN."""
@@ -199,13 +197,13 @@ def _rank_rows(block, found, rows, top, threshold, sample, out):
     if np.isnan(last[n_others > 0]).any():  # NaN sorts last
         return None
     depth = np.asarray(block.depth[rows], dtype=np.float64)
-    args = (found, values, n_others, top + window, threshold, block.n_ranked[rows], depth, window, out)
+    args = (found, values, n_others, top + window, threshold, block.n_ranked[rows], depth, window, out, at)
     tied, reached = merged_kernels.merged_ranks(*args)
     short = ~np.isnan(threshold) & (reached < block.depth[rows])
     for i in np.flatnonzero(tied & ~short):  # a near-tie: exactly, from the row's candidates
         exact, _ = block._candidates_row(rows[i], limit[i], columns[i, : n_others[i]], None)
-        out[i] = np.inf
-        out[i, : exact.size] = exact
+        out[at[i]] = np.inf
+        out[at[i], : exact.size] = exact
     return short
 
 

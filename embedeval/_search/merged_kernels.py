@@ -157,8 +157,8 @@ def _guesses_into(others, found, depth, scale, sigmas, out):  # pragma: no cover
         out[r] = np.float64(others[r, lo - 1]) if lo <= s else np.inf
 
 
-def merged_ranks(found, others, n_others, limit, threshold, n_ranked, depth, window, ranks):
-    """Write each row's ranks to ``ranks`` (b, h); return (which rows hold a near-tie (b,) bool,
+def merged_ranks(found, others, n_others, limit, threshold, n_ranked, depth, window, ranks, at=None):
+    """Write each row's ranks to ``ranks`` (its row ``at[i]``); return (which rows hold a near-tie (b,) bool,
     how many values of each row, relevant or other, are at most its ``threshold`` (b,) int64).
 
     Parameters
@@ -178,8 +178,10 @@ def merged_ranks(found, others, n_others, limit, threshold, n_ranked, depth, win
         J, and how deep the row is ranked: ranks past either are +inf.
     window : numpy.ndarray of shape (b,), float64
         E_o + E_r: a ranked relevant value and an other value this close are a near-tie.
-    ranks : numpy.ndarray of shape (b, h), float64, h >= max(n_ranked)
-        Row i: the ranks of its first J relevant references ascending, +inf after.
+    ranks : numpy.ndarray of shape (m, h), float64, h >= max(n_ranked)
+        Row ``at[i]``: row i's ranks of its first J relevant references ascending, +inf after.
+    at : numpy.ndarray of shape (b,), int, optional
+        The row of ``ranks`` each row is written to (default: row i to row i).
     """
     widest = int(n_others.max(initial=0))
     table = np.empty(table_size(widest) + 1, dtype=np.int32)
@@ -187,14 +189,15 @@ def merged_ranks(found, others, n_others, limit, threshold, n_ranked, depth, win
     counts = np.empty(widest + 2, dtype=np.int64)
     tied = np.zeros(len(found), dtype=np.bool_)
     reached = np.zeros(len(found), dtype=np.int64)
+    at = np.arange(len(found)) if at is None else np.asarray(at, dtype=np.int64)
     args = (found, others, n_others, limit, threshold, n_ranked, depth, window)
-    _merged_rows_into(*args, table, padded, counts, ranks, tied, reached)
+    _merged_rows_into(*args, table, padded, counts, ranks, at, tied, reached)
     return tied, reached
 
 
 @numba.njit(cache=True, nogil=True)
 def _merged_rows_into(
-    found, others, n_others, limit, threshold, n_ranked, depth, window, table, padded, counts, ranks, tied, reached
+    found, others, n_others, limit, threshold, n_ranked, depth, window, table, padded, counts, ranks, at, tied, reached
 ):  # pragma: no cover - compiled
     """:func:`merged_ranks` with its scratch (``table``: the widest row's cells + 1; ``padded``:
     its others + 5; ``counts``: its others + 2) and results (``tied``, ``reached``) passed in."""
@@ -206,7 +209,7 @@ def _merged_rows_into(
         places = (table, padded, counts, first, inverse, cells)
         tied[i], below = _place_row(found[i], *places, limit[i], window[i], threshold[i])
         reached[i] = below + _count_at_most(padded, 0, k_others, threshold[i])  # NaN: none
-        _write_ranks(counts, k_others, n_ranked[i], depth[i], ranks[i])
+        _write_ranks(counts, k_others, n_ranked[i], depth[i], ranks[at[i]])
 
 
 @numba.njit(nogil=True)

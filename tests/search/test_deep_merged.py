@@ -25,8 +25,8 @@ def ranks_both_ways(monkeypatch, x, codes, depth, ignored, first=None, **options
     taken = {"rows": 0}
     original = deep_merged.ranks
 
-    def spied(block):
-        out = original(block)
+    def spied(block, *into):
+        out = original(block, *into)
         taken["rows"] += 0 if out is None else len(block.queries)
         return out
 
@@ -189,7 +189,9 @@ def test_evaluate_through_the_merged_path_equals_a_full_sort(monkeypatch):
     metrics = ["precision@1", "r_precision", "map@r", "recall@10"]
     taken = []
     original = deep_merged.ranks
-    monkeypatch.setattr(deep_merged, "ranks", lambda block: taken.append(len(block.queries)) or original(block))
+    monkeypatch.setattr(
+        deep_merged, "ranks", lambda block, *into: taken.append(len(block.queries)) or original(block, *into)
+    )
     monkeypatch.setattr(_budget, "DEEP_FUSED_COMPILED_FROM", 0)
     found = {}
     for kernels in ("numpy", "auto"):
