@@ -182,10 +182,10 @@ def _counts_pay(rk, block, n_sampled_others: int) -> bool:
 
 def _rank_rows(block, found, rows, top, threshold, sample, out, at):
     """Rank ``rows`` (m,) of the block, whose relevant values are ``found`` (m, n), into the rows
-    ``at`` (m,) of ``out``: T = ``top``, ``threshold`` the sampled one (NaN: none), ``sample`` (m, s) the rows'
-    float32 values at the sampled other references. Returns the rows whose threshold proves too tight
-    (fewer than depth values reach it: their ranks are meaningless), or None where an other
-    value is NaN."""
+    ``at`` (m,) of ``out``: T = ``top``, ``threshold`` the guessed one (NaN: none), ``sample``
+    (m, s) the rows' float32 values at the sampled other references. Returns the rows whose
+    threshold proves too tight (fewer than depth values reach it: their ranks are meaningless),
+    or None where an other value is NaN."""
     from . import merged_kernels  # numba, imported only when compiled kernels are on
 
     window = block.bound_rel[rows] + block.bound_other[rows]

@@ -158,8 +158,9 @@ def _guesses_into(others, found, depth, scale, sigmas, out):  # pragma: no cover
 
 
 def merged_ranks(found, others, n_others, limit, threshold, n_ranked, depth, window, ranks, at=None):
-    """Write each row's ranks to ``ranks`` (its row ``at[i]``); return (which rows hold a near-tie (b,) bool,
-    how many values of each row, relevant or other, are at most its ``threshold`` (b,) int64).
+    """Write each row's ranks to ``ranks`` (row i to its row ``at[i]``); return (which rows hold a
+    near-tie (b,) bool, how many values of each row, relevant or other, are at most its
+    ``threshold`` (b,) int64).
 
     Parameters
     ----------

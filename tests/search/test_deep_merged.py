@@ -171,6 +171,12 @@ def test_compiled_pass_equals_a_slow_count(seed):
         near = (np.abs(v[:, None] - o[None, :]) <= window[i]).any() if o.size and v.size else False
         assert tied[i] == near
         assert reached[i] == np.count_nonzero(found[i] <= threshold[i]) + np.count_nonzero(o <= threshold[i])
+    # written into other rows of a wider array (the deep ranking's result): the same rows, there
+    at = rng.permutation(b + 3)[:b]
+    into = np.full((b + 3, ranks.shape[1] + 2), np.nan)
+    merged_kernels.merged_ranks(found, others, k, limit, threshold, n_ranked, depth, window, into, at)
+    np.testing.assert_array_equal(into[at, : ranks.shape[1]], ranks)
+    assert np.isinf(into[at, ranks.shape[1] :]).all() and np.isnan(np.delete(into, at, axis=0)).all()
 
 
 def test_evaluate_through_the_merged_path_equals_a_full_sort(monkeypatch):
