@@ -16,6 +16,14 @@ CENTRING_SLACK = 3
 # and it costs a float32 copy of the references (a judged dense retrieval over 200,000 x 384
 # peaks 211 MB lower without it: ``python bench/bench_retrieval.py --peak``).
 CENTRE_FROM = 0.25
+# The deep ranking (:mod:`embedeval._search.deep`) bounds its errors by the uncentred norms and
+# ranks every copy of a row: on references that have collapsed (exact copies, or rows close
+# around a far mean) nearly every pair is a near-tie there, recomputed one by one (20,000
+# identical rows of 100 classes: 177 s against 0.7 s for random ones). Such references keep
+# faiss's route, which searches the centred rows and each distinct row once, at every depth:
+# where the centred norm is below this share of the largest norm (the deep ranking's bound at
+# least 16 times the centred one), or at most half of the rows are distinct.
+DEEP_CENTRED_FROM = 0.25
 
 
 class FlatSearcher(InMemorySearcher):
@@ -71,6 +79,7 @@ class FlatSearcher(InMemorySearcher):
             kind = "euclidean" if self.euclidean else "inner_product"
             searcher = FlatSearcher(ref[first], kind, distinct_search=False)
             self._duplicates = DuplicateRows(searcher, ref, inverse, counts, self.euclidean)
+        self.ranks_deep = self._duplicates is None and self._centred_norm >= DEEP_CENTRED_FROM * self.max_norm
 
     def search(self, queries, k, ignore=None, classes=None):
         if self._duplicates is not None:  # exact for every reference, so for every class too

@@ -154,3 +154,36 @@ def test_the_error_bound_takes_the_norms_faiss_sees(distance, shift):
     factor = 1.01 * (d + (4 if distance == "euclidean" else 3) + (flat.CENTRING_SLACK if centred else 0)) * u
     scale = (q_norm + r_max) ** 2 if distance == "euclidean" else q_norm * r_max
     np.testing.assert_allclose(searcher._error_bound(q, u), factor * scale + underflow_bound(d, u), rtol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["identical", "collapsed", "spread", "offset"])
+def test_collapsed_references_keep_faiss_route_past_the_deep_switch(kind, monkeypatch):
+    """Past the deep ranking's depth switch, collapsed references (exact copies, or a cloud of
+    1e-6 around a far point) stay on faiss's route, which searches distinct and centred rows (the
+    deep ranking recomputed nearly every pair there: 20,000 identical rows took minutes); spread
+    out references, offset ones included, take the deep ranking. The values are the full stable
+    float64 sort's either way."""
+    from embedeval._search import deep
+
+    rng = np.random.default_rng(1)
+    n, d = 1500, 16
+    base = {
+        "identical": np.ones((n, d)),
+        "collapsed": 1.0 + 1e-6 * rng.standard_normal((n, d)),
+        "spread": rng.standard_normal((n, d)),
+        "offset": np.abs(rng.standard_normal((n, d))),  # all-positive features: a large mean
+    }[kind]
+    x = base.astype(np.float32)
+    labels = rng.integers(0, 2, n)  # R ~ 750: past the switch with either kernels (150, 512)
+    ranked_deep = []
+    plain = deep.DeepRanker.ranks
+    monkeypatch.setattr(deep.DeepRanker, "ranks", lambda self, *a, **k: ranked_deep.append(1) or plain(self, *a, **k))
+    assert FlatSearcher(x, "euclidean").ranks_deep == (kind in ("spread", "offset"))
+    result = embedeval.evaluate(x, labels, metrics=["precision@1", "r_precision"])
+    assert bool(ranked_deep) == (kind in ("spread", "offset"))
+    ranked = np.array([full_ranking(q, x, "euclidean", exclude=i) for i, q in enumerate(x)])
+    hits = labels[ranked] == labels[:, None]
+    r = np.bincount(labels)[labels] - 1
+    assert result.summary["precision@1"] == pytest.approx(hits[:, 0].mean(), abs=1e-12)
+    r_precision = np.mean([hits[i, : r[i]].mean() for i in range(n)])
+    assert result.summary["r_precision"] == pytest.approx(r_precision, abs=1e-12)
