@@ -18,7 +18,9 @@ class ExactSearcher:
     """
 
     exact = True  # every searcher but the approximate one
-    ranks_deep = False  # whether deep_ranker gives a DeepRanker (references in memory)
+    # whether rankings past the deep switch take deep_ranker's DeepRanker (references in memory,
+    # and not collapsed: :data:`embedeval._search.flat.DEEP_CENTRED_FROM`)
+    ranks_deep = False
     size: int
     euclidean: bool
     max_norm: float
