@@ -138,7 +138,8 @@ def ranks(block, out, at):
     jth = _jth(found, inside, block.n_ranked)
     if jth is None:
         return None
-    counts = _counts_pay(rk, block, sampled_others.shape[1])
+    n_other = rk.size - (hi - lo)  # N: the rows' other references
+    counts = _counts_pay(rk, block, sampled_others.shape[1], n_other)
     ordered = np.sort(sampled_others if counts else sample, axis=1)
     rows, sigmas = np.arange(b), rk._sigmas
     while rows.size:
@@ -147,7 +148,6 @@ def ranks(block, out, at):
         threshold = np.full(rows.size, np.nan)
         if sigmas is not None:
             if counts:
-                n_other = rk.size - (hi - lo)
                 guess = merged_kernels.guesses(ordered[rows], found_rows, block.depth[rows], n_other, sigmas)
             else:
                 guess = rk._sampled_threshold(ordered[rows], block.depth[rows], sigmas)
@@ -161,20 +161,21 @@ def ranks(block, out, at):
     return True
 
 
-def _counts_pay(rk, block, n_sampled_others: int) -> bool:
+def _counts_pay(rk, block, n_sampled_others: int, n_other: int) -> bool:
     """Whether the block's guesses count its relevant values exactly (:func:`.merged_kernels.guesses`)
     rather than estimate every value from the sample (:meth:`DeepRanker._sampled_threshold`).
 
     Counting costs a pass over a row's J relevant values per step of a bisection over its
-    sampled others; it saves most of the sampled guess's margin, about sigmas sqrt(depth n / s)
-    ranks past depth, nearly all of them others listed for nothing. One listed other costs about
-    :data:`GUESS_COMPARISONS` comparisons of the counting passes.
+    ``n_sampled_others`` sampled others (of its ``n_other`` others); it saves most of the sampled
+    guess's margin, about sigmas sqrt(depth n / s) ranks past depth, nearly all of them others
+    listed for nothing. One listed other costs about :data:`GUESS_COMPARISONS` comparisons of the
+    counting passes.
     """
     sigmas = rk._sigmas
     if sigmas is None or sigmas <= 0:  # no margin to save
         return False
     depth, n_ranked = float(np.mean(block.depth)), float(np.max(block.n_ranked))
-    most = depth * n_sampled_others / max(rk.size - n_ranked, 1)  # the bisection's range
+    most = depth * n_sampled_others / max(n_other, 1)  # the bisection's range, as guesses bounds it
     steps = np.log2(most + sigmas * np.sqrt(most) + 2)
     margin = sigmas * np.sqrt(depth * rk.size / max(rk._sample.size, 1))
     return bool(n_ranked * steps <= GUESS_COMPARISONS * margin)
