@@ -7,9 +7,9 @@ class Skipped(dict):
     """How many queries were skipped, keyed by a stable code, with each code's sentence.
 
     Codes: ``"no_relevant"`` (R = 0: nothing relevant in the reference set or judged at the
-    threshold), ``"relevant_ignored"`` (R = 0 once the ignore rules apply), ``"own_row_only"``
-    (the only relevant reference is the query's own row, removed by ``query_in_reference``),
-    ``"not_judged"`` (the query has no judgements), ``"skipped"`` (any other reason).
+    threshold; a query's own row, removed by leave-one-out or ``query_in_reference``, is not one),
+    ``"relevant_ignored"`` (R = 0 because a rule other than the own row's exclusion ignores every
+    relevant reference), ``"not_judged"`` (the query has no judgements), ``"skipped"`` (any other reason).
     ``reasons[code]`` is the sentence said in tables and reports; the sentence also works as a
     key (``skipped["no other embedding shares the query's label (R = 0)"]``), as it did before
     the codes.
@@ -36,7 +36,6 @@ class Skipped(dict):
 # The stable code of each skip sentence (every mode's wording of one reason shares its code).
 _CODES = (
     ("every relevant", "relevant_ignored"),
-    ("own row", "own_row_only"),
     ("no judgements", "not_judged"),
     ("R = 0", "no_relevant"),
 )

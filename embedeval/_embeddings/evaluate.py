@@ -263,7 +263,7 @@ def evaluate(
     set_values, set_config, set_conventions = step.run(queries, references, options.distance)
     single = isinstance(relevance.source, ClassLabels)
     own_only = own is not None and ignore is None and ignore_same is None  # PML's ref_includes_query
-    reasons = skip_reasons(relevance, reference is None, own_only) if ranked else ()
+    reasons = skip_reasons(relevance, reference is None, own is not None, own_only) if ranked else ()
     codes = relevance.skip_codes() if ranked else np.full(queries.shape[0], -1, dtype=np.int8)
     if len(reasons) == 1:  # leave-one-out alone: a query without another member of its class
         codes = np.minimum(codes, 0)

@@ -88,7 +88,7 @@ def read_relevance(labels, reference_labels, queries, references, ignore, ignore
     keys = None if ignore_same is None else read_keys(ignore_same, n_q, n_r)
     lists = with_own_rows(None if ignore is None else read_lists(ignore, n_q, n_r), own, n_r)
     rules = IgnoreRules.build(n_q, n_r, leave_one_out, keys, lists)
-    return query_labels, Relevance.build(source, n_r, rules)
+    return query_labels, Relevance.build(source, n_r, rules, own)
 
 
 def nothing_evaluated(relevance: Relevance) -> str:
@@ -106,8 +106,16 @@ def class_codes(relevance: Relevance):
     return (source.query_codes, source.reference_codes) if isinstance(source, ClassLabels) else None
 
 
-def skip_reasons(relevance: Relevance, leave_one_out: bool, own_only: bool = False) -> tuple[str, ...]:
-    if isinstance(relevance.source, ClassLabels):
+def skip_reasons(relevance: Relevance, leave_one_out: bool, own_rows: bool = False, own_only: bool = False) -> tuple:
+    """The skip reasons of a labelled evaluation, code 0 first: ``no_relevant`` (nothing relevant
+    but, perhaps, the query's own row) and, where ignore rules other than the own row's exclusion
+    exist, ``relevant_ignored``. ``own_rows``: queries name their rows by ``query_in_reference``;
+    ``own_only``: that is the only ignore rule."""
+    if own_rows:
+        no_relevant = "no reference other than the query's own row shares " + (
+            "its label (R = 0)" if isinstance(relevance.source, ClassLabels) else "a label with it (R = 0)"
+        )
+    elif isinstance(relevance.source, ClassLabels):
         no_relevant = (
             "no other embedding shares the query's label (R = 0)"
             if leave_one_out
@@ -117,11 +125,12 @@ def skip_reasons(relevance: Relevance, leave_one_out: bool, own_only: bool = Fal
         no_relevant = (
             "no " + ("other embedding" if leave_one_out else "reference") + " shares a label with the query (R = 0)"
         )
-    if relevance.rules is None or (leave_one_out and _only_own(relevance)):
-        return (no_relevant,)
-    if own_only:  # query_in_reference alone: PML's lone queries
-        return no_relevant, "no reference but the query's own row shares its label (R = 0 without it)"
-    return no_relevant, "every relevant reference is ignored (R = 0 after ignoring)"
+    if relevance.rules is None or (leave_one_out and _only_own(relevance)) or own_only:
+        return (("no_relevant", no_relevant),)
+    return ("no_relevant", no_relevant), (
+        "relevant_ignored",
+        "every relevant reference is ignored (R = 0 after ignoring)",
+    )
 
 
 def _only_own(relevance: Relevance) -> bool:

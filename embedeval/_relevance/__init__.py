@@ -264,6 +264,10 @@ class Relevance:
         R: the relevant references of each query that no rule ignores.
     n_before : numpy.ndarray of shape (n_queries,), int64
         R before ignoring.
+    n_own : numpy.ndarray of shape (n_queries,), int64
+        1 where the query's own row (leave-one-out's row i, or its ``query_in_reference`` row)
+        is among the ``n_before``, else 0: the own row is never "a relevant reference that was
+        ignored" when the skip reasons are told apart.
     n_ignored : numpy.ndarray of shape (n_queries,), int64
     gains : tuple or None
         Graded sources: (n_gain, indptr, grades) of the positively graded references no rule
@@ -281,9 +285,12 @@ class Relevance:
     n_ignored: np.ndarray
     gains: tuple | None = None
     n_absent: np.ndarray | None = None
+    n_own: np.ndarray | None = None
 
     @classmethod
-    def build(cls, source, n_references: int, rules: IgnoreRules | None = None) -> Relevance:
+    def build(cls, source, n_references: int, rules: IgnoreRules | None = None, own=None) -> Relevance:
+        """``own``: each query's row in the reference set (-1 for none), or None; leave-one-out's
+        own rows (row i) are read from ``rules``."""
         before = np.asarray(source.n_relevant(), dtype=np.int64)
         active = rules is not None and rules.any
         lost = source.relevant_ignored(rules) if active else 0
@@ -292,8 +299,9 @@ class Relevance:
         absent = source.n_absent() if getattr(source, "absent", None) is not None else None
         if absent is not None and gains is not None:
             gains = _with_absent(gains, *source.absent_gains())
+        n_own = _relevant_own_rows(source, rules if active else None, own, before.size)
         rules = rules if active else None
-        return cls(source, rules, n_references, before - lost, before, n_ignored, gains, absent)
+        return cls(source, rules, n_references, before - lost, before, n_ignored, gains, absent, n_own)
 
     @property
     def n_counted(self) -> np.ndarray:
@@ -332,11 +340,18 @@ class Relevance:
         )
 
     def skip_codes(self) -> np.ndarray:
-        """Per query: -1 (R > 0), 0 (no relevant reference at all) or 1 (every relevant one ignored)."""
+        """Per query: -1 (R > 0), 0 (no relevant reference but, perhaps, its own row) or 1 (every
+        relevant one ignored by a rule other than the own row's exclusion).
+
+        The reason depends on the query alone: a class of one is code 0 whether or not other
+        queries have ignore rules, and whether its own row is left out by leave-one-out or by
+        ``query_in_reference``.
+        """
         codes = np.full(self.n_relevant.size, -1, dtype=np.int8)
         absent = 0 if self.n_absent is None else self.n_absent
+        own = 0 if self.n_own is None else self.n_own
         codes[self.n_relevant + absent == 0] = 1
-        codes[self.n_before + absent == 0] = 0
+        codes[self.n_before - own + absent == 0] = 0
         return codes
 
     def counts(self) -> dict:
@@ -347,6 +362,17 @@ class Relevance:
             "n_ignored": int(self.n_ignored.sum()),
             "n_relevant_ignored": int((self.n_before - self.n_relevant).sum()),
         }
+
+
+def _relevant_own_rows(source, rules: IgnoreRules | None, own, n_queries: int) -> np.ndarray | None:
+    """Per query, 1 where its own row (leave-one-out's row i, or ``own[i] >= 0``) is relevant to it."""
+    if own is None and (rules is None or not rules.leave_one_out):
+        return None
+    rows = np.arange(n_queries) if own is None else np.asarray(own, dtype=np.int64)
+    queries = np.flatnonzero(rows >= 0)
+    n_own = np.zeros(n_queries, dtype=np.int64)
+    n_own[queries] = source.pair_relevant(queries, rows[queries])
+    return n_own
 
 
 def _with_absent(gains: tuple, n_absent: np.ndarray, absent: np.ndarray) -> tuple:

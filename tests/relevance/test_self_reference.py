@@ -95,16 +95,16 @@ def test_queries_not_in_the_reference_keep_every_row():
     np.testing.assert_array_equal(r.per_query["precision@1"][1::2], loo.per_query["precision@1"][1::2])
 
 
-def test_lone_queries_are_skipped_for_their_own_reason():
+def test_lone_queries_are_skipped_as_having_no_relevant_reference():
     x = np.array([[0.0], [0.1], [5.0], [9.0]], dtype=np.float32)
     y = ["a", "a", "b", "c"]
     ref = np.vstack([x, [[5.1]]]).astype(np.float32)
     r = embedeval.evaluate(
         x, y, reference=ref, reference_labels=[*y, "b"], query_in_reference=np.arange(4), metrics=["precision@1"]
     )
-    assert r.skipped == {"no_relevant": 0, "own_row_only": 1}
-    assert r.skipped.reasons["own_row_only"] == (
-        "no reference but the query's own row shares its label (R = 0 without it)"
+    assert r.skipped == {"no_relevant": 1}
+    assert r.skipped.reasons["no_relevant"] == (
+        "no reference other than the query's own row shares its label (R = 0)"
     )
     assert r.n_evaluated == 3 and np.isnan(r.per_query["precision@1"][3])
 
