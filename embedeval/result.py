@@ -345,11 +345,55 @@ class EvaluationResult:
             lines.append(aligned_table(*group_table(self), rule="columns"))
         return "\n".join(lines)
 
-    def explore(self, path, images=None, **options):
-        """Write one self-contained HTML page to explore this result; see :func:`embedeval.explorer.write_page`."""
+    def explore(self, path=None, images=None, **options):
+        """Write one self-contained HTML page to explore this result; see :func:`embedeval.explorer.write_page`.
+
+        With ``path`` None (as in a notebook) the page is returned in memory, an
+        :class:`~embedeval._core.display.InlinePage` that Jupyter shows in the cell and whose
+        ``save(path)`` writes it."""
         from .explorer import write_page
 
         return write_page(self, path, images=images, **options)
+
+    def to_pandas(self, what: str = "per_query"):
+        """The result as a pandas DataFrame (pandas is imported here; ImportError with the install
+        command when it is missing).
+
+        Parameters
+        ----------
+        what : {"per_query", "summary", "per_class", "per_group"}
+            ``"per_query"``: one row per query in input order (index ``query``, its position),
+            ``query_id`` where the evaluation named the queries, ``label`` (class labels) and
+            ``group`` (with ``groups``) where present, ``skipped`` (the stable skip code, see
+            :attr:`skipped`; None for an evaluated query), then one float64 column per
+            per-query metric, NaN for skipped queries. ``"summary"``: one row per metric (index
+            ``metric``): ``value`` (the micro average), ``macro`` where per-class averages exist
+            (NaN for set-level metrics), ``definition``. ``"per_class"``: one row per label
+            (index ``label``): ``n_evaluated`` and each metric's class mean. ``"per_group"``:
+            likewise per group (index ``group``), with ``n_queries`` and ``n_evaluated``.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        from ._core.display import result_frame
+
+        return result_frame(self, what)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the text table's rows (metric, value, macro, definition), the coverage
+        line, the query counts and the conventions, in the notebook's own colours."""
+        from ._core.display import html_block
+
+        head, rows = metric_table(self, None)
+        over = coverage(self)
+        after = []
+        if self.per_query:
+            after.append(f"queries: {self.n_queries} given, {self.n_evaluated} evaluated, {self.n_skipped} skipped")
+            after += [f"skipped {n}: {self.skipped.reasons[c]}" for c, n in self.skipped.items() if n]
+        return html_block(
+            head, rows, before=[f"mean over {over}"] if over else [], after=after, details=self.conventions
+        )
 
     def per_query_table(self) -> dict:
         """``{"columns": [...], "data": [[...], ...]}``: one row per query, in the form W&B's

@@ -48,6 +48,14 @@ class KeptNeighbors:
         found = self.relevant.any(axis=1)
         return np.where(found, self.relevant.argmax(axis=1) + 1, 0)
 
+    def to_pandas(self):
+        """One row per query and kept rank: ``query``, ``rank`` (from 1), ``reference``,
+        ``distance``, ``relevant`` and, with grades, ``grade`` (pandas DataFrame; ranks past a
+        query's last rankable reference left out)."""
+        from .display import neighbors_frame
+
+        return neighbors_frame(self)
+
     def take(self, indices) -> KeptNeighbors:
         idx = np.asarray(indices)
         grades = None if self.grades is None else self.grades[idx]

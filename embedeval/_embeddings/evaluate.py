@@ -144,8 +144,10 @@ def evaluate(
         ``faiss.omp_set_num_threads``). With 1, blocks run one after another and each faiss
         search uses faiss's own threads. Results do not depend on it; memory does not grow
         with it (the per-block budget is shared).
-    progress : callable, optional
-        Called as ``progress(done, total)`` with query counts after each block (for progress bars).
+    progress : bool or callable, optional
+        ``True``: a progress bar (tqdm's ``tqdm.auto``, a widget in Jupyter, where tqdm is
+        installed; else a line on stderr when it is a terminal). A callable is called as
+        ``progress(done, total)`` with query counts after each block.
     shard_size : int, optional
         Split the references into shards of this many rows, each searched by its own faiss index
         and merged exactly (the results do not change). Default: one index, or 256 MB shards with

@@ -47,6 +47,13 @@ class Neighbors:
     def k(self) -> int:
         return int(self.indices.shape[1])
 
+    def to_pandas(self):
+        """One row per query and rank: ``query``, ``rank`` (from 1), ``reference``, ``distance``
+        (pandas DataFrame; pandas imported here)."""
+        from .._core.display import neighbors_frame
+
+        return neighbors_frame(self)
+
     def __repr__(self) -> str:
         n, k = self.indices.shape
         return f"Neighbors(n_queries={n}, k={k}, distance={self.distance!r}, leave_one_out={self.leave_one_out})"

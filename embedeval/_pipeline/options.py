@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from .._core.progress import reporter
 from .._inputs.arrays import DISTANCES, check_choice, check_positive_int
 from .._inputs.codes import HAMMING
 from .._metrics.registry import ALL_HITS, FIRST_HIT
@@ -68,6 +69,7 @@ class Options:
             if getattr(raw, name) is not None:
                 checked[name] = check_positive_int(getattr(raw, name), name)
         checked["device"] = _check_device(raw)
+        checked["progress"] = reporter(raw.progress)
         if raw.keep_neighbors is not None:
             checked["keep_neighbors"] = _check_kept(raw)
         if raw.index != "flat":

@@ -170,6 +170,19 @@ class AcrossComparison:
 
         return render(self, fmt)
 
+    def to_pandas(self, what: str = "scores"):
+        """The comparison as a pandas DataFrame: ``what`` is ``"scores"`` (datasets x systems),
+        ``"ranks"`` (the same shape, 1 = best), ``"mean_ranks"`` (one row per system) or
+        ``"pairs"`` (one row per pair); see :func:`embedeval._core.display.across_frames`."""
+        from .._core.display import across_frames, frame_of
+
+        return frame_of(across_frames(self), what, "AcrossComparison.to_pandas")
+
+    def _repr_html_(self) -> str:
+        from .._core.display import wrap
+
+        return wrap(self.table("html"))
+
     def __str__(self) -> str:
         return self.table()
 

@@ -187,10 +187,23 @@ class SystemComparison:
         return write_comparison_page(self, path, title=title, query_ids=query_ids)
 
     def table(self, fmt: str = "table") -> str:
-        """The comparison as ``fmt``: ``"table"``, ``"markdown"``, ``"csv"``, ``"json"`` or ``"latex"``."""
+        """The comparison as ``fmt``: ``"table"``, ``"markdown"``, ``"html"``, ``"csv"``, ``"json"`` or ``"latex"``."""
         from .tables import render
 
         return render(self, fmt)
+
+    def to_pandas(self, what: str = "values"):
+        """The comparison as a pandas DataFrame: ``what`` is ``"values"`` (one row per system and
+        metric: value, interval, rank and rank interval) or ``"pairs"`` (one row per pair and
+        metric, the keys of :attr:`pairs`); see :func:`embedeval._core.display.comparison_frames`."""
+        from .._core.display import comparison_frames, frame_of
+
+        return frame_of(comparison_frames(self), what, "SystemComparison.to_pandas")
+
+    def _repr_html_(self) -> str:
+        from .._core.display import wrap
+
+        return wrap(self.table("html"))
 
     def __str__(self) -> str:
         return self.table()

@@ -8,9 +8,19 @@ table with significance marks, as papers do.
 
 from __future__ import annotations
 
+import html
 import json
 
-from .._core.text import aligned_table, csv_table, format_p_value, format_value, markdown_table, percent, wrapped
+from .._core.text import (
+    aligned_table,
+    csv_table,
+    format_p_value,
+    format_value,
+    html_table,
+    markdown_table,
+    percent,
+    wrapped,
+)
 
 _CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "BH", "none": "none"}
 
@@ -151,6 +161,14 @@ def render(c, fmt: str) -> str:
             ]
         ),
         "latex": lambda: _latex(c),
+        "html": lambda: "\n".join(
+            [
+                *(f"<p>{html.escape(line)}</p>" for line in head),
+                html_table(*system_rows(c)),
+                html_table(*pair_rows(c)),
+                "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in _legend_lines(c)) + "</ul>",
+            ]
+        ),
         "table": lambda: "\n\n".join(
             [*head, aligned_table(*system_rows(c)), aligned_table(*pair_rows(c)), "\n".join(_legend_lines(c))]
         ),

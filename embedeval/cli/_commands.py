@@ -12,12 +12,13 @@ from pathlib import Path
 
 import numpy as np
 
+from .._core.progress import TerminalBar as Progress
 from .._core.skips import coverage
 from .._metrics.registry import EMBEDDINGS, RANKINGS, parse_metrics
 from ._explore import explore_depth
 from ._leaderboard import add_leaderboard_command  # noqa: F401  (registered by _parser)
 from ._loaders import load_array, load_groups, load_ids, load_keys, load_label_sets, load_labels, load_pairs
-from ._output import Progress, emit, format_comparison, format_examples
+from ._output import emit, format_comparison, format_examples
 from ._problems import UsageError, argument_problems, check_rows, report_problems
 
 _PLOT_METRICS = [f"recall@{k}" for k in range(1, 21)] + ["map@r"]  # what --plot draws

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 
 from .._core.skips import coverage
@@ -41,33 +40,6 @@ def interval_level(args) -> float | None:
 
 
 RANKED_FORMATS = (*FORMATS, "trec")  # the ranked-list commands also print trec_eval's lines
-
-
-class Progress:
-    """A one-line progress bar on stderr, drawn only on a terminal and only after 2 seconds.
-
-    Called as ``progress(done, total)`` by the evaluator after each block of queries.
-    """
-
-    def __init__(self, enabled: bool):
-        self.enabled = enabled and sys.stderr.isatty()
-        self.start = time.perf_counter()
-        self.drawn = False
-
-    def __call__(self, done: int, total: int) -> None:
-        elapsed = time.perf_counter() - self.start
-        if not self.enabled or elapsed < 2 or total == 0:
-            return
-        width = 30
-        filled = int(width * done / total)
-        eta = elapsed * (total - done) / max(done, 1)
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} queries, {eta:.0f} s left ")
-        sys.stderr.flush()
-        self.drawn = True
-
-    def close(self) -> None:
-        if self.drawn:
-            sys.stderr.write("\n")
 
 
 def interval_method(level: float) -> str:

@@ -11,6 +11,7 @@ import html
 from importlib.resources import files
 from pathlib import Path
 
+from .._core.display import InlinePage
 from .json_text import dumps, for_script
 
 
@@ -31,8 +32,11 @@ def render(data: dict) -> str:
     return page
 
 
-def write(data: dict, path) -> Path:
-    """Write the page of ``data`` to ``path`` (UTF-8) and return the path."""
+def write(data: dict, path):
+    """Write the page of ``data`` to ``path`` (UTF-8) and return the path; with ``path`` None,
+    return the page in memory (:class:`~embedeval._core.display.InlinePage`, shown by Jupyter)."""
+    if path is None:
+        return InlinePage(render(data))
     path = Path(path)
     path.write_text(render(data), encoding="utf-8")
     return path

@@ -162,8 +162,10 @@ def test_the_top_level_holds_only_public_modules_and_stage_packages():
 
 
 def test_no_module_is_over_the_size_rule():
-    """Small modules named after concepts: none over ~350 lines (a little slack for docstrings)."""
+    """Modules named after concepts, split where the concept splits, not to meet a count: the cap
+    (600 lines) only catches a module that has grown into several. At 380, cohesive modules were
+    cut into mixins and helpers that read other objects' private attributes (issue 54)."""
     long = sorted(
-        f"{p.relative_to(PACKAGE)}: {n}" for p in PACKAGE.rglob("*.py") if (n := len(p.read_text().splitlines())) > 380
+        f"{p.relative_to(PACKAGE)}: {n}" for p in PACKAGE.rglob("*.py") if (n := len(p.read_text().splitlines())) > 600
     )
     assert long == []

@@ -103,9 +103,7 @@ def test_lone_queries_are_skipped_as_having_no_relevant_reference():
         x, y, reference=ref, reference_labels=[*y, "b"], query_in_reference=np.arange(4), metrics=["precision@1"]
     )
     assert r.skipped == {"no_relevant": 1}
-    assert r.skipped.reasons["no_relevant"] == (
-        "no reference other than the query's own row shares its label (R = 0)"
-    )
+    assert r.skipped.reasons["no_relevant"] == ("no reference other than the query's own row shares its label (R = 0)")
     assert r.n_evaluated == 3 and np.isnan(r.per_query["precision@1"][3])
 
 
