@@ -7,9 +7,9 @@ Each writes MyST Markdown (the pages that use them are Markdown) and parses it i
     forms, definition per form, tie rules, accepted aliases, other tools' names, reference.
 ``cli-reference``
     Every ``embedeval`` command read off the argparse parser: usage, arguments, defaults, help.
-``default-metrics``
-    The default metric list of each entry point, read from the functions' signatures and the
-    parser, side by side.
+
+:func:`default_metrics_table` writes the quickstart's table of default metrics, which a test
+compares with the page.
 """
 
 from __future__ import annotations
@@ -257,45 +257,43 @@ class CliReference(_MarkdownDirective):
         return out
 
 
-class DefaultMetrics(_MarkdownDirective):
-    """Each entry point's default metrics in Python and on the command line, read from the code."""
+def default_metrics_table() -> list[str]:
+    """Each entry point's default metrics in Python and on the command line, read from the code,
+    as Markdown lines. The quickstart holds the table as plain Markdown (a page on GitHub shows it
+    too); tests/docs/test_code_blocks.py checks that it equals these lines."""
+    import embedeval
+    from embedeval.cli import build_parser
 
-    def lines(self) -> list[str]:
-        import embedeval
-        from embedeval.cli import build_parser
-
-        sub = next(
-            a
-            for a in build_parser()._actions
-            if isinstance(a, argparse._SubParsersAction)
+    sub = next(
+        a
+        for a in build_parser()._actions
+        if isinstance(a, argparse._SubParsersAction)
+    )
+    pairs = [
+        ("evaluate", embedeval.evaluate, "evaluate"),
+        ("evaluate_retrieval", embedeval.evaluate_retrieval, "retrieval"),
+        ("evaluate_rankings", embedeval.evaluate_rankings, None),
+        ("io.evaluate_files", embedeval.io.evaluate_files, "rankings"),
+        ("evaluate_scores", embedeval.evaluate_scores, "scores"),
+    ]
+    out = ["| Python | command | default metrics |", "|---|---|---|"]
+    for py_name, function, command in pairs:
+        default = list(
+            inspect.signature(function).parameters["metrics"].default
         )
-        pairs = [
-            ("evaluate", embedeval.evaluate, "evaluate"),
-            ("evaluate_retrieval", embedeval.evaluate_retrieval, "retrieval"),
-            ("evaluate_rankings", embedeval.evaluate_rankings, None),
-            ("io.evaluate_files", embedeval.io.evaluate_files, "rankings"),
-            ("evaluate_scores", embedeval.evaluate_scores, "scores"),
-        ]
-        out = ["| Python | command | default metrics |", "|---|---|---|"]
-        for py_name, function, command in pairs:
-            default = list(
-                inspect.signature(function).parameters["metrics"].default
+        if command is not None:
+            option = next(
+                a for a in sub.choices[command]._actions if a.dest == "metrics"
             )
-            if command is not None:
-                option = next(
-                    a
-                    for a in sub.choices[command]._actions
-                    if a.dest == "metrics"
+            if list(option.default) != default:
+                raise ValueError(
+                    f"{py_name} and 'embedeval {command}' have different default metrics"
                 )
-                if list(option.default) != default:
-                    raise ValueError(
-                        f"{py_name} and 'embedeval {command}' have different default metrics"
-                    )
-            shown = _literal(f"embedeval {command}") if command else "-"
-            out.append(
-                f"| {_literal('embedeval.' + py_name)} | {shown} | {_literal(' '.join(default))} |"
-            )
-        return [*out, ""]
+        shown = _literal(f"embedeval {command}") if command else "-"
+        out.append(
+            f"| {_literal('embedeval.' + py_name)} | {shown} | {_literal(' '.join(default))} |"
+        )
+    return out
 
 
 class _OptionalGlobs(logging.Filter):
@@ -313,7 +311,6 @@ def setup(app):
     )
     app.add_directive("metric-reference", MetricReference)
     app.add_directive("cli-reference", CliReference)
-    app.add_directive("default-metrics", DefaultMetrics)
     return {
         "version": "1",
         "parallel_read_safe": True,

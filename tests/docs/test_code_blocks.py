@@ -134,3 +134,14 @@ def test_local_clusters_start_without_the_fixed_dashboard_port():
     ]
     fixed = [p.relative_to(ROOT).as_posix() for p, args in calls if "dashboard_address" not in args]
     assert calls and not fixed, f"LocalCluster without dashboard_address: {fixed}"
+
+
+def test_the_quickstart_table_of_default_metrics_is_the_codes():
+    """The quickstart's plain Markdown table of default metrics equals what the code declares."""
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    try:
+        from embedeval_docs import default_metrics_table
+    finally:
+        sys.path.pop(0)
+    page = (ROOT / "docs" / "quickstart.md").read_text(encoding="utf-8")
+    assert "\n".join(default_metrics_table()) in page
