@@ -1,6 +1,6 @@
 """embedeval: exact, fast retrieval metrics for embedding spaces and ranked lists."""
 
-import importlib
+from importlib import import_module as _import_module
 
 # The public functions and classes, each loaded from its module on first use: ``import embedeval``
 # then costs no faiss, no BLAS and no matplotlib, so that a command that needs none of them
@@ -50,16 +50,17 @@ def __getattr__(name: str):
         globals()[name] = value = _version()
         return value
     if name in _PUBLIC_NAMES:
-        value = getattr(importlib.import_module(f"{__name__}.{_PUBLIC_NAMES[name]}"), name)
+        value = getattr(_import_module(f"{__name__}.{_PUBLIC_NAMES[name]}"), name)
         globals()[name] = value  # found directly from now on
         return value
     if name in _PUBLIC_MODULES:
-        return importlib.import_module(f"{__name__}.{name}")
+        return _import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_PUBLIC_NAMES, *_PUBLIC_MODULES, "__version__"})
+    """What a user may reach: the public names and modules (no private helper, no import)."""
+    return sorted({*__all__, *_PUBLIC_MODULES, *(n for n in globals() if n.startswith("__"))})
 
 
 __all__ = [

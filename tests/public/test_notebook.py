@@ -17,7 +17,7 @@ pd = pytest.importorskip("pandas")
 class _Text(HTMLParser):
     """The text of an HTML fragment, and whether its tags are balanced."""
 
-    VOID = {"br", "hr", "img", "meta", "input", "link"}
+    VOID = frozenset({"br", "hr", "img", "meta", "input", "link"})
 
     def __init__(self):
         super().__init__()
@@ -199,7 +199,8 @@ def test_a_notebook_run_headless_shows_the_table_and_an_inline_page():
         "result = embedeval.evaluate(x, np.arange(30) % 3, metrics=['map@r'], keep_neighbors=5)\n"
         "result"
     )
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code), nbformat.v4.new_code_cell("result.explore()")])
+    cells = [nbformat.v4.new_code_cell(code), nbformat.v4.new_code_cell("result.explore()")]
+    nb = nbformat.v4.new_notebook(cells=cells)
     nbclient.NotebookClient(nb, timeout=120, kernel_name="python3").execute()
     table, page = (cell.outputs[-1]["data"]["text/html"] for cell in nb.cells)
     assert "map@r" in table and "embedeval-display" in table
