@@ -16,7 +16,7 @@ _PUBLIC_NAMES = {
     "evaluate_scores": "_forms.scores",
     "list_metrics": "_metrics.catalogue",
     "neighbors": "_embeddings.neighbors",
-    "Neighbors": "_embeddings.neighbors",
+    "Neighbors": "_core.neighbors",
 }
 
 # The public modules, reachable as attributes of the package (``embedeval.io.read_run``) without

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._core.kept import KeptNeighbors
 from ._core.names import safe_keys
+from ._core.neighbors import Neighbors
 from ._core.skips import Skipped, coverage, skip_code
 from ._core.text import aligned_table, group_table, metric_table, wrapped
 from ._inputs.groups import PerGroup, per_group_summaries, read_groups
@@ -128,7 +128,7 @@ class EvaluationResult:
     per_group : PerGroup or None
         The per-query metrics averaged within each group, beside the overall ``summary``
         (set-level metrics are not split); None without ``groups``.
-    neighbors : KeptNeighbors or None
+    neighbors : Neighbors or None
         Each query's top k (ids, distances, relevance, R) with ``keep_neighbors=k``; else None.
     """
 
@@ -146,7 +146,7 @@ class EvaluationResult:
     skip_codes: np.ndarray | None = None
     query_groups: np.ndarray | None = None
     per_group: PerGroup | None = None
-    neighbors: KeptNeighbors | None = None
+    neighbors: Neighbors | None = None
 
     @property
     def n_skipped(self) -> int:

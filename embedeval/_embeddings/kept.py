@@ -13,7 +13,7 @@ import dataclasses
 import numpy as np
 
 from .._core import budget as _budget
-from .._core.kept import KeptNeighbors
+from .._core.neighbors import Neighbors
 from .._inputs.arrays import prepare
 from .._relevance import ClassLabels, Relevance
 from .._search import FlatSearcher
@@ -21,7 +21,8 @@ from .neighbors import _distances, _unscale
 
 
 def keep(queries: np.ndarray, references: np.ndarray, relevance: Relevance, k: int, distance: str, scale: float):
-    """The first ``k`` neighbours of every query (skipped ones too), as :class:`KeptNeighbors`.
+    """The first ``k`` neighbours of every query (skipped ones too), with their relevance, as
+    :class:`~embedeval.Neighbors`.
 
     Parameters
     ----------
@@ -69,7 +70,17 @@ def keep(queries: np.ndarray, references: np.ndarray, relevance: Relevance, k: i
         codes = np.where(indices >= 0, np.asarray(source.reference_codes)[np.maximum(indices, 0)], -1)
         classes = source.classes
     n_relevant = np.asarray(relevance.n_counted, dtype=np.int64)
-    return KeptNeighbors(indices, distances, relevant, grades, n_relevant, codes, classes)
+    return Neighbors(
+        indices,
+        distances,
+        distance,
+        relevance.rules is not None and relevance.rules.leave_one_out,
+        relevant=relevant,
+        grades=grades,
+        n_relevant=n_relevant,
+        label_codes=codes,
+        classes=classes,
+    )
 
 
 def with_kept(result, options, queries, references, relevance: Relevance, scale: float):

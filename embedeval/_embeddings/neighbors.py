@@ -8,55 +8,17 @@ of queries so that memory stays bounded by the inputs, the output and one block'
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
 
 import numpy as np
 
 from .._core import budget as _budget
+from .._core.neighbors import Neighbors
 from .._inputs.arrays import DISTANCES, as_embeddings, check_choice, check_directions, prepare
 from .._inputs.magnitude import into_safe_range
 from .._search import FlatSearcher
 from .._search.float64 import pair_distances
 
 __all__ = ["Neighbors", "neighbors"]
-
-
-@dataclass(frozen=True, repr=False)
-class Neighbors:
-    """What :func:`neighbors` returns: each query's ``k`` nearest references, nearest first.
-
-    Attributes
-    ----------
-    indices : numpy.ndarray of shape (n_queries, k), int64
-        Row positions in the reference (in the queries themselves in leave-one-out).
-    distances : numpy.ndarray of shape (n_queries, k), float64
-        The distance of each neighbour, non-decreasing along a row: the euclidean distance,
-        ``1 - cosine similarity``, or minus the inner product.
-    distance : str
-        The distance that ranked them.
-    leave_one_out : bool
-        Whether the queries were searched among themselves, each excluding itself.
-    """
-
-    indices: np.ndarray
-    distances: np.ndarray
-    distance: str
-    leave_one_out: bool
-
-    @property
-    def k(self) -> int:
-        return int(self.indices.shape[1])
-
-    def to_pandas(self):
-        """One row per query and rank: ``query``, ``rank`` (from 1), ``reference``, ``distance``
-        (pandas DataFrame; pandas imported here)."""
-        from .._core.display import neighbors_frame
-
-        return neighbors_frame(self)
-
-    def __repr__(self) -> str:
-        n, k = self.indices.shape
-        return f"Neighbors(n_queries={n}, k={k}, distance={self.distance!r}, leave_one_out={self.leave_one_out})"
 
 
 def neighbors(queries, reference=None, *, k: int = 10, distance: str = "euclidean", block_size: int | None = None):

@@ -12,7 +12,7 @@ import pytest
 from runner import run_cli
 
 import embedeval
-from embedeval._core.kept import KeptNeighbors
+from embedeval import Neighbors
 from embedeval.explorer import NEIGHBOUR_QUERIES, per_query_table, render
 from embedeval.explorer.json_text import dumps, for_script
 from embedeval.result import EvaluationResult
@@ -88,7 +88,9 @@ def test_at_100000_queries_the_page_keeps_every_row_and_the_neighbours_of_2000()
     result = EvaluationResult.from_per_query(
         values, {m: m for m in values}, {}, query_labels=rng.integers(0, 100, n), skip_reasons=("no_relevant",)
     )
-    kept = KeptNeighbors(rng.integers(0, n, (n, k)), rng.random((n, k)), rng.random((n, k)) < 0.3, None, np.full(n, 50))
+    kept = Neighbors(
+        rng.integers(0, n, (n, k)), rng.random((n, k)), relevant=rng.random((n, k)) < 0.3, n_relevant=np.full(n, 50)
+    )
     import dataclasses
 
     text = render_result(dataclasses.replace(result, neighbors=kept))

@@ -14,3 +14,20 @@ def test_dir_of_the_package_shows_public_names_only():
 def test_every_public_name_resolves():
     for name in (*embedeval.__all__, *embedeval._PUBLIC_MODULES):
         assert getattr(embedeval, name) is not None, name
+
+
+def test_one_neighbours_type_for_found_and_kept_neighbours():
+    """embedeval.neighbors and keep_neighbors give the same type, with the same rows where no rule
+    ignores anything; the kept ones carry relevance too."""
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((30, 4)).astype(np.float32)
+    found = embedeval.neighbors(x, k=5, distance="cosine")
+    kept = embedeval.evaluate(x, np.arange(30) % 3, metrics=["map@r"], keep_neighbors=5, distance="cosine").neighbors
+    assert type(found) is type(kept) is embedeval.Neighbors
+    assert (kept.distance, kept.leave_one_out) == (found.distance, found.leave_one_out) == ("cosine", True)
+    np.testing.assert_array_equal(kept.indices, found.indices)
+    np.testing.assert_allclose(kept.distances, found.distances, rtol=0, atol=1e-12)
+    assert found.relevant is None and kept.relevant.shape == (30, 5)
+    assert "with relevance" in repr(kept) and "with relevance" not in repr(found)
