@@ -31,39 +31,18 @@ when graded metrics (nDCG) are computed.
 
 The bound and its preconditions
 -------------------------------
-For a sum of d products computed in floating point with unit roundoff u, in any order, with or
-without FMA, Higham's gamma_d bound gives |fl(q.r) - q.r| <= gamma_d ||q|| ||r||, gamma_d =
-d u / (1 - d u). faiss's euclidean distance ||q||^2 + ||r||^2 - 2 q.r adds two roundings, so
-with 1% slack
-
-    E = 1.01 (d + 4) u (||q|| + max ||r||)^2 + (2d + 4) s   (squared euclidean),
-    E = 1.01 (d + 3) u ||q|| max ||r|| + (2d + 4) s          (inner product; cosine after normalisation),
-
-with u = 2**-24 for faiss's float32 and u = 2**-53 for the float64 BLAS distances of deep
-searches, and s the spacing of the precision's subnormal numbers (2**-149 in float32): a
-product that underflows below the smallest normal number (2**-126 in float32) is off by up
-to s / 2 whatever its size, which no relative bound covers; sums that land there are exact
-(:func:`~embedeval._search.candidates.underflow_bound`). The bound holds under these
-preconditions, which :mod:`embedeval._inputs.magnitude` and :func:`embedeval._inputs.arrays.prepare`
-establish for every input before the search:
-
-* no overflow: (||q|| + max ||r||)^2 stays below float32's largest number, about 3.4e38.
-  Euclidean and inner-product inputs whose largest row norm lies outside [2**-40, 2**40] are
-  multiplied by a power of two (exact; the ranking and its ties are unchanged) that brings it
-  near 1, and refused when they span too many magnitudes for that to be exact. Cosine rows are
-  normalised in float64, so their norms can neither underflow nor overflow;
-* underflow is covered by the absolute term; scaling tiny inputs up keeps it negligible (it would
-  otherwise send nearly every candidate to float64 recomputation: exact, but slow);
-* (d + 4) u <= 0.0099, so that the 1% slack covers gamma_d's 1 / (1 - d u) factor and the
-  rounding of E itself: d up to about 166,000 in float32;
-* the device computes in genuine float32: faiss's GPU search through cuBLAS with
-  reduced-precision reductions disallowed, never TF32 or float16, whose u is far larger.
+E is :func:`~embedeval._search.error_bound.error_bound`, the one bound every exact path of
+embedeval uses; its module holds the proof and the preconditions that
+:mod:`embedeval._inputs.magnitude` and :func:`embedeval._inputs.arrays.prepare` establish for
+every input. Here u = 2**-24 for faiss's float32 and t = d + 4 (squared euclidean) or d + 3
+(inner product; cosine after normalisation).
 
 Where the candidates come from
 ------------------------------
 * :class:`FlatSearcher` (``flat.py``): one faiss flat index over the references in memory.
-* float64 BLAS distances to every reference (``dense.py``), which every in-memory searcher uses
-  for searches deeper than an eighth of the references, with their much smaller bound.
+* the deep ranking (``deep.py`` and the ``deep_*`` modules): rankings deeper than a few hundred
+  computed from float32 and float64 products against every reference, in blocks, with the same
+  bound in each precision (``deep_exact.error_bounds``).
 * :class:`ShardedSearcher` (``sharded.py``): shards of the references merged exactly, each kept
   as an index or, with ``stream=True``, rebuilt from a memory-mapped file at every search so
   the references never sit in memory.

@@ -8,18 +8,7 @@ from dataclasses import dataclass
 import faiss
 import numpy as np
 
-FLOAT32_UNIT_ROUNDOFF = 2.0**-24
-FLOAT64_UNIT_ROUNDOFF = 2.0**-53
-# The spacing of each precision's subnormal numbers: a product that underflows into them is off
-# by at most half of it (sums that land there are exact), outside any relative bound.
-SUBNORMAL_SPACING = {FLOAT32_UNIT_ROUNDOFF: 2.0**-149, FLOAT64_UNIT_ROUNDOFF: 2.0**-1074}
-
-
-def underflow_bound(dim: int, unit_roundoff: float) -> float:
-    """The absolute part of a distance's error bound: products that underflow, at most 3d of
-    them (||q||^2, ||r||^2 and 2 q.r, or the squares of d differences), each off by half a
-    subnormal spacing, counted as (2d + 4) spacings."""
-    return (2 * dim + 4) * SUBNORMAL_SPACING[unit_roundoff]
+from .error_bound import FLOAT32_UNIT_ROUNDOFF
 
 
 @dataclass

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .candidates import FLOAT32_UNIT_ROUNDOFF, FLOAT64_UNIT_ROUNDOFF, underflow_bound
+from .error_bound import FLOAT32_UNIT_ROUNDOFF, FLOAT64_UNIT_ROUNDOFF, error_bound, scale, terms
 from .float64 import pair_distances
 
 
@@ -17,33 +17,16 @@ def error_bounds(q_norms: np.ndarray, max_norm: float, dim: int, euclidean: bool
     Each bounds |value - exact| where value is one product of the query's factors with a
     reference's row (:class:`~embedeval._search.deep.DeepRanker`), summed in any order, and
     exact is :func:`embedeval._search.float64.exact_distance` minus, for the euclidean
-    distance, ||q||^2. With u the product's unit roundoff and M the largest reference norm:
-
-    * euclidean, (-2q, 1).(r, ||r||^2) with ||r||^2 computed in float64 (and rounded to
-      float32 for a float32 product): 1.01 (d + 4) u (||q|| + M)^2 in float32 and
-      1.01 (2d + 4) u (||q|| + M)^2 in float64 (d + 1 products; ||r||^2 with its own d
-      roundings);
-    * inner product, -q.r: 1.01 (d + 3) u ||q|| M;
-
-    plus, for both, the exact formula's own error from the real distance: 1.01 (d + 4)
-    2**-53 (||q|| + M)^2 (squared differences) or 1.01 (d + 3) 2**-53 ||q|| M, and the absolute
-    error of products that underflow (:func:`~embedeval._search.candidates.underflow_bound`,
-    in each precision). The 1% covers gamma_n's 1 / (1 - n u) and the rounding of the bound
-    itself under the preconditions of :mod:`embedeval._search`.
+    distance, ||q||^2: :func:`~embedeval._search.error_bound.error_bound` of the product plus that
+    of the exact formula (t = d + 4 or d + 3 in float64). The product's terms: faiss's (d + 4 or
+    d + 3) in float32; in float64 the euclidean product (-2q, 1).(r, ||r||^2) has d more, ||r||^2
+    being computed with its own d roundings (2d + 4).
     """
-    absolute32 = underflow_bound(dim, FLOAT32_UNIT_ROUNDOFF) + underflow_bound(dim, FLOAT64_UNIT_ROUNDOFF)
-    absolute64 = 2 * underflow_bound(dim, FLOAT64_UNIT_ROUNDOFF)
-    if euclidean:
-        scale = (q_norms + max_norm) ** 2
-        exact = 1.01 * (dim + 4) * FLOAT64_UNIT_ROUNDOFF * scale
-        bound32 = 1.01 * (dim + 4) * FLOAT32_UNIT_ROUNDOFF * scale
-        bound64 = 1.01 * (2 * dim + 4) * FLOAT64_UNIT_ROUNDOFF * scale
-    else:
-        scale = q_norms * max_norm
-        exact = 1.01 * (dim + 3) * FLOAT64_UNIT_ROUNDOFF * scale
-        bound32 = 1.01 * (dim + 3) * FLOAT32_UNIT_ROUNDOFF * scale
-        bound64 = 1.01 * (dim + 3) * FLOAT64_UNIT_ROUNDOFF * scale
-    return bound32 + exact + absolute32, bound64 + exact + absolute64
+    s, t = scale(q_norms, max_norm, euclidean), terms(dim, euclidean)
+    exact = error_bound(s, t, FLOAT64_UNIT_ROUNDOFF, dim)
+    bound32 = error_bound(s, t, FLOAT32_UNIT_ROUNDOFF, dim)
+    bound64 = error_bound(s, t + (dim if euclidean else 0), FLOAT64_UNIT_ROUNDOFF, dim)
+    return bound32 + exact, bound64 + exact
 
 
 def exact_ranks(query, depth: int, values, bounds, classes, index, reference, euclidean: bool):

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .candidates import ArrayIndex, from_index, underflow_bound
+from .candidates import ArrayIndex, from_index
 from .duplicates import DuplicateRows, distinct_rows
+from .error_bound import error_bound, scale, terms
 from .float64 import max_norm
 from .memory import InMemorySearcher
 
@@ -94,9 +95,6 @@ class FlatSearcher(InMemorySearcher):
 
     def _error_bound(self, queries, unit_roundoff):
         q = self._centred(queries)
-        centring = 0 if self._centre is None else CENTRING_SLACK
-        slack = 1.01 * (q.shape[1] + (4 if self.euclidean else 3) + centring) * unit_roundoff
+        t = terms(q.shape[1], self.euclidean) + (0 if self._centre is None else CENTRING_SLACK)
         q_norm = np.sqrt(np.einsum("ij,ij->i", q, q, dtype=np.float64))
-        r_norm = self._centred_norm
-        scale = (q_norm + r_norm) ** 2 if self.euclidean else q_norm * r_norm
-        return slack * scale + underflow_bound(q.shape[1], unit_roundoff)
+        return error_bound(scale(q_norm, self._centred_norm, self.euclidean), t, unit_roundoff, q.shape[1])

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .candidates import Candidates, underflow_bound
+from .candidates import Candidates
+from .error_bound import error_bound, scale, terms
 from .float64 import pair_distances
 from .ignored import as_ignored, drop_ignored
 
@@ -41,13 +42,12 @@ class ExactSearcher:
     def _error_bound(self, queries: np.ndarray, unit_roundoff: float) -> np.ndarray:
         """E per query, shape (b,): no gathered distance of that query is off by more.
 
-        Relative (Higham's gamma_d, with 1% slack) plus absolute (products that underflow into
-        subnormal numbers, :func:`~embedeval._search.candidates.underflow_bound`).
+        :func:`~embedeval._search.error_bound.error_bound` with faiss's terms (d + 4 squared
+        euclidean, d + 3 inner product) and M the largest reference norm.
         """
-        slack = 1.01 * (queries.shape[1] + (4 if self.euclidean else 3)) * unit_roundoff
+        d = queries.shape[1]
         q_norm = np.sqrt(np.einsum("ij,ij->i", queries, queries, dtype=np.float64))
-        scale = (q_norm + self.max_norm) ** 2 if self.euclidean else q_norm * self.max_norm
-        return slack * scale + underflow_bound(queries.shape[1], unit_roundoff)
+        return error_bound(scale(q_norm, self.max_norm, self.euclidean), terms(d, self.euclidean), unit_roundoff, d)
 
     def search(self, queries: np.ndarray, k: int, ignore=None, classes=None) -> np.ndarray:
         """Indices of each query's ``k`` nearest references, nearest first, ties by lower index.

@@ -25,20 +25,12 @@ queries x references):
 
 The bound
 ---------
-Let s = ||q - r||^2 - ||q||^2 = ||r||^2 - 2 q.r (euclidean) or s = -q.r (inner product, cosine
-after normalisation), in real arithmetic, u32 = 2**-24, u64 = 2**-53, M the largest reference
-norm and e the exact formula. Then |e - (s + c)| <= X with c = ||q||^2 (or 0) and
-X = 1.01 (d + 4) u64 (||q|| + M)^2 (or 1.01 (d + 3) u64 ||q|| M), and:
-
-* v from float32 P: sgemm sums d products in some order, with or without FMA, so
-  |P - q.r| <= gamma_d ||q|| ||r|| (gamma_d = d u32 / (1 - d u32); sum |q_j r_j| <= ||q|| ||r||
-  by Cauchy-Schwarz), plus 2**-150 for each product that underflows. v = ||r||^2 - 2 P
-  doubles that: 2 gamma_d ||q|| M <= 1.01 (d + 4) u32 (||q|| + M)^2 while d u32 <= 0.0099;
-  ||r||^2 (float64 sums of exact float64 squares) and the float64 subtraction add only u64
-  terms, within the 1.01. So, with X and the underflow terms,
-  E_v = 1.01 (d + 4) u32 (||q|| + M)^2 + X + (2 d + 4) (2**-149 + 2**-1074) (euclidean) and
-  1.01 (d + 3) u32 ||q|| M + X + ... (inner product, v = -P): ``error_bounds(...)[0]``;
-* a (float64 sums): E_a = 1.01 (2 d + 4) u64 (||q|| + M)^2 + X + ... (``error_bounds(...)[1]``).
+Both values are distances minus ||q||^2 (euclidean) computed in a rounded way, so each is within
+:func:`~embedeval._search.error_bound.error_bound` of the exact formula's result, with that
+formula's own bound added (``deep_exact.error_bounds``): v from float32 P = q.r (sgemm) has
+faiss's terms in u32, E_v = ``error_bounds(...)[0]``; a, a float64 product with ||r||^2 inside,
+has d more terms in u64, E_a = ``error_bounds(...)[1]``. ||r||^2 (float64 sums of exact float64
+squares) and the float64 subtraction in v add only u64 terms, within the bound's 1% slack.
 
 A reference with v < a - (E_v + E_a) has e < e_graded (strictly), one with v > a + E_v + E_a
 has e > e_graded; the windows use twice that (W = 2 (E_v + E_a)), which covers the float64

@@ -10,14 +10,12 @@ from the float32 vectors in float64 (squared euclidean, or the negated inner pro
 vectors, L2-normalised in float64 and rounded to float32 for cosine): the same numbers as the rest of embedeval.
 
 Approximate distance. Tiles are computed with one float64 matrix product, ``||q||^2 + ||r||^2 -
-2 q.r`` or ``-q.r``, and differ from the exact distance by at most E (Higham's bound for sums of d
-products, in any order, FMA or not, with u = 2^-53, for both computations and the additions):
-
-* inner product: |D - d| <= 2 gamma_d ||q|| ||r||, taken as 1.5 (2d + 2) u max||q|| max||r||;
-* euclidean: |D - d| <= (gamma_d + 2u + gamma_{d+3}) (||q|| + ||r||)^2, taken as
-  1.5 (2d + 8) u (max||q|| + max||r||)^2,
-
-the maxima over the tile's rows and columns, the factor 1.5 also covering the rounding of D +- E.
+2 q.r`` or ``-q.r``, and differ from the exact distance by at most E, the one bound of
+:mod:`embedeval._search.error_bound` with S from the maxima of the tile's row and column norms
+and u = 2^-53. What is special here is the count of roundings t: both computations count (the
+product's and the exact formula's) and the additions, |D - d| <= (gamma_d + 2u + gamma_{d+3}) S
+(euclidean) or 2 gamma_d S (inner product), taken as t = 2d + 8 or 2d + 2, which leaves one
+unit roundoff of S for the rounding of D +- E.
 
 Grid. ``bin(v) = clip(floor((v - lo) * scale), -1, n_bins) + 1`` (0 and n_bins + 1 are the
 under- and overflow bins), evaluated in float64. Being a composition of monotone rounded
@@ -34,9 +32,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._inputs.arrays import prepare
+from .._search.error_bound import FLOAT64_UNIT_ROUNDOFF as _U
+from .._search.error_bound import error_bound, scale
 from .._search.float64 import exact_pairs
 
-_U = 2.0**-53
 # Columns of a tile, in multiples of its rows.
 TILE_WIDTH = 4
 
@@ -77,7 +76,7 @@ class PairSpace:
         self.r_sq = self.q_sq if self.within else np.einsum("ij,ij->i", self.r, self.r, dtype=np.float64)
         self.q_norm, self.r_norm = np.sqrt(self.q_sq), np.sqrt(self.r_sq)
         d = self.q.shape[1]
-        self._slack = 1.5 * (2 * d + (8 if self.euclidean else 2)) * _U
+        self._terms = 2 * d + (8 if self.euclidean else 2)  # error_bound's t (module docstring)
         sizes_q = np.bincount(self.q_codes)
         sizes_r = sizes_q if self.within else np.bincount(self.r_codes, minlength=sizes_q.size)
         sizes_q = np.pad(sizes_q, (0, max(0, sizes_r.size - sizes_q.size)))
@@ -144,8 +143,7 @@ class PairSpace:
             if norms:
                 dist += self.q_sq[tile.rows][:, None]
                 dist += self.r_sq[tile.cols][None, :]
-            return dist, self._slack * (q_max + r_max) ** 2
-        return dist, self._slack * q_max * r_max
+        return dist, error_bound(scale(q_max, r_max, self.euclidean), self._terms, _U, self.q.shape[1])
 
     def exact(self, rows: np.ndarray, cols: np.ndarray, kernel: bool | None = None) -> np.ndarray:
         """Exact float64 distances of the pairs (q[rows[i]], r[cols[i]])

@@ -135,7 +135,7 @@ def test_the_bound_covers_products_that_underflow():
     """Without the subnormal term, two references 1 subnormal step apart in float32 could be taken
     for a settled gap: the bound must stay positive however small the vectors."""
     from embedeval._search import FlatSearcher
-    from embedeval._search.candidates import FLOAT32_UNIT_ROUNDOFF
+    from embedeval._search.error_bound import FLOAT32_UNIT_ROUNDOFF
 
     tiny = np.full((3, 4), 1e-30, dtype=np.float32)
     searcher = FlatSearcher(tiny, "euclidean")

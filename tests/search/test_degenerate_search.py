@@ -138,7 +138,7 @@ def test_the_error_bound_takes_the_norms_faiss_sees(distance, shift):
     the references are, as they are where not. (The bound is rarely approached by real float32
     errors, so a smaller one would pass the ranking tests: this pins its formula.)"""
     from embedeval._search import flat
-    from embedeval._search.candidates import underflow_bound
+    from embedeval._search.error_bound import underflow_bound
 
     rng = np.random.default_rng(3)
     d = 6
