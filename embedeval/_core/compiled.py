@@ -3,7 +3,11 @@
 Fused per-row (per-tile) passes that follow a BLAS product are written as plain loops in kernel
 modules that import numba at their top (``*_kernels.py``, imported only when :func:`enabled`) and
 compiled by numba (a runtime dependency where it has wheels) on first use, cached on disk
-(``cache=True``: a later process loads the machine code instead of compiling). Without numba, or
+(``cache=True``: a later process loads the machine code instead of compiling). Kernel modules
+import numba through :func:`kernel_numba`, which keys that cache by the sources of the whole
+package (:func:`sources_stamp`): numba's own key is the one file that defines a function, so an
+edit to a helper inlined from another module, or to a constant a kernel reads, used to leave the
+old machine code in use. Without numba, or
 with the environment variable ``EMBEDEVAL_KERNELS=numpy``, the same steps run as numpy passes;
 the test suite runs both on the same cases and requires identical results.
 """
@@ -11,9 +15,11 @@ the test suite runs both on the same cases and requires identical results.
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib
 import os
 import sys
+from pathlib import Path
 
 KERNELS_VARIABLE = "EMBEDEVAL_KERNELS"
 
@@ -32,6 +38,57 @@ def _numba():
         import numba
     except ImportError:
         return None
+    return numba
+
+
+PACKAGE = Path(__file__).resolve().parents[1]
+
+
+@functools.cache
+def sources_stamp(package: Path = PACKAGE) -> str:
+    """SHA-256 of every ``.py`` file of ``package`` (paths and contents, in sorted order): the key
+    of the compiled kernels' cache, so that any edit of the package's code compiles them again."""
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def stamped_locators(caching, package: Path, stamp) -> list:
+    """numba cache locators for the functions defined under ``package``, whose source stamp is
+    ``stamp()`` instead of the defining file's: one before each of numba's file-backed locators
+    (user-provided directory, in-tree ``__pycache__``, user-wide), each declining other files."""
+    made = []
+    for base in (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator, caching.UserWideCacheLocator):
+
+        class Stamped(base):
+            @classmethod
+            def from_function(cls, py_func, py_file):
+                try:
+                    inside = Path(py_file).resolve().is_relative_to(package)
+                except (OSError, ValueError):
+                    inside = False
+                return super().from_function(py_func, py_file) if inside else None
+
+            def get_source_stamp(self):
+                return stamp()
+
+        Stamped.__name__ = Stamped.__qualname__ = f"PackageStamped{base.__name__}"
+        made.append(Stamped)
+    return made
+
+
+@functools.cache
+def kernel_numba():
+    """numba, with the package's stamped cache locators in force (:func:`stamped_locators`):
+    every kernel module imports numba through this, before it compiles anything."""
+    numba = _numba()
+    from numba.core import caching
+
+    classes = caching.CacheImpl._locator_classes
+    for locator in reversed(stamped_locators(caching, PACKAGE, sources_stamp)):
+        base = locator.__mro__[1]
+        classes.insert(classes.index(base) if base in classes else 0, locator)
     return numba
 
 

@@ -19,8 +19,11 @@ allocate nothing: outputs come from the plain Python wrappers.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from .._core.compiled import kernel_numba
+
+numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
 
 def within(ranks: np.ndarray, cutoff, ascending: bool = False) -> np.ndarray:

@@ -23,15 +23,17 @@ outputs come from numpy in plain Python wrappers (``python bench/bench_compile.p
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from .._core.compiled import kernel_numba
 from .._core.prefetch import prefetch
 from .list_kernels import list_within
 from .merged_kernels import pair_value64
 from .placed_kernels import _collect_row, _near, _search, _search_near, room
 from .table_kernels import _fill_table, _place_tabled
 from .table_kernels import new_tables as new_tables  # the callers make the tables here
+
+numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
 # Near-ties ahead whose reference row _replace_float64_into prefetches.
 AHEAD = 8

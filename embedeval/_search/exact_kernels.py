@@ -22,8 +22,11 @@ both on many shapes and magnitudes; if a numpy release changed its summation, th
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from .._core.compiled import kernel_numba
+
+numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
 # Numpy's block of pairwise summation (PW_BLOCKSIZE) and its unrolling.
 BLOCK = 128

@@ -20,10 +20,13 @@ Each is ``np.flatnonzero``'s result (the tests check both ways on the same rows)
 from __future__ import annotations
 
 import llvmlite.ir as llvm_ir
-import numba
 from llvmlite.binding import llvm_version_info
 from numba.core import cgutils, types
 from numba.extending import intrinsic
+
+from .._core.compiled import kernel_numba
+
+numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
 # The widest vector compared at once, in bytes (AVX-512's).
 _VECTOR_BYTES = 64

@@ -17,10 +17,12 @@ the error bounds cannot order the two) marks its row for an exact ranking by the
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from .._core.compiled import kernel_numba
 from .list_kernels import list_within
+
+numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
 # A cell holding more than two others (duplicates, crowded values) is searched by bisection.
 CROWDED = 2

@@ -16,17 +16,20 @@ collected), sorted by a least-significant-digit radix sort with the column along
 walk gives each value exactly the place and near-tie decision that
 :func:`.deep_kernels.place_chunk` gives it (the tests check both against numpy).
 
-:mod:`.deep_kernels` inlines this module's searches and collection into its cached kernels,
-and numba's cache does not see an edit made here: after one, empty ``embedeval/_search/__pycache__``
-of its ``*.nbi``/``*.nbc`` files (the test suite keeps its own cache per version of the kernels).
+:mod:`.deep_kernels` inlines this module's searches and collection into its cached kernels;
+an edit here compiles them again (the cache is keyed by the package's sources:
+:func:`embedeval._core.compiled.kernel_numba`).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-import numba
 import numpy as np
+
+from .._core.compiled import kernel_numba
+
+numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
 
 @numba.njit(inline="always")

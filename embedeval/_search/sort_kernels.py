@@ -24,8 +24,11 @@ kernel calls): the scratch comes from the plain Python wrapper.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from .._core.compiled import kernel_numba
+
+numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
 # Bits of a radix digit: 2,048 counts of a digit stay in the first-level cache.
 DIGIT = 11

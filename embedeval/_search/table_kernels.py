@@ -4,22 +4,22 @@ values, each holding how many of them lie in earlier buckets, so that a value's 
 them (how many are <= it: numpy's ``searchsorted(..., side="right")``) lies between two
 neighbouring entries. A row fills its table once it has placed enough values to repay it.
 
-:mod:`.deep_kernels` compiles these into its cached kernel, and numba's cache does not see an
-edit made here (as for :mod:`.placed_kernels`): after one, empty
-``embedeval/_search/__pycache__`` of its ``*.nbi``/``*.nbc`` files (the test suite keeps its own
-cache per version of the kernels).
+:mod:`.deep_kernels` compiles these into its cached kernel; an edit here compiles it again
+(the cache is keyed by the package's sources: :func:`embedeval._core.compiled.kernel_numba`).
 """
 
 from __future__ import annotations
 
 import llvmlite.ir as llvm_ir
-import numba
 import numpy as np
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
+from .._core.compiled import kernel_numba
 from .list_kernels import _splat, compresses
 from .placed_kernels import _search
+
+numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
 # Values placed at once by _places_block: 8 lanes of float64 (a 64-byte vector).
 LANES = 8

@@ -22,10 +22,12 @@ compiled ``_..._into`` loops allocate nothing.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from .._core.compiled import kernel_numba
 from .tied_groups import Items
+
+numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
 _SIGN = np.uint64(1 << 63)
 _LAST = np.uint64(0xFFFF_FFFF_FFFF_FFFF)

@@ -20,12 +20,14 @@ compilation as the loops themselves (``python bench/bench_compile.py --cold --ti
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from .._core.compiled import kernel_numba
 from .._core.prefetch import prefetch
 from .window_kernels import bucket, list_between, nonzero_bits
+
+numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
 # How many pairs ahead :func:`pair_values` prefetches a pair's reference row.
 PAIR_AHEAD = 8

@@ -26,20 +26,21 @@ moves only for the columns within (no branch: a branch on "within" mispredicts w
 interleaved, a quarter of them in the floor table's row 6). The tests check both ways against
 numpy on the same rows.
 
-:mod:`.tied_kernels` compiles these into its cached kernel, and numba's cache does not see an
-edit made here (as for :mod:`.table_kernels`): after one, empty ``embedeval/_search/__pycache__``
-of its ``*.nbi``/``*.nbc`` files (the test suite keeps its own cache per version of the kernels).
+:mod:`.tied_kernels` compiles these into its cached kernel; an edit here compiles it again
+(the cache is keyed by the package's sources: :func:`embedeval._core.compiled.kernel_numba`).
 """
 
 from __future__ import annotations
 
 import llvmlite.ir as llvm_ir
-import numba
 import numpy as np
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
+from .._core.compiled import kernel_numba
 from .list_kernels import _VECTOR_BYTES, _splat, compress_store, compresses
+
+numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
 
 @intrinsic

@@ -32,10 +32,12 @@ written inline (a helper function, even inlined, made the loop 40% slower).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from .._core.compiled import kernel_numba
 from .._core.prefetch import prefetch
+
+numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
 
 @numba.njit(cache=True, nogil=True)
