@@ -10,7 +10,7 @@ import numpy as np
 from ._core.names import safe_keys
 from ._core.neighbors import Neighbors
 from ._core.skips import Skipped, coverage, skip_code
-from ._core.text import aligned_table, group_table, metric_table, wrapped
+from ._core.text import aligned_table, group_table, markdown_table, metric_table, wrapped
 from ._inputs.groups import PerGroup, per_group_summaries, read_groups
 from ._metrics.families import summarise
 from ._metrics.interval_notes import interval_caveat, interval_note
@@ -318,32 +318,34 @@ class EvaluationResult:
                 flat.update({f"{prefix}group/{group}/{n}": v for n, v in values.items() if n in self.per_query})
         return safe_keys(flat) if names == "safe" else flat
 
-    def table(self, intervals: dict | None = None) -> str:
-        """A plain-text table: metric, micro average (with its interval, if given as a dict of
-        :class:`~embedeval.stats.Interval`), macro average; then each metric's definition, the
-        query counts and the conventions, wrapped to fit 100 columns (a terminal's width).
+    def table(self, fmt: str = "table", intervals: dict | None = None) -> str:
+        """The result as ``fmt``: ``"table"`` (plain text), ``"markdown"`` or ``"html"``, as
+        :meth:`SystemComparison.table <embedeval.stats.SystemComparison.table>` and
+        :meth:`AcrossComparison.table <embedeval.stats.AcrossComparison.table>` take theirs.
 
-        When the averages leave queries out, the table opens with a line that says over how many
-        and why (:func:`embedeval._core.skips.coverage`)."""
-        head, rows = metric_table(self, intervals)
-        over = coverage(self)
-        lines = [wrapped(f"mean over {over}")] if over else []
-        lines += [aligned_table(head[:-1], [r[:-1] for r in rows], rule="line"), ""]
-        lines += ["definitions:", *(wrapped(f"  {r[0]}: {r[-1]}") for r in rows), ""]
-        notes = [n for n in (interval_caveat(intervals), interval_note(self, intervals)) if n]
-        lines += [*map(wrapped, notes), ""] if notes else []
-        if self.per_query:
-            lines.append(f"queries: {self.n_queries} given, {self.n_evaluated} evaluated, {self.n_skipped} skipped")
-            lines += [
-                f"  skipped {count}: {self.skipped.reasons[code]}" for code, count in self.skipped.items() if count
-            ]
-        else:
-            lines.append(f"queries: {self.n_queries} given, none searched (set-level metrics only)")
-        lines += [wrapped(f"{key}: {text}") for key, text in self.conventions.items()]
-        if self.per_group is not None:
-            lines += ["", "per group (mean over each group's evaluated queries; set-level metrics are not split):"]
-            lines.append(aligned_table(*group_table(self), rule="columns"))
-        return "\n".join(lines)
+        Each holds the metric, the micro average (with its interval where ``intervals``, a dict of
+        :class:`~embedeval.stats.Interval`, gives one) and the macro average; the text also each
+        metric's definition, the query counts and the conventions, wrapped to fit 100 columns (a
+        terminal's width). When the averages leave queries out, the table opens with a line that
+        says over how many and why (:func:`embedeval._core.skips.coverage`).
+
+        ``table(intervals)`` (the intervals first, as before 0.2) still works, with a
+        DeprecationWarning.
+        """
+        if isinstance(fmt, dict) or fmt is None:
+            import warnings
+
+            warnings.warn(
+                "EvaluationResult.table(intervals) is deprecated: pass table(fmt, intervals=...) "
+                "(fmt first, as the comparisons' table takes it)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            fmt, intervals = "table", fmt
+        renderers = {"table": _text, "markdown": _markdown, "html": _html}
+        if fmt not in renderers:
+            raise ValueError(f"'fmt' must be one of {sorted(renderers)}; got {fmt!r}")
+        return renderers[fmt](self, intervals)
 
     def explore(self, path=None, images=None, **options):
         """Write one self-contained HTML page to explore this result; see :func:`embedeval.explorer.write_page`.
@@ -381,19 +383,8 @@ class EvaluationResult:
         return result_frame(self, what)
 
     def _repr_html_(self) -> str:
-        """Jupyter's view: the text table's rows (metric, value, macro, definition), the coverage
-        line, the query counts and the conventions, in the notebook's own colours."""
-        from ._core.display import html_block
-
-        head, rows = metric_table(self, None)
-        over = coverage(self)
-        after = []
-        if self.per_query:
-            after.append(f"queries: {self.n_queries} given, {self.n_evaluated} evaluated, {self.n_skipped} skipped")
-            after += [f"skipped {n}: {self.skipped.reasons[c]}" for c, n in self.skipped.items() if n]
-        return html_block(
-            head, rows, before=[f"mean over {over}"] if over else [], after=after, details=self.conventions
-        )
+        """Jupyter's view: :meth:`table` as ``"html"``, in the notebook's own colours."""
+        return self.table("html")
 
     def per_query_table(self) -> dict:
         """``{"columns": [...], "data": [[...], ...]}``: one row per query, in the form W&B's
@@ -414,3 +405,49 @@ class EvaluationResult:
 
 def _fmt_dict(values: dict[str, float]) -> str:
     return "{" + ", ".join(f"{k!r}: {v:.4f}" for k, v in values.items()) + "}"
+
+
+def _notes(result, intervals) -> list[str]:
+    return [n for n in (interval_caveat(intervals), interval_note(result, intervals)) if n]
+
+
+def _text(result: EvaluationResult, intervals) -> str:
+    head, rows = metric_table(result, intervals)
+    over = coverage(result)
+    lines = [wrapped(f"mean over {over}")] if over else []
+    lines += [aligned_table(head[:-1], [r[:-1] for r in rows], rule="line"), ""]
+    lines += ["definitions:", *(wrapped(f"  {r[0]}: {r[-1]}") for r in rows), ""]
+    notes = _notes(result, intervals)
+    lines += [*map(wrapped, notes), ""] if notes else []
+    lines += _counts(result)
+    lines += [wrapped(f"{key}: {text}") for key, text in result.conventions.items()]
+    if result.per_group is not None:
+        lines += ["", "per group (mean over each group's evaluated queries; set-level metrics are not split):"]
+        lines.append(aligned_table(*group_table(result), rule="columns"))
+    return "\n".join(lines)
+
+
+def _counts(result: EvaluationResult) -> list[str]:
+    if not result.per_query:
+        return [f"queries: {result.n_queries} given, none searched (set-level metrics only)"]
+    lines = [f"queries: {result.n_queries} given, {result.n_evaluated} evaluated, {result.n_skipped} skipped"]
+    return lines + [f"  skipped {n}: {result.skipped.reasons[code]}" for code, n in result.skipped.items() if n]
+
+
+def _markdown(result: EvaluationResult, intervals) -> str:
+    over = coverage(result)
+    parts = [f"mean over {over}"] if over else []
+    parts.append(markdown_table(*metric_table(result, intervals)))
+    parts += ["\n\n".join(_notes(result, intervals))] if _notes(result, intervals) else []
+    if result.per_group is not None:
+        parts.append(f"per group:\n\n{markdown_table(*group_table(result))}")
+    return "\n\n".join(parts)
+
+
+def _html(result: EvaluationResult, intervals) -> str:
+    from ._core.display import html_block
+
+    head, rows = metric_table(result, intervals)
+    over = coverage(result)
+    after = [*_notes(result, intervals), *(line.strip() for line in _counts(result))]
+    return html_block(head, rows, before=[f"mean over {over}"] if over else [], after=after, details=result.conventions)

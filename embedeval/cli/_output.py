@@ -15,13 +15,11 @@ from .._core.text import (
     csv_table,
     format_p_value,
     format_value,
-    group_table,
     markdown_table,
-    metric_table,
     percent,
     wrapped,
 )
-from .._metrics.interval_notes import interval_caveat, interval_note
+from .._metrics.interval_notes import interval_caveat
 from ._explore import explore_result
 
 FORMATS = ("table", "json", "csv", "markdown")
@@ -59,8 +57,6 @@ def format_result(result, fmt: str, intervals=None) -> str:
     ``no_interval`` says why.
     """
     level = next(iter(intervals.values())).level if intervals else None
-    notes = [interval_caveat(intervals), interval_note(result, intervals)] if intervals is not None else []
-    note = "\n\n".join(n for n in notes if n) or None
     if fmt == "json":
         from ..stats import no_interval
 
@@ -96,11 +92,8 @@ def format_result(result, fmt: str, intervals=None) -> str:
         ]
         return csv_table(*_csv_groups(result, head, rows))
     if fmt == "markdown":
-        groups = f"\n\nper group:\n\n{markdown_table(*group_table(result))}" if result.per_group is not None else ""
-        over = coverage(result)
-        table = markdown_table(*metric_table(result, intervals))
-        return (f"mean over {over}\n\n" if over else "") + table + (f"\n\n{note}" if note else "") + groups
-    return result.table(intervals) + (f"\nintervals: {interval_method(level)}" if intervals else "")
+        return result.table("markdown", intervals)
+    return result.table("table", intervals) + (f"\nintervals: {interval_method(level)}" if intervals else "")
 
 
 def _json_groups(result) -> dict:

@@ -31,3 +31,27 @@ def test_one_neighbours_type_for_found_and_kept_neighbours():
     np.testing.assert_allclose(kept.distances, found.distances, rtol=0, atol=1e-12)
     assert found.relevant is None and kept.relevant.shape == (30, 5)
     assert "with relevance" in repr(kept) and "with relevance" not in repr(found)
+
+
+def test_every_result_takes_table_fmt_first():
+    """EvaluationResult.table(fmt) as the comparisons' table(fmt); the old table(intervals) warns."""
+    import warnings
+
+    import numpy as np
+    import pytest
+
+    from embedeval import stats
+
+    x = np.random.default_rng(1).standard_normal((40, 4)).astype(np.float32)
+    r = embedeval.evaluate(x, np.arange(40) % 4, metrics=["map@r"])
+    ivs = stats.bootstrap(r)
+    assert r.table() == str(r) and "map@r" in r.table("markdown") and r.table("html").startswith("<div")
+    assert str(ivs["map@r"]) in r.table("table", ivs) and str(ivs["map@r"]) in r.table("markdown", intervals=ivs)
+    with pytest.warns(DeprecationWarning, match="table\\(fmt, intervals=...\\)"):
+        old = r.table(ivs)
+    assert old == r.table("table", ivs)
+    with pytest.raises(ValueError, match="'fmt' must be one of"):
+        r.table("latex")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r.table("table")

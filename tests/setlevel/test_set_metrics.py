@@ -132,7 +132,7 @@ def test_tables_show_no_macro_and_no_interval_for_set_level_metrics(mixed):
     assert set(intervals) == {"precision@1", "map@r"}
     reasons = no_interval(mixed)
     assert set(reasons) == {"nmi", "eer", "pcf@0.5"} and "k-means" in reasons["nmi"] and "pairs" in reasons["eer"]
-    text = mixed.table(intervals)
+    text = mixed.table(intervals=intervals)
     row = next(line for line in text.splitlines() if line.startswith("nmi "))
     assert row.split()[1] == f"{mixed.summary['nmi']:.4f}" and row.split()[2] == "-"
     assert "no interval for nmi: one k-means clustering" in text

@@ -47,7 +47,7 @@ def test_the_issue_example_prints_with_its_caveat():
 
 def test_result_table_says_it_under_the_numbers():
     result = _rankings(3)
-    text = result.table(bootstrap(result, n_resamples=200))
+    text = result.table(intervals=bootstrap(result, n_resamples=200))
     assert "intervals of mrr@10, map: not meaningful: a bootstrap over 3 queries (fewer than 10)" in text
 
 
