@@ -56,8 +56,8 @@ establish for every input before the search:
   otherwise send nearly every candidate to float64 recomputation: exact, but slow);
 * (d + 4) u <= 0.0099, so that the 1% slack covers gamma_d's 1 / (1 - d u) factor and the
   rounding of E itself: d up to about 166,000 in float32;
-* the device computes in genuine float32: faiss's GPU search through cuBLAS with
-  reduced-precision reductions disallowed, never TF32 or float16, whose u is far larger.
+* faiss computes in genuine float32 (never TF32 or float16, whose u is far larger); the device
+  path (``device.py``) computes in float64 through torch, whose float64 products never take TF32.
 
 Where the candidates come from
 ------------------------------
@@ -67,8 +67,9 @@ Where the candidates come from
 * :class:`ShardedSearcher` (``sharded.py``): shards of the references merged exactly, each kept
   as an index or, with ``stream=True``, rebuilt from a memory-mapped file at every search so
   the references never sit in memory.
-* :class:`DeviceSearcher` (``device.py``): a :class:`Device` whose searches return a limited
-  number of results (faiss on a GPU: 2048), split as finely as a ranking's depth needs.
+* :class:`DeviceSearcher` (``device.py``): float64 distances to every reference computed on a
+  :class:`Device` (GPUs through torch), each query's top n kept there; its bound also covers the
+  CPU formula's own error, so its near-ties are decided as the CPU's are.
 * :class:`embedeval._pipeline.cluster.DaskSearcher`: shards held by Dask workers.
 
 Merging (:func:`merge`, ``candidates.py``) keeps, per query, the candidates of every shard that
