@@ -210,6 +210,18 @@ def test_without_torch_the_error_names_the_install(monkeypatch):
         embedeval.evaluate(np.eye(4), [0, 0, 1, 1], device="gpu")
 
 
+def test_without_torch_the_command_line_says_so_in_one_line(monkeypatch, tmp_path, capsys):
+    from embedeval.cli import main
+
+    np.save(tmp_path / "x.npy", np.eye(4, dtype=np.float32))
+    np.save(tmp_path / "labels.npy", np.array([0, 0, 1, 1]))
+    monkeypatch.setitem(sys.modules, "torch", None)
+    assert main(["evaluate", str(tmp_path / "x.npy"), str(tmp_path / "labels.npy"), "--device", "gpu"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("embedeval evaluate: error: 'device' 'gpu' computes on the card through torch")
+
+
 @pytest.mark.skipif(HAS_CUDA, reason="checks the message given where torch sees no CUDA device")
 def test_gpu_without_a_card_says_why_before_any_work():
     with pytest.raises(ValueError, match=r"'device' 'gpu' needs a visible CUDA GPU; torch .* sees none"):
