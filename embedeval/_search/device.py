@@ -15,9 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core import budget as _budget
+from .._inputs.arrays import prepare
 from .candidates import FLOAT64_UNIT_ROUNDOFF, Candidates
 from .deep_exact import error_bounds
-from .memory import InMemorySearcher
+from .ranking import ExactSearcher
 
 # The float64 values of one product block take at most this share of a card's free memory (the
 # rest: the top-k's own buffers, the other threads' blocks, torch's allocator).
@@ -85,7 +86,7 @@ def gpu_device() -> Device:
     return Device(tuple(f"cuda:{i}" for i in range(n_gpus)))
 
 
-class DeviceSearcher(InMemorySearcher):
+class DeviceSearcher(ExactSearcher):
     r"""Exact search with float64 distances computed on a :class:`Device`, for rankings of any depth.
 
     Each reference's value for a query, :math:`v = \|r\|^2 - 2 q \cdot r` (squared euclidean
@@ -131,24 +132,35 @@ class DeviceSearcher(InMemorySearcher):
     Memory on each device: the references in float64 and their squared norms, (n_references,
     d + 1) values, and per search a block of (b, reference_block) float64 values plus the
     kept (b, n) values and indices. Never queries x references at once unless they fit the
-    block. Rankings of every depth take this search (``ranks_deep`` is false): the card
-    computes every distance anyway, so the CPU's deep ranking would only add a pass.
+    block. One search at a time per device (the next block's CPU work, ordering near-ties,
+    overlaps it), so the blocks sized from free memory do not add up. Rankings of every depth
+    take this search (``ranks_deep`` is false): the card computes every distance anyway, so
+    the CPU's deep ranking would only add a pass. On the host: the prepared references
+    (float32, for the CPU formula's recomputations).
     """
 
     ranks_deep = False
 
     def __init__(self, reference: np.ndarray, distance: str, device: Device):
-        super().__init__(reference, distance)
         torch = import_torch()
+        self.euclidean = distance == "euclidean"
+        self._reference = prepare(reference, distance)
+        self.size = self._reference.shape[0]
         self.device = device
         self._torch = torch
-        host = torch.from_numpy(np.ascontiguousarray(self._reference))
-        self._on = []  # per device: (references in float64, their squared norms or None)
+        host = torch.from_numpy(np.ascontiguousarray(self._reference, dtype=np.float32))
+        self._on = []  # per device: (references in float64, their squared norms, a lock)
         for name in device.torch_devices:
-            rows = host.to(device=name, dtype=torch.float64)
-            self._on.append((rows, (rows * rows).sum(dim=1) if self.euclidean else None))
+            rows = host.to(device=name).to(torch.float64)
+            self._on.append((rows, (rows * rows).sum(dim=1), threading.Lock()))
+        # The largest norm, for the bound, from the card's float64 squared norms (no pass on the
+        # host): their rounding, d units at most, is within the bound's 1% slack.
+        self.max_norm = float(self._on[0][1].max().sqrt()) if self.size else 0.0
         self._turn = itertools.cycle(range(len(self._on)))
         self._lock = threading.Lock()
+
+    def _reference_rows(self, idx):
+        return self._reference[idx]
 
     def _error_bound(self, queries, unit_roundoff):
         q_norm = np.sqrt(np.einsum("ij,ij->i", queries, queries, dtype=np.float64))
@@ -167,12 +179,17 @@ class DeviceSearcher(InMemorySearcher):
         return max(1, min(self.size, int(values) // max(b, 1)))
 
     def _gather(self, queries, n):
-        torch = self._torch
         with self._lock:
             which = next(self._turn)
         name = self.device.torch_devices[which]
-        rows, norms = self._on[which]
+        rows, norms, busy = self._on[which]
         n = min(n, self.size)
+        with busy:
+            return self._search_block(queries, n, name, rows, norms)
+
+    def _search_block(self, queries, n, name, rows, norms) -> Candidates:
+        """The ``n`` smallest values of each query against every reference, on device ``name``."""
+        torch = self._torch
         q = torch.from_numpy(np.ascontiguousarray(queries)).to(device=name, dtype=torch.float64)
         step = self._block(name, len(q))
         kept_values = kept_idx = None

@@ -129,6 +129,18 @@ def test_evaluate_on_the_device_gives_the_cpu_arrays(kind, distance):
     assert on_device.config["search"].startswith("exact: float64 distances on the gpu (torch)")
 
 
+def test_several_devices_share_the_blocks_and_give_the_cpu_arrays():
+    """Two devices (both torch's CPU here), blocks on three threads: each block goes to one of
+    them in turn, and the per-query values stay the CPU's."""
+    rng = np.random.default_rng(2)
+    x = hard_case("offset", rng, n=300)
+    labels = rng.integers(0, 5, size=len(x))
+    two = Device(("cpu", "cpu"), reference_block=50)
+    on_cpu = embedeval.evaluate(x, labels, metrics=EVERY)
+    on_two = embedeval.evaluate(x, labels, metrics=EVERY, device=two, block_size=16, n_threads=3)
+    assert_same(on_two, on_cpu, EVERY)
+
+
 def test_rankings_deeper_than_2048_give_the_cpu_arrays():
     """R ~ 2,250 > 2,048 (faiss's GPU limit, and past the CPU's deep switch, where the CPU takes
     its deep ranking and the device path its top-k): identical per-query arrays."""
