@@ -198,6 +198,24 @@ def test_judged_retrieval_with_grades_string_ids_and_kept_neighbours(distance):
         np.testing.assert_array_equal(getattr(on_device.neighbors, field), getattr(on_cpu.neighbors, field), field)
 
 
+@pytest.mark.parametrize("distance", DISTANCES)
+def test_neighbors_on_the_device_are_the_cpus(distance):
+    """Indices and reported distances, leave-one-out and against a reference, bit for bit."""
+    rng = np.random.default_rng(11)
+    x = for_distance(hard_case("copies", rng, n=120, d=4), distance)
+    ref = for_distance(hard_case("lattice", rng, n=90, d=4), distance)
+    for args in ((x,), (x, ref)):
+        on_cpu = embedeval.neighbors(*args, k=15, distance=distance)
+        on_device = embedeval.neighbors(*args, k=15, distance=distance, device=stand_in(8))
+        np.testing.assert_array_equal(on_device.indices, on_cpu.indices)
+        np.testing.assert_array_equal(on_device.distances, on_cpu.distances)
+
+
+def test_neighbors_refuses_an_unknown_device():
+    with pytest.raises(ValueError, match="'device' must be one of 'cpu', 'gpu'; got 'tpu'"):
+        embedeval.neighbors(np.eye(3), k=1, device="tpu")
+
+
 def test_accumulator_computes_on_the_device():
     rng = np.random.default_rng(9)
     cpu, device = embedeval.Accumulator(), embedeval.Accumulator()
