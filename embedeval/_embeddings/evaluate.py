@@ -168,13 +168,13 @@ def evaluate(
         ``check_sample`` queries drawn with ``seed``, and the metric values on them both ways.
 
     device : {"cpu", "gpu"} or embedeval._search.Device
-        ``"gpu"`` computes the candidates with a faiss GPU build on every visible GPU (the
-        references copied to each); k above faiss's GPU limit of 2048 is served by splitting
-        the references into shards that each stay within it, merged exactly. Rankings deeper
-        than an eighth of the references use float64 distances on the CPU either way. The
-        numbers are identical to ``"cpu"``. A ``Device(max_k, move)`` is a stand-in device
-        searched the same way (e.g. in tests: ``move=lambda index: index`` keeps the CPU index
-        and ``max_k`` sets the limit per search).
+        ``"gpu"`` computes float64 distances to every reference on every visible CUDA GPU
+        through torch (an optional extra: ``pip install torch``), a block of references at a
+        time within the card's free memory, each query's top k kept there; near-ties are
+        decided on the CPU by its own float64 formula, so the numbers are identical to
+        ``"cpu"``, at every depth. Hamming distances and the tie-aware rules (``ties``) scan on
+        the CPU and refuse a device. A ``Device(("cpu",), reference_block=b)`` runs the same
+        path on torch's CPU device (e.g. in tests).
     groups : array-like of shape (n_queries,), optional
         One group per query (language, category, camera, ...): each per-query metric is also
         averaged within each group, in ``result.per_group`` (set-level metrics are not split).

@@ -1,7 +1,8 @@
 """Each query's exact nearest references: :func:`neighbors`, the ground truth of ANN benchmarks.
 
 The search is the one every evaluation uses (:class:`~embedeval._search.FlatSearcher`: faiss
-proposes candidates, float64 decides their order, ties go to the lower index), run over blocks
+proposes candidates, float64 decides their order, ties go to the lower index; or on a device,
+:class:`~embedeval._search.DeviceSearcher`), run over blocks
 of queries so that memory stays bounded by the inputs, the output and one block's work.
 """
 
@@ -15,13 +16,22 @@ from .._core import budget as _budget
 from .._core.neighbors import Neighbors
 from .._inputs.arrays import DISTANCES, as_embeddings, check_choice, check_directions, prepare
 from .._inputs.magnitude import into_safe_range
-from .._search import FlatSearcher
+from .._pipeline.searchers import make_searcher
+from .._search import Device
 from .._search.float64 import pair_distances
 
 __all__ = ["Neighbors", "neighbors"]
 
 
-def neighbors(queries, reference=None, *, k: int = 10, distance: str = "euclidean", block_size: int | None = None):
+def neighbors(
+    queries,
+    reference=None,
+    *,
+    k: int = 10,
+    distance: str = "euclidean",
+    block_size: int | None = None,
+    device: str | Device = "cpu",
+):
     r"""Each query's exact ``k`` nearest references and their float64 distances.
 
     Exact ground truth for approximate nearest-neighbour (ANN) benchmarks: the ranking a full
@@ -47,6 +57,9 @@ def neighbors(queries, reference=None, *, k: int = 10, distance: str = "euclidea
     block_size : int, optional
         Queries searched at once (default: as many as the memory budget allows, at most 4096).
         Changes time and memory only, never the result.
+    device : {"cpu", "gpu"} or embedeval._search.Device
+        ``"gpu"``: float64 distances on every visible CUDA GPU through torch, as in
+        :func:`embedeval.evaluate`; the same neighbours and distances, bit for bit.
 
     Returns
     -------
@@ -82,6 +95,8 @@ def neighbors(queries, reference=None, *, k: int = 10, distance: str = "euclidea
         raise ValueError(f"'block_size' must be an int >= 1 or None; got {block_size!r}")
     if block_size is not None and block_size < 1:
         raise ValueError(f"'block_size' must be an int >= 1 or None; got {block_size!r}")
+    if not isinstance(device, Device):
+        device = check_choice(device, "device", ("cpu", "gpu"))
     leave_one_out = reference is None
     q = as_embeddings(queries, "queries", wide=True)
     r = q if leave_one_out else as_embeddings(reference, "reference", wide=True)
@@ -93,7 +108,7 @@ def neighbors(queries, reference=None, *, k: int = 10, distance: str = "euclidea
         check_directions(q, "queries")
         if not leave_one_out:
             check_directions(r, "reference")
-    searcher = FlatSearcher(r, distance)
+    searcher = make_searcher(r, distance, device=device)
     indices = np.empty((q.shape[0], k), dtype=np.int64)
     distances = np.empty((q.shape[0], k), dtype=np.float64)
     rows = block_size or max(1, min(_budget.MAX_BLOCK_ROWS, _budget.BLOCK_ENTRIES // (2 * k + 16)))

@@ -114,8 +114,9 @@ class Options:
             return "exact: every Hamming distance counted (faiss.hammings), in chunks of references"
         if self.approximate:
             return f"approximate: faiss {self.index!r} {self.index_params or ''}".strip()
-        device = getattr(self.device, "name", self.device)
-        return f"exact: faiss flat candidates ({device}), ranked by float64 distance"
+        if isinstance(self.device, Device):
+            return f"exact: float64 distances on the {self.device.name} (torch), near-ties by the CPU's float64 formula"
+        return "exact: faiss flat candidates (cpu), ranked by float64 distance"
 
 
 def _check_device(raw: Options):

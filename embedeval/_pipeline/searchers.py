@@ -55,8 +55,8 @@ def make_searcher(
     stream : bool
         Rebuild each shard at every search (see :class:`ShardedSearcher`).
     device : "cpu", "gpu" or Device
-        ``"gpu"`` is :func:`gpu_device` (which raises without a GPU); a :class:`Device` is used
-        as given (a stand-in device, e.g. in tests).
+        ``"gpu"`` is :func:`gpu_device` (which raises without torch or a CUDA GPU); a
+        :class:`Device` is used as given (torch's CPU device, e.g. in tests).
     client : distributed.Client, optional
     seed : int
         Seeds the training sample of an approximate index.

@@ -36,6 +36,8 @@ embedeval uses; its module holds the proof and the preconditions that
 :mod:`embedeval._inputs.magnitude` and :func:`embedeval._inputs.arrays.prepare` establish for
 every input. Here u = 2**-24 for faiss's float32 and t = d + 4 (squared euclidean) or d + 3
 (inner product; cosine after normalisation).
+The device path (``device.py``) computes in float64 through torch, whose float64 products
+never take TF32; it uses the deep ranking's float64 bound.
 
 Where the candidates come from
 ------------------------------
@@ -46,8 +48,9 @@ Where the candidates come from
 * :class:`ShardedSearcher` (``sharded.py``): shards of the references merged exactly, each kept
   as an index or, with ``stream=True``, rebuilt from a memory-mapped file at every search so
   the references never sit in memory.
-* :class:`DeviceSearcher` (``device.py``): a :class:`Device` whose searches return a limited
-  number of results (faiss on a GPU: 2048), split as finely as a ranking's depth needs.
+* :class:`DeviceSearcher` (``device.py``): float64 distances to every reference computed on a
+  :class:`Device` (GPUs through torch), each query's top n kept there; its bound also covers the
+  CPU formula's own error, so its near-ties are decided as the CPU's are.
 * :class:`embedeval._pipeline.cluster.DaskSearcher`: shards held by Dask workers.
 
 Merging (:func:`merge`, ``candidates.py``) keeps, per query, the candidates of every shard that

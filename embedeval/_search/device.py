@@ -1,116 +1,214 @@
-"""Search on a device whose searches return a limited number of results (faiss on a GPU: 2048)."""
+"""Exact search on a GPU through torch: float64 distances to every reference computed on the card.
+
+torch is an optional extra (``pip install torch``, or ``pip install 'embedeval[gpu]'``), imported
+only here and only when a device search is made (:func:`import_torch`). The same code runs on
+torch's CPU device, which is how it is tested without a card (:class:`Device` with
+``torch_devices=("cpu",)``).
+"""
 
 from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 
-import faiss
 import numpy as np
 
-from .candidates import Candidates, flat_index, from_index, merge
-from .memory import InMemorySearcher
+from .._core import budget as _budget
+from .._inputs.arrays import prepare
+from .candidates import Candidates
+from .deep_exact import error_bounds
+from .error_bound import FLOAT64_UNIT_ROUNDOFF
+from .ranking import ExactSearcher
 
-GPU_MAX_K = 2048  # the most results one faiss GPU search returns (faiss >= 1.7.3)
+# The float64 values of one product block take at most this share of a card's free memory (the
+# rest: the top-k's own buffers, the other threads' blocks, torch's allocator).
+FREE_MEMORY_SHARE = 8
+TORCH_INSTALL = "pip install torch (or pip install 'embedeval[gpu]')"
+
+
+def import_torch():
+    """torch, or ImportError with the line that installs it."""
+    try:
+        import torch
+    except ImportError:
+        raise ImportError(
+            f"'device' 'gpu' computes on the card through torch, which is not installed: {TORCH_INSTALL}"
+        ) from None
+    return torch
 
 
 @dataclass(frozen=True)
 class Device:
-    """Where candidates are searched, and the most results one search there returns.
+    """Where the exact search computes its float64 distances: one or more torch devices.
 
     Parameters
     ----------
-    max_k : int
-        The most results one search on the device returns.
-    move : callable
-        Moves a CPU faiss index to the device and returns the index to search there.
+    torch_devices : tuple of str
+        torch device names (``"cuda:0"``, ``"cuda:1"``, ...). Each holds a copy of the
+        references; query blocks go to them in turn, so blocks run on several threads use
+        every card.
+    reference_block : int, optional
+        References per product block. Default: as many as fit in a share of the device's free
+        memory (:data:`FREE_MEMORY_SHARE`), or ``_budget.RANKING_ELEMENTS`` values on the CPU.
     name : str
         What the result's ``config`` calls the device.
 
     Examples
     --------
-    A stand-in device on the CPU (for tests) that returns at most 4 results per search:
+    The device path on torch's CPU device, two references per product block (a stand-in for a
+    card, in tests):
 
-    >>> stand_in = Device(max_k=4, move=lambda index: index)
+    >>> stand_in = Device(("cpu",), reference_block=2)
     """
 
-    max_k: int
-    move: Callable
+    torch_devices: tuple[str, ...] = ("cuda:0",)
+    reference_block: int | None = None
     name: str = "gpu"
 
 
 def gpu_device() -> Device:
-    """Every visible GPU (the references replicated, queries split between them), through faiss.
+    """Every visible CUDA device, through torch.
 
     Raises
     ------
+    ImportError
+        Without torch, naming the install.
     ValueError
-        When faiss has no GPU support or sees no GPU, saying which.
+        When torch sees no CUDA device, saying so.
     """
-    n_gpus = faiss.get_num_gpus() if hasattr(faiss, "get_num_gpus") else 0
-    if n_gpus == 0 or not hasattr(faiss, "StandardGpuResources"):
+    torch = import_torch()
+    n_gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if n_gpus == 0:
         raise ValueError(
-            "'device' 'gpu' needs a faiss build with GPU support and a visible GPU; "
-            f"got faiss {faiss.__version__} reporting {n_gpus} GPU(s) (faiss-cpu has none: install a faiss GPU build)"
+            f"'device' 'gpu' needs a visible CUDA GPU; torch {torch.__version__} sees none "
+            "(a CPU-only torch build, or no card)"
         )
-    resources = [faiss.StandardGpuResources() for _ in range(n_gpus)]  # one per GPU, shared by all shards
-    return Device(GPU_MAX_K, lambda index: faiss.index_cpu_to_gpu_multiple_py(resources, index))
+    return Device(tuple(f"cuda:{i}" for i in range(n_gpus)))
 
 
-class DeviceSearcher(InMemorySearcher):
-    """Flat search on a :class:`Device`, exact for rankings of any depth.
+class DeviceSearcher(ExactSearcher):
+    r"""Exact search with float64 distances computed on a :class:`Device`, for rankings of any depth.
 
-    A search for ``n`` candidates with ``n`` above the device's ``max_k`` splits the
-    references into shards, each asked for at most ``max_k``, and merges them exactly
-    (:func:`~embedeval._search.candidates.merge`). A query that the merge leaves unsettled is
-    searched again with twice as many candidates, as everywhere; once a shard would have to
-    return more than ``max_k``, the references are split twice as finely. Splits only get finer
-    (the device holds one copy of the references), and a finer split costs no more distance
-    computations, only more calls. Deep rankings of an evaluation use the deep ranking on the CPU
-    (:meth:`~embedeval._search.memory.InMemorySearcher.deep_ranker`).
+    Each reference's value for a query, :math:`v = \|r\|^2 - 2 q \cdot r` (squared euclidean
+    less the query's own :math:`\|q\|^2`, which changes no order) or :math:`v = -q \cdot r`
+    (inner product; cosine once normalised), is computed in float64 on the device from the
+    prepared float32 rows, a block of references at a time, and each query keeps its ``n``
+    smallest (``torch.topk``); only those values and indices come back. The exact ranking
+    (:meth:`~embedeval._search.ranking.ExactSearcher.search`) then orders them: candidates
+    whose values differ by more than twice the bound E below are in the order of the CPU's
+    float64 formula (:func:`embedeval._search.float64.exact_distance`); closer ones are
+    recomputed with that formula and sorted by (distance, index). So every ranking, and every
+    per-query value, is the CPU path's bit for bit, whatever the card's summation order.
+
+    The bound is :func:`~embedeval._search.deep_exact.error_bounds`' float64 one, the deep
+    ranking's, since the value is the same product:
+
+        E = 1.01 (2d + 4) u (||q|| + M)^2 + 1.01 (d + 4) u (||q|| + M)^2 + 2 (2d + 4) s
+        (euclidean), E = 1.01 (d + 3) u ||q|| M + 1.01 (d + 3) u ||q|| M + 2 (2d + 4) s (inner
+        product), u = 2**-53, s = 2**-1074, M the largest reference norm.
+
+    Proof. The device computes q.r and ||r||^2 as sums of d products in some order, with or
+    without FMA, so each is within gamma_d of its real value (Higham); -2 q.r is exact scaling
+    and the sum with ||r||^2 one more rounding: |v - v*| <= gamma_(d+1) (||r||^2 + 2 ||q|| ||r||),
+    within the first term (v* the real value). The CPU formula's value differs from its real
+    distance by at most the second term (:func:`~embedeval._search.deep_exact.error_bounds`),
+    and the real distance less ||q||^2 is v*. So |v - c| <= E, c the CPU formula's value less
+    ||q||^2 (a real shift, the same for every reference of the query). Two candidates a, b
+    with v_b - v_a > 2E have c_b - c_a > 0: the CPU formula puts a first. float64 products of
+    float32 inputs neither overflow nor underflow past the absolute term under the
+    preconditions of :mod:`embedeval._search`.
+
+    Hamming distances never reach this searcher: ``distance="hamming"`` takes the Hamming scan
+    on the CPU (:mod:`embedeval._pipeline.hamming_scan`), whatever the device.
 
     Parameters
     ----------
     reference : numpy.ndarray of shape (n_references, d), float32
     distance : {"euclidean", "cosine", "inner_product"}
     device : Device
-        Searches on it are serialised, since faiss's GPU indexes are not safe to search from
-        several threads.
+
+    Notes
+    -----
+    Memory on each device: the references in float64 and their squared norms, (n_references,
+    d + 1) values, and per search a block of (b, reference_block) float64 values plus the
+    kept (b, n) values and indices. Never queries x references at once unless they fit the
+    block. One search at a time per device (the next block's CPU work, ordering near-ties,
+    overlaps it), so the blocks sized from free memory do not add up. Rankings of every depth
+    take this search (``ranks_deep`` is false): the card computes every distance anyway, so
+    the CPU's deep ranking would only add a pass. On the host: the prepared references
+    (float32, for the CPU formula's recomputations).
     """
 
+    ranks_deep = False
+
     def __init__(self, reference: np.ndarray, distance: str, device: Device):
-        super().__init__(reference, distance)
+        torch = import_torch()
+        self.euclidean = distance == "euclidean"
+        self._reference = prepare(reference, distance)
+        self.size = self._reference.shape[0]
         self.device = device
-        self._split: tuple[list[int], list] = ([], [])  # shard offsets, device indexes
-        self._lock = threading.Lock()  # one search on the device at a time
+        self._torch = torch
+        host = torch.from_numpy(np.ascontiguousarray(self._reference, dtype=np.float32))
+        self._on = []  # per device: (references in float64, their squared norms, a lock)
+        for name in device.torch_devices:
+            rows = host.to(device=name).to(torch.float64)
+            self._on.append((rows, (rows * rows).sum(dim=1), threading.Lock()))
+        # The largest norm, for the bound, from the card's float64 squared norms (no pass on the
+        # host): their rounding, d units at most, is within the bound's 1% slack.
+        self.max_norm = float(self._on[0][1].max().sqrt()) if self.size else 0.0
+        self._turn = itertools.cycle(range(len(self._on)))
+        self._lock = threading.Lock()
 
-    def _shards(self, n_shards: int):
-        """The references in at least ``n_shards`` equal shards on the device (made on demand)."""
-        offsets, indexes = self._split
-        if len(indexes) < n_shards:
-            bounds = np.linspace(0, self.size, n_shards + 1).astype(np.int64)
-            offsets = [int(a) for a in bounds[:-1]]
-            indexes = [
-                self.device.move(flat_index(self._reference[a:b], self.euclidean))
-                for a, b in itertools.pairwise(bounds)
-            ]
-            self._split = (offsets, indexes)
-        return self._split
+    def _reference_rows(self, idx):
+        return self._reference[idx]
 
-    def _gather(self, queries, n) -> Candidates:
-        max_k = self.device.max_k
+    def _error_bound(self, queries, unit_roundoff):
+        q_norm = np.sqrt(np.einsum("ij,ij->i", queries, queries, dtype=np.float64))
+        return error_bounds(q_norm, self.max_norm, queries.shape[1], self.euclidean)[1]
+
+    def _block(self, name: str, b: int) -> int:
+        """References per product block for ``b`` queries on device ``name``."""
+        if self.device.reference_block is not None:
+            return self.device.reference_block
+        torch = self._torch
+        if torch.device(name).type == "cuda":
+            free, _ = torch.cuda.mem_get_info(torch.device(name))
+            values = free // (FREE_MEMORY_SHARE * 8)
+        else:
+            values = _budget.RANKING_ELEMENTS
+        return max(1, min(self.size, int(values) // max(b, 1)))
+
+    def _gather(self, queries, n):
         with self._lock:
-            n_shards = max(len(self._split[1]), 1)
-            while -(-n // n_shards) > max_k:  # a shard would have to return more than it can
-                n_shards *= 2
-            n_shards = min(n_shards, self.size)  # no empty shard: one reference each at most
-            offsets, indexes = self._shards(n_shards)
-            if len(indexes) == 1:
-                return from_index(indexes[0], queries, n, self.euclidean)
-            # Each shard returns a share of n with some to spare, within the limit; the merge
-            # keeps only what is certain, and unsettled queries come back with twice the n.
-            per_shard = min(max_k, -(-n // len(indexes)) + max(16, n // (4 * len(indexes))))
-            parts = [from_index(index, queries, per_shard, self.euclidean) for index in indexes]
-        return merge(parts, offsets)
+            which = next(self._turn)
+        name = self.device.torch_devices[which]
+        rows, norms, busy = self._on[which]
+        n = min(n, self.size)
+        with busy:
+            return self._search_block(queries, n, name, rows, norms)
+
+    def _search_block(self, queries, n, name, rows, norms) -> Candidates:
+        """The ``n`` smallest values of each query against every reference, on device ``name``."""
+        torch = self._torch
+        q = torch.from_numpy(np.ascontiguousarray(queries)).to(device=name, dtype=torch.float64)
+        step = self._block(name, len(q))
+        kept_values = kept_idx = None
+        for start in range(0, self.size, step):
+            block = rows[start : start + step]
+            if self.euclidean:
+                values = torch.addmm(norms[start : start + step], q, block.T, alpha=-2)
+            else:
+                values = torch.mm(q, block.T).neg_()
+            if kept_values is None:
+                kept_values, kept_idx = torch.topk(values, min(n, values.shape[1]), dim=1, largest=False)
+                continue
+            both = torch.cat([kept_values, values], dim=1)
+            kept_values, at = torch.topk(both, min(n, both.shape[1]), dim=1, largest=False)
+            # positions past the kept ones are columns of this block
+            block_idx = torch.arange(start, start + block.shape[0], device=q.device).expand(len(q), -1)
+            kept_idx = torch.gather(torch.cat([kept_idx, block_idx], dim=1), 1, at)
+        dist = kept_values.cpu().numpy()
+        idx = kept_idx.cpu().numpy().astype(np.int64, copy=False)
+        worst = np.full(len(dist), np.inf) if n == self.size else dist[:, -1].copy()
+        return Candidates(dist, idx, np.full(len(idx), n), worst, None, FLOAT64_UNIT_ROUNDOFF)

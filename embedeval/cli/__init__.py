@@ -29,8 +29,9 @@ BROKEN_PIPE = 141  # 128 + SIGPIPE, what a Unix tool ends with when its reader g
 def main(argv=None) -> int:
     """Run the command line ``argv`` (default: ``sys.argv[1:]``) and return the exit status.
 
-    Argument problems (:class:`UsageError`, several at once) and bad input (``ValueError``,
-    ``TypeError``, ``OSError`` from loading or evaluating) become ``embedeval COMMAND: error:``
+    Argument problems (:class:`UsageError`, several at once), bad input (``ValueError``,
+    ``TypeError``, ``OSError`` from loading or evaluating) and a missing optional extra
+    (``ImportError`` naming its install, e.g. torch for ``--device gpu``) become ``embedeval COMMAND: error:``
     lines on stderr and status 2; so do argparse's own (a bad choice or number, a missing
     argument), all of them at once and without a usage block (:mod:`embedeval.cli._argparse`).
     Warnings print as ``embedeval COMMAND: warning:`` lines. Ctrl-C prints one line and exits
@@ -65,7 +66,7 @@ def main(argv=None) -> int:
         problems = exc.problems
     except BrokenPipeError:
         return _end_quietly_on_broken_pipe()
-    except (ValueError, TypeError, OSError) as exc:
+    except (ValueError, TypeError, OSError, ImportError) as exc:
         problems = [str(exc)]
     except KeyboardInterrupt:
         return _interrupted(prefix)

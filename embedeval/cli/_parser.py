@@ -198,7 +198,7 @@ def _add_evaluate(ev: argparse.ArgumentParser) -> None:
         "--device",
         choices=["cpu", "gpu"],
         default="cpu",
-        help="where faiss computes the candidates (gpu: a faiss GPU build; same numbers)",
+        help="where the distances are computed (gpu: float64 on every visible CUDA GPU through torch; same numbers)",
     )
     ev.add_argument(
         "--multi-label",
@@ -273,7 +273,9 @@ def _add_retrieval(rt: argparse.ArgumentParser) -> None:
     )
     rt.add_argument("--block-size", type=int, default=None, help="queries per block (default: automatic)")
     rt.add_argument("--threads", type=int, default=None, help="query blocks run at once (default: faiss's threads)")
-    rt.add_argument("--device", choices=["cpu", "gpu"], default="cpu", help="where faiss computes the candidates")
+    rt.add_argument(
+        "--device", choices=["cpu", "gpu"], default="cpu", help="where the distances are computed (gpu: through torch)"
+    )
     rt.add_argument("--report", metavar="FILE", help="write a .md or .html report")
     rt.add_argument("--quiet", action="store_true", help="no progress bar")
     _output_options(rt)

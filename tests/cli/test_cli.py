@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 
-import faiss
 import numpy as np
 import pytest
 from runner import CLI, cli_env
@@ -19,7 +18,11 @@ from runner import run_cli as run
 
 import embedeval
 
-HAS_GPU = getattr(faiss, "get_num_gpus", lambda: 0)() > 0
+try:
+    import torch
+except ImportError:
+    torch = None
+HAS_GPU = torch is not None and torch.cuda.is_available()
 
 
 @pytest.fixture(scope="module")
@@ -235,7 +238,7 @@ if not HAS_GPU:  # where there is none, asking for one is an error like any othe
     ERRORS.append(
         (
             ["evaluate", "emb.npy", "labels.npy", "--device", "gpu"],
-            ["needs a faiss build with GPU support and a visible GPU"],
+            ["needs a visible CUDA GPU" if torch else "through torch, which is not installed: pip install torch"],
         )
     )
 

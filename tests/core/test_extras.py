@@ -1,7 +1,7 @@
-"""The extras keep torch out of every install but the integrations one: `pip install -e ".[test]"`
-(the README's test command) must never make pip pull torch, which would be a CUDA build of
-several GB; the packages that need torch belong to the `integrations` extra, which CI installs
-after torch==2.13.0."""
+"""The extras keep torch out of every install but two: `pip install -e ".[test]"` (the README's
+test command) must never make pip pull torch, which would be a CUDA build of several GB; the
+packages that need torch belong to the `integrations` extra, which CI installs after
+torch==2.13.0, and torch itself to the `gpu` extra (device="gpu"), which holds nothing else."""
 
 from __future__ import annotations
 
@@ -36,13 +36,15 @@ def _name(requirement: str) -> str:
 
 def test_only_the_integrations_extra_pulls_torch():
     for extra, requirements in _extras().items():
-        if extra == "integrations":
+        if extra in ("integrations", "gpu"):
             continue
         pulled = sorted(_name(r) for r in requirements if _name(r) in NEEDS_TORCH)
         assert not pulled, f"extra {extra!r} would pull torch through {pulled}; move them to 'integrations'"
 
 
-def test_torch_itself_is_in_no_extra_and_ci_installs_it_first_exactly():
-    assert all("torch" not in map(_name, reqs) for reqs in _extras().values())
+def test_torch_itself_is_only_the_gpu_extra_and_ci_installs_it_first_exactly():
+    extras = _extras()
+    assert [_name(r) for r in extras["gpu"]] == ["torch"]
+    assert all("torch" not in map(_name, reqs) for extra, reqs in extras.items() if extra != "gpu")
     ci = (Path(__file__).parents[2] / ".ci" / "run").read_text()
     assert ci.index("pip install torch==2.13.0") < ci.index("integrations]")

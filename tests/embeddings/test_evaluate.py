@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import warnings
 
-import faiss
 import numpy as np
 import pytest
 from reference import evaluate_reference
@@ -432,47 +431,3 @@ def test_agrees_with_pytorch_metric_learning(seed):
     ):
         # pml averages over queries whose class has another member, as embedeval does
         assert ours.per_query[name][evaluated].mean() == pytest.approx(theirs[key], abs=1e-6), name
-
-
-HAS_GPU = getattr(faiss, "get_num_gpus", lambda: 0)() > 0
-
-
-@pytest.mark.skipif(HAS_GPU, reason="checks the message given where no GPU is")
-def test_gpu_without_a_gpu_says_why_before_any_work():
-    with pytest.raises(ValueError, match="'device' 'gpu' needs a faiss build with GPU support and a visible GPU"):
-        embedeval.evaluate(np.zeros((3, 2)), [0, 0, 1], device="gpu")
-
-
-def test_gpu_path_with_a_stand_in_device_gives_the_cpu_numbers():
-    """The device path end to end on the CPU: a stand-in 'device' returning at most 4 results
-    per search (as a GPU returns 2048), so every ranking needs split, merged searches."""
-    from embedeval._search import Device
-
-    moved = []  # sizes of the shards put on the stand-in device
-    stand_in = Device(max_k=4, move=lambda index: moved.append(index.ntotal) or index)
-    rng = np.random.default_rng(7)
-    x = rng.integers(-2, 3, size=(500, 4)).astype(np.float32)
-    labels = rng.integers(0, 40, size=500)
-    # Whole-ranking metrics take the deep ranking on the CPU; cut-off ones search the device.
-    cut = [m for m in ALL_METRICS if "@" in m]
-    for metrics in (ALL_METRICS, cut):
-        on_cpu = embedeval.evaluate(x, labels, metrics=metrics)
-        on_device = embedeval.evaluate(x, labels, metrics=metrics, device=stand_in)
-        for name in metrics:
-            np.testing.assert_array_equal(on_device.per_query[name], on_cpu.per_query[name], err_msg=name)
-    assert "(gpu)" in on_device.config["search"]
-    assert len(moved) > 1 and max(moved) < len(x)  # the references were split to serve the depth
-
-
-@pytest.mark.skipif(not HAS_GPU, reason="needs a faiss GPU build and a GPU (CI has none)")
-def test_gpu_gives_the_cpu_numbers_above_the_gpu_k_limit():
-    """R of about 3000 > 2048: rankings only a split search can serve on the GPU."""
-    rng = np.random.default_rng(3)
-    n = 30_000
-    labels = rng.integers(0, 10, size=n)
-    x = (rng.standard_normal((10, 32))[labels] + 2.0 * rng.standard_normal((n, 32))).astype(np.float32)
-    metrics = ["precision@1", "recall@10", "r_precision", "map@r"]
-    on_cpu = embedeval.evaluate(x, labels, metrics=metrics)
-    on_gpu = embedeval.evaluate(x, labels, metrics=metrics, device="gpu")
-    for name in metrics:
-        np.testing.assert_array_equal(on_gpu.per_query[name], on_cpu.per_query[name], err_msg=name)

@@ -133,7 +133,7 @@ def searcher_options(draw, n: int, n_ref: int) -> dict:
         options["shard_size"] = draw(st.integers(1, n_ref + 1))
         options["stream_reference"] = searcher == "stream"
     elif searcher == "device":
-        options["device"] = Device(max_k=draw(st.integers(1, 8)), move=lambda index: index)
+        options["device"] = Device(("cpu",), reference_block=draw(st.integers(1, 8)))
     return options
 
 

@@ -22,7 +22,7 @@ SEARCHERS = {
     "one index": {},
     "shards": {"shard_size": 7},
     "streamed shards": {"stream_reference": True, "shard_size": 9},
-    "device split": {"device": Device(max_k=3, move=lambda index: index)},
+    "device split": {"device": Device(("cpu",), reference_block=3)},
     "blocks of 5 on 3 threads": {"block_size": 5, "n_threads": 3},
 }
 # 2**-70 ~ 8e-22 and 2**-75 put products into float32's subnormal range; 2**64 ~ 1.8e19 and

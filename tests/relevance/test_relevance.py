@@ -253,8 +253,8 @@ SCALE_OPTIONS = [
     {"block_size": 7, "n_threads": 1},
     {"shard_size": 5},
     {"shard_size": 2, "block_size": 4, "n_threads": 2},
-    {"device": Device(max_k=3, move=lambda index: index)},
-    {"device": Device(max_k=1, move=lambda index: index), "block_size": 5},
+    {"device": Device(("cpu",), reference_block=3)},
+    {"device": Device(("cpu",), reference_block=1), "block_size": 5},
 ]
 
 

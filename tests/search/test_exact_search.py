@@ -30,8 +30,8 @@ def searchers(x, distance, tmp_path):
     for size in (1, 7, len(x) // 2 + 1):
         yield f"shards of {size}", ShardedSearcher(ref, distance, shard_size=size)
     yield "streamed shards of 9", ShardedSearcher(mapped, distance, shard_size=9, stream=True)
-    # a device that returns at most 3 results per search (as faiss on a GPU returns 2048)
-    yield "split, at most 3 per search", DeviceSearcher(ref, distance, Device(max_k=3, move=lambda index: index))
+    # the device path (torch) on torch's CPU device, products of 3 references at a time
+    yield "device, blocks of 3", DeviceSearcher(ref, distance, Device(("cpu",), reference_block=3))
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -124,8 +124,8 @@ def test_approximate_index_errors(kwargs, message):
 
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("distance", ["euclidean", "inner_product"])
-def test_split_searches_above_the_device_limit_are_exact(seed, distance):
-    """k far above the per-search limit, up to every reference: shards, merges, re-splits."""
+def test_device_searches_deeper_than_a_reference_block_are_exact(seed, distance):
+    """k far above the device's reference block: each block's top-k merged into the kept ones."""
     rng, _ = make(seed)
     n = 600
     x = (
@@ -135,10 +135,10 @@ def test_split_searches_above_the_device_limit_are_exact(seed, distance):
     )
     k = int(rng.integers(5, 40))
     queries = x[:60]
-    index = DeviceSearcher(x, distance, Device(max_k=int(rng.integers(1, 8)), move=lambda index: index))
+    index = DeviceSearcher(x, distance, Device(("cpu",), reference_block=int(rng.integers(1, 8))))
     expected = np.array([full_ranking(q, x, distance, exclude=i)[:k] for i, q in enumerate(queries)])
     np.testing.assert_array_equal(index.search(queries, k, np.arange(60)), expected)
-    assert len(index._split[1]) > 1  # the limit was reached: the references were split
+    assert index._block("cpu", len(queries)) < min(k, n)  # the top k came from several blocks
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -176,7 +176,7 @@ def test_make_searcher_chooses_by_the_options(options, kind):
 
     x = np.random.default_rng(0).standard_normal((50, 3)).astype(np.float32)
     if options.get("device") == "stand-in":
-        options["device"] = Device(max_k=3, move=lambda index: index)
+        options["device"] = Device(("cpu",), reference_block=3)
     searcher = make_searcher(x, "euclidean", **options)
     assert type(searcher).__name__ == kind
     if options.get("stream"):  # streamed: no index kept, shards of the default 256 MB
