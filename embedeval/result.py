@@ -39,10 +39,17 @@ class PerClass:
     values: dict[str, np.ndarray]
     macro: dict[str, float]
 
-    def as_dict(self) -> dict[str, dict[object, float]]:
+    def to_dict(self) -> dict[str, dict[object, float]]:
         """``{metric: {label: mean}}`` with plain Python labels and floats."""
         labels = self.labels.tolist()
         return {m: dict(zip(labels, v.tolist(), strict=True)) for m, v in self.values.items()}
+
+    def as_dict(self) -> dict[str, dict[object, float]]:
+        """Deprecated spelling of :meth:`to_dict` (until 0.2)."""
+        import warnings
+
+        warnings.warn("PerClass.as_dict() is deprecated: call PerClass.to_dict()", DeprecationWarning, stacklevel=2)
+        return self.to_dict()
 
     def __repr__(self) -> str:
         return f"PerClass(n_classes={self.labels.size}, macro={_fmt_dict(self.macro)})"
@@ -313,7 +320,7 @@ class EvaluationResult:
         flat[f"{prefix}n_evaluated"] = float(self.n_evaluated)
         flat[f"{prefix}n_skipped"] = float(self.n_skipped)
         if self.per_group is not None:
-            for group, values in self.per_group.as_dict().items():
+            for group, values in self.per_group.to_dict().items():
                 flat[f"{prefix}group/{group}/n_evaluated"] = float(values["n_evaluated"])
                 flat.update({f"{prefix}group/{group}/{n}": v for n, v in values.items() if n in self.per_query})
         return safe_keys(flat) if names == "safe" else flat

@@ -130,7 +130,7 @@ def result_frame(result, what: str):
     if what == "per_group":
         if result.per_group is None:
             raise ValueError("to_pandas('per_group') needs groups (evaluate(..., groups=...)); this result has none")
-        return pd.DataFrame.from_dict(result.per_group.as_dict(), orient="index").rename_axis("group")
+        return pd.DataFrame.from_dict(result.per_group.to_dict(), orient="index").rename_axis("group")
     raise ValueError(f"'what' must be one of 'per_query', 'summary', 'per_class', 'per_group'; got {what!r}")
 
 

@@ -49,6 +49,13 @@ class PerGroup:
         return {name: float(v[hits[0]]) for name, v in self.values.items()}
 
     def as_dict(self) -> dict[object, dict[str, float]]:
+        """Deprecated spelling of :meth:`to_dict` (until 0.2)."""
+        import warnings
+
+        warnings.warn("PerGroup.as_dict() is deprecated: call PerGroup.to_dict()", DeprecationWarning, stacklevel=2)
+        return self.to_dict()
+
+    def to_dict(self) -> dict[object, dict[str, float]]:
         """``{group: {"n_queries": n, "n_evaluated": n, metric: mean, ...}}``, plain Python values."""
         out = {}
         for i, group in enumerate(self.groups.tolist()):

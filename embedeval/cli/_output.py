@@ -101,7 +101,7 @@ def _json_groups(result) -> dict:
     strings) and ``per_group_macro``; nothing without groups."""
     if result.per_group is None:
         return {}
-    per_group = {str(g): values for g, values in result.per_group.as_dict().items()}
+    per_group = {str(g): values for g, values in result.per_group.to_dict().items()}
     return {"per_group": per_group, "per_group_macro": result.per_group.macro}
 
 

@@ -85,7 +85,7 @@ def test_groups_per_batch_give_the_per_group_values_of_one_evaluation():
         acc.update(x[rows], y[rows], indices=rows, groups=groups[rows])
     got = acc.compute(metrics=METRICS)
     expected = embedeval.evaluate(x, y, metrics=METRICS, groups=groups)
-    assert got.per_group.as_dict() == expected.per_group.as_dict()
+    assert got.per_group.to_dict() == expected.per_group.to_dict()
     assert set(got.to_dict(names="safe")) == set(expected.to_dict(names="safe"))
     with pytest.raises(ValueError, match="given per batch, to update"):
         acc.compute(metrics=METRICS, groups=groups)
@@ -123,7 +123,7 @@ def _rank_main(rank, world, init_file, out_dir):
         acc.update(torch.from_numpy(x[r]), torch.from_numpy(y[r]), indices=torch.from_numpy(r), groups=GROUPS[r % 3])
     result = acc.compute(metrics=METRICS)
     with open(f"{out_dir}/rank{rank}.pkl", "wb") as f:
-        pickle.dump((len(rows), result.per_query, result.per_group.as_dict()), f)
+        pickle.dump((len(rows), result.per_query, result.per_group.to_dict()), f)
     dist.destroy_process_group()
 
 
@@ -144,5 +144,5 @@ def test_two_gloo_processes_gather_deduplicate_and_agree(tmp_path):
         sizes.append(size)
         for m in METRICS:
             np.testing.assert_array_equal(per_query[m], expected[m], err_msg=f"rank {rank} {m}")
-        assert per_group == one.per_group.as_dict()
+        assert per_group == one.per_group.to_dict()
     assert sum(sizes) == 102  # one padded repeat was removed

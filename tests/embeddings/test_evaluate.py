@@ -240,7 +240,7 @@ def test_per_class_and_macro_average():
     r = embedeval.evaluate(x, [0, 0, 0, 1, 0, 1], metrics=["precision@1"])
     # class 0: queries 0,1,2 -> P@1 1,1,1 ; query 4 (5.1): nearest 3 (5.0, class 1) -> 0. mean 3/4
     # class 1: queries 3 (5.0) and 5 (9.0): nearest is 4 (class 0) for both -> 0
-    assert r.per_class.as_dict()["precision@1"] == {0: 0.75, 1: 0.0}
+    assert r.per_class.to_dict()["precision@1"] == {0: 0.75, 1: 0.0}
     assert r.per_class.macro["precision@1"] == pytest.approx(0.375)
     assert r.summary["precision@1"] == pytest.approx(3 / 6)
     np.testing.assert_array_equal(r.per_class.counts, [4, 2])

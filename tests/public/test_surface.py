@@ -55,3 +55,16 @@ def test_every_result_takes_table_fmt_first():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         r.table("table")
+
+
+def test_per_class_and_per_group_say_to_dict_like_every_result():
+    import numpy as np
+    import pytest
+
+    x = np.random.default_rng(2).standard_normal((30, 3)).astype(np.float32)
+    r = embedeval.evaluate(x, np.arange(30) % 3, metrics=["map@r"], groups=np.arange(30) % 2)
+    assert set(r.per_class.to_dict()["map@r"]) == {0, 1, 2}
+    assert set(r.per_group.to_dict()) == {0, 1}
+    for holder in (r.per_class, r.per_group):
+        with pytest.warns(DeprecationWarning, match=r"to_dict\(\)"):
+            assert holder.as_dict() == holder.to_dict()

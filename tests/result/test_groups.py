@@ -86,7 +86,7 @@ def test_evaluate_retrieval_groups_by_row_or_by_id():
     by_id = embedeval.evaluate_retrieval(
         q, c, qrels, query_ids=ids, metrics=["ndcg@10", "mrr"], groups=dict(zip(ids, groups, strict=True))
     )
-    assert json.dumps(by_row.per_group.as_dict()) == json.dumps(by_id.per_group.as_dict())  # NaN == NaN here
+    assert json.dumps(by_row.per_group.to_dict()) == json.dumps(by_id.per_group.to_dict())  # NaN == NaN here
 
     def subset(m):
         keep = [i for i in range(20) if m[i]]
@@ -104,7 +104,7 @@ def test_take_and_select_keep_the_groups():
     groups = _groups(rng, 40)
     result = embedeval.evaluate(x, y, metrics=["precision@1", "map@r"], groups=groups)
     perm = rng.permutation(40)
-    taken, whole = result.take(perm).per_group.as_dict(), result.per_group.as_dict()
+    taken, whole = result.take(perm).per_group.to_dict(), result.per_group.to_dict()
     assert taken.keys() == whole.keys()
     for group, values in whole.items():
         assert taken[group] == pytest.approx(values, rel=1e-12)
