@@ -29,6 +29,9 @@ class KeptNeighbors:
         With class labels: each neighbour's label as a position in ``classes`` (-1 for none).
     classes : numpy.ndarray of shape (n_classes,) or None
         The labels that ``label_codes`` point into.
+    reference_ids : list of length n_references, or None
+        The references' ids (``corpus_ids``) that pages show for ``indices``; None where a
+        reference is named by its row.
     """
 
     indices: np.ndarray
@@ -38,6 +41,7 @@ class KeptNeighbors:
     n_relevant: np.ndarray
     label_codes: np.ndarray | None = None
     classes: np.ndarray | None = None
+    reference_ids: list | None = None
 
     @property
     def k(self) -> int:
@@ -60,6 +64,7 @@ class KeptNeighbors:
             self.n_relevant[idx],
             codes,
             self.classes,
+            self.reference_ids,
         )
 
     def __repr__(self) -> str:

@@ -11,7 +11,7 @@ import html
 from importlib.resources import files
 from pathlib import Path
 
-from .json_text import dumps, for_script
+from .json_text import dumps, for_script, readable
 
 
 def _asset(name: str) -> str:
@@ -25,7 +25,7 @@ def render(data: dict) -> str:
         ("/*STYLE*/", _asset("explorer.css")),
         ("/*SCRIPT*/", _asset("explorer.js")),
         ("/*DATA*/", for_script(dumps(data))),
-        ("<!--TITLE-->", html.escape(str(data.get("title", "embedeval")))),
+        ("<!--TITLE-->", html.escape(readable(str(data.get("title", "embedeval"))))),
     ):
         page = page.replace(key, value, 1)
     return page
