@@ -130,6 +130,9 @@ class EvaluationResult:
         (set-level metrics are not split); None without ``groups``.
     neighbors : KeptNeighbors or None
         Each query's top k (ids, distances, relevance, R) with ``keep_neighbors=k``; else None.
+    pair_curves : dict or None
+        With verification metrics: ROC/DET points (``threshold``, ``fmr``, ``fnmr``) and histograms
+        of positive and negative pair distances (``edges``, ``positive``, ``negative``), for pages.
     """
 
     summary: dict[str, float]
@@ -147,6 +150,7 @@ class EvaluationResult:
     query_groups: np.ndarray | None = None
     per_group: PerGroup | None = None
     neighbors: KeptNeighbors | None = None
+    pair_curves: dict | None = None
 
     @property
     def n_skipped(self) -> int:

@@ -252,6 +252,64 @@
     return section("Per class", "per-class", [el("div", { class: "controls" }, [filter,
       el("span", { class: "note", text: "click a column to sort" })]), sideways(el("div", { class: "scroll" }, [table]))]);
   }
+  // Verification: the ROC (true accept rate against false match rate), the DET (both error rates,
+  // log10 axes) and the distances of positive and negative pairs; every point from Python.
+  function verificationSection() {
+    var V = D.verification;
+    if (!V) return null;
+    var fmr = V.fmr, fnmr = V.fnmr;
+    function linear(id, xLabel, yLabel, ys) {
+      var W = 380, H = 300, box = { l: 50, r: W - 12, t: 10, b: H - 40 };
+      var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, id: id, role: "img" });
+      var xs = scale(0, 1, box.l, box.r, [0, 0.25, 0.5, 0.75, 1], 2), yv = scale(0, 1, box.b, box.t, [0, 0.25, 0.5, 0.75, 1], 2);
+      axes(root, box, xs, yv, xLabel, yLabel);
+      var points = [xs.at(0) + "," + yv.at(ys(0, 1))].concat(fmr.map(function (x, i) { return xs.at(x) + "," + yv.at(ys(x, fnmr[i])); }), [xs.at(1) + "," + yv.at(ys(1, 0))]);
+      root.appendChild(svg("polyline", { points: points.join(" "), fill: "none", stroke: "var(--c0)", "stroke-width": 2 }));
+      return root;
+    }
+    function logAxis(lo) { var t = []; for (var e = Math.floor(lo); e <= 0; e++) t.push(e); return t; }
+    function det() {
+      var W = 380, H = 300, box = { l: 50, r: W - 12, t: 10, b: H - 40 };
+      var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, id: "det-svg", role: "img" });
+      var tiny = Math.min(1 / V.n_negative, 1 / V.n_positive);
+      var lo = Math.floor(Math.log10(tiny));
+      var xs = scale(lo, 0, box.l, box.r, logAxis(lo), 0), ys = scale(lo, 0, box.b, box.t, logAxis(lo), 0);
+      xs.label = ys.label = function (v) { return "1e" + v; };
+      axes(root, box, xs, ys, "false match rate (log10)", "false non-match rate (log10)");
+      var points = [];
+      fmr.forEach(function (x, i) { if (x > 0 && fnmr[i] > 0) points.push(xs.at(Math.log10(x)) + "," + ys.at(Math.log10(fnmr[i]))); });
+      root.appendChild(svg("polyline", { points: points.join(" "), fill: "none", stroke: "var(--c1)", "stroke-width": 2 }));
+      return root;
+    }
+    function scores() {
+      var W = 380, H = 300, box = { l: 50, r: W - 12, t: 10, b: H - 40 }, e = V.edges;
+      var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, id: "pair-scores-svg", role: "img" });
+      var share = function (c, n) { return c.map(function (v) { return v / n; }); };
+      var pos = share(V.positive, V.n_positive), neg = share(V.negative, V.n_negative);
+      var top = Math.max.apply(null, pos.concat(neg)) || 1;
+      var xs = scale(e[0], e[e.length - 1], box.l, box.r, niceTicks(e[0], e[e.length - 1], 5), 2);
+      var ys = scale(0, top, box.b, box.t, niceTicks(0, top, 4), 2);
+      axes(root, box, xs, ys, "pair distance (" + V.distance + ")", "share of the pairs of its kind");
+      [[pos, "var(--c2)", "positive"], [neg, "var(--c1)", "negative"]].forEach(function (kind) {
+        kind[0].forEach(function (v, i) {
+          var bar = svg("rect", { x: xs.at(e[i]), y: ys.at(v), width: Math.max(0.5, xs.at(e[i + 1]) - xs.at(e[i])), height: box.b - ys.at(v),
+            fill: kind[1], opacity: 0.5, "data-kind": kind[2] });
+          bar.appendChild(svg("title", {}, kind[2] + ": " + (100 * v).toFixed(2) + "% in [" + fmt(e[i]) + ", " + fmt(e[i + 1]) + ")"));
+          root.appendChild(bar);
+        });
+      });
+      return root;
+    }
+    var marks = Object.keys(V.marks).map(function (k) { return k + " = " + fmt(V.marks[k]); }).join(", ");
+    return section("Verification: pairs of items", "verification", [
+      el("div", { class: "grid" }, [
+        el("div", { class: "panel" }, [linear("roc-svg", "false match rate", "true accept rate", function (x, y) { return 1 - y; }), el("p", { class: "note", text: "ROC" })]),
+        el("div", { class: "panel" }, [det(), el("p", { class: "note", text: "DET" })]),
+        el("div", { class: "panel" }, [scores(), el("p", { class: "legend" }, [el("span", {}, [el("span", { class: "swatch", style: "background:var(--c2)" }), "positive (same label)"]),
+          el("span", {}, [el("span", { class: "swatch", style: "background:var(--c1)" }), "negative"])])])]),
+      el("p", { class: "note", id: "verification-note", text: count(V.n_positive) + " positive and " + count(V.n_negative) + " negative pairs; " + marks +
+        ". Each point accepts the pairs below one edge of the verification's exact histogram (65,536 bins over the distances): a point of the ROC itself; points closer than 0.2% to the last are left out." })]);
+  }
   function confusionSection() {
     if (!D.confusions) return null;
     var rows = D.confusions.map(function (c) {
@@ -488,7 +546,7 @@
       parts = [systemsSection(), pairsSection(), scatterSection()];
     } else {
       var figures = el("div", { class: "grid" }, [curvesSection(), distributionSection()].filter(Boolean));
-      parts = [summarySection(), figures, querySection(), perClassSection(), confusionSection()];
+      parts = [summarySection(), figures, verificationSection(), querySection(), perClassSection(), confusionSection()];
     }
     parts.forEach(function (p) { if (p) app.appendChild(p); });
     document.body.setAttribute("data-ready", "1");

@@ -275,10 +275,21 @@ def result_data(result, intervals=None, images=None, query_images=None, title: s
         "confusions": confusions(kept_codes, query_codes, class_names),
         "neighbours": neighbour_rows(result, chosen, kept_codes, images),
         "rule": rule if result.neighbors is not None else "no neighbours kept (evaluate with keep_neighbors=k)",
+        "verification": verification(result),
     }
     if query_images is not None:
         data["query_images"] = {int(i): str(query_images[i]) for i in chosen.tolist()}
     return data
+
+
+def verification(result) -> dict | None:
+    """The pair curves of a result with verification metrics (:attr:`EvaluationResult.pair_curves`),
+    with the distance they are in and the summary's EER and FNMR/TAR levels to mark on them."""
+    curves = result.pair_curves
+    if curves is None:
+        return None
+    marks = {name: value for name, value in result.summary.items() if name == "eer" or "@f" in name}
+    return {**curves, "distance": result.config.get("distance", ""), "marks": marks}
 
 
 def _per_class(result) -> dict | None:

@@ -431,3 +431,20 @@ def test_with_expected_ties_the_page_says_why_curve_and_summary_differ(browser, 
     _open(browser, result.explore(tmp_path / "t.html"))
     note = browser.find_element(By.ID, "curve-ties").text
     assert "ties='expected'" in note and "precision@1: summary 0.6250, curve 0.7500" in note
+
+
+def test_a_verification_page_draws_roc_det_and_the_pair_distances(browser, tmp_path, shots):
+    labels, centres, rng, spread = _classes(seed=9, n=200, n_classes=8)
+    x = (spread * centres + rng.standard_normal(centres.shape)).astype(np.float32)
+    result = embedeval.evaluate(x, labels, metrics=["eer", "tar@far=0.01", "pair_auroc", "map@r"])
+    _open(browser, result.explore(tmp_path / "verification.html"))
+    _ready_without_errors(browser)
+    curves = result.pair_curves
+    for figure in ("roc-svg", "det-svg"):
+        line = browser.find_element(By.CSS_SELECTOR, f"#{figure} polyline")
+        assert len(line.get_attribute("points").split()) >= min(50, len(curves["fmr"]) // 2)
+    bars = browser.find_elements(By.CSS_SELECTOR, "#pair-scores-svg rect")
+    assert len(bars) == 2 * len(curves["positive"])
+    note = browser.find_element(By.ID, "verification-note").text
+    assert f"{curves['n_positive']:,} positive" in note and f"eer = {result.summary['eer']:.4f}" in note
+    _screenshots(browser, shots, "verification")
