@@ -263,7 +263,8 @@ class EvaluationResult:
             set_values={name: self.summary[name] for name in kept},
             groups=None if self.query_groups is None else self.query_groups[idx],
         )
-        return dataclasses.replace(taken, neighbors=self.neighbors and self.neighbors.take(idx))
+        curves = self.pair_curves if whole else None
+        return dataclasses.replace(taken, neighbors=self.neighbors and self.neighbors.take(idx), pair_curves=curves)
 
     def select(self, names) -> EvaluationResult:
         """The result with only the metrics ``names`` (canonical names, in the given order)."""
@@ -279,7 +280,8 @@ class EvaluationResult:
             set_values={name: self.summary[name] for name in names if name not in self.per_query},
             groups=self.query_groups,
         )
-        return dataclasses.replace(selected, neighbors=self.neighbors)
+        curves = self.pair_curves if set(names) & set(self.set_metrics) else None
+        return dataclasses.replace(selected, neighbors=self.neighbors, pair_curves=curves)
 
     def with_groups(self, groups) -> EvaluationResult:
         """The same result with per-group summaries (:attr:`per_group`) for ``groups``: one

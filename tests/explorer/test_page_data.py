@@ -303,3 +303,16 @@ def test_explore_k_past_the_pages_depth_warns_before_the_work(tmp_path):
     assert "keeping 150 for 300 queries holds about 1 MB" in done.stderr
     data = page_data(page.read_text())
     assert data["neighbours"]["k"] == MAX_DEPTH and data["neighbours"]["kept"] == 150
+
+
+def test_the_command_lines_page_of_verification_metrics_holds_the_pair_curves(tmp_path):
+    rng = np.random.default_rng(0)
+    np.save(tmp_path / "x.npy", rng.standard_normal((60, 4)).astype(np.float32))
+    (tmp_path / "labels.txt").write_text("\n".join(str(i % 3) for i in range(60)) + "\n")
+    page = tmp_path / "v.html"
+    done = run_cli(
+        "evaluate", tmp_path / "x.npy", tmp_path / "labels.txt", "--metrics", "eer", "map@r", "--explore", page
+    )
+    assert done.returncode == 0, done.stderr
+    data = page_data(page.read_text())["verification"]
+    assert data["n_positive"] == 3 * 20 * 19 // 2 and data["marks"].keys() == {"eer"}

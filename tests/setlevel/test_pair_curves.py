@@ -51,3 +51,12 @@ def test_every_point_is_on_the_roc_and_counts_the_pairs_below_its_threshold(dist
 def test_a_result_without_verification_has_no_pair_curves():
     x = np.random.default_rng(0).standard_normal((20, 3)).astype(np.float32)
     assert embedeval.evaluate(x, np.arange(20) % 2, metrics=["map@r"]).pair_curves is None
+
+
+def test_the_curves_follow_the_set_level_metrics_through_take_and_select():
+    x = np.random.default_rng(0).standard_normal((30, 3)).astype(np.float32)
+    result = embedeval.evaluate(x, np.arange(30) % 3, metrics=["eer", "map@r"])
+    assert result.select(["eer"]).pair_curves is result.pair_curves
+    assert result.select(["map@r"]).pair_curves is None
+    assert result.take(np.arange(30)[::-1]).pair_curves is result.pair_curves  # the same set of queries
+    assert result.take(np.arange(10)).pair_curves is None  # a subset: the pairs were all 30 queries'
