@@ -335,6 +335,7 @@
   }
   function querySection() {
     var Q = D.queries, metrics = D.metrics, nIndex = neighbourIndex();
+    var partial = D.neighbours && D.neighbours.queries.length < D.counts.n_queries;  // some queries lack theirs
     if (!D.classes || !/^\d+$/.test(state.class || "") || +state.class >= D.classes.length) state.class = "";  // not a class
     var sortKey = metrics.indexOf(state.sort) >= 0 || state.sort === "first" ? state.sort : "query";
     var order = state.order === "desc" ? -1 : 1;
@@ -391,7 +392,7 @@
         th.setAttribute("aria-sort", key && key === sortKey ? (order > 0 ? "ascending" : "descending") : "none");
       });
       countLine.textContent = count(rows.length) + " queries match; showing " + count(Math.min(shown, rows.length)) + "." +
-        (D.neighbours ? " Queries marked \u00b7 have no neighbours on this page." : "");
+        (partial ? " Queries marked \u00b7 have no neighbours on this page." : "");
       more.hidden = shown >= rows.length;
     }
     function showQuery(i) {
@@ -431,7 +432,7 @@
       controls.push(select([["", "all classes"]].concat(D.classes.map(function (c, i) { return [String(i), c]; })), state.class || "",
         function (v) { state.class = v; saveState(); shown = PAGE; draw(); }, "class-select"));
     } else controls = [];
-    if (D.neighbours) {
+    if (partial) {
       var box = el("input", { type: "checkbox", id: "with-neighbours", onchange: function () { state.with = box.checked ? "1" : ""; saveState(); shown = PAGE; draw(); } });
       box.checked = state.with === "1";
       controls.push(el("label", {}, [box, " only queries with neighbours on the page"]));

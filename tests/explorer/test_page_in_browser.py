@@ -345,6 +345,8 @@ def test_sorting_by_any_metric_shows_the_neighbours_of_its_worst_queries(browser
         assert len(names) == 100 and not [v for v in names if "\u00b7" in v], fragment
         browser.find_element(By.CSS_SELECTOR, "#query-rows tr").click()
         assert len(_column(browser, "neighbour-table", 1)) == k
+    assert "marked \u00b7" in browser.find_element(By.ID, "query-count").text
+    assert browser.find_elements(By.ID, "with-neighbours")
     assert _problems(browser) == ([], [])
 
 
@@ -397,6 +399,9 @@ def test_wording_first_relevant_beyond_the_kept_and_the_marker_stays_on_its_line
     assert _column(browser, "query-table", 4)[4] == "beyond the 2 kept"  # query 4 (b at 5): a, a in its top 2
     cell = browser.find_element(By.CSS_SELECTOR, "#query-rows tr td")
     assert cell.value_of_css_property("white-space") == "nowrap"
+    # every query's neighbours are on this page: no marker to explain, no filter by it
+    assert "marked" not in browser.find_element(By.ID, "query-count").text
+    assert not browser.find_elements(By.ID, "with-neighbours")
     _open(browser, result_page[1])  # precision@1 and recall@5 take only 0 and 1: the histogram opens on map@r
     assert browser.find_element(By.ID, "histogram-metric").get_attribute("value") == "map@r"
 
