@@ -475,7 +475,7 @@
       var interval = p.low === null ? "" : " [" + fmt(p.low) + ", " + fmt(p.high) + "]";
       return [{ text: p.b + " \u2212 " + p.a, value: p.b + "\u0000" + p.a }, { text: p.metric, value: p.metric },
         { text: fmt(p.difference) + interval, value: p.difference }]
-        .concat(P.map(function (c) { return { text: fmt(p[c[0]]), value: p[c[0]] }; }),
+        .concat(P.map(function (c) { return { text: p[c[0]] !== null && p[c[0]] < 1e-4 ? "<0.0001" : fmt(p[c[0]]), value: p[c[0]] }; }),
           [{ text: fmt(p.effect_size, 2), value: p.effect_size },
             { text: count(p.wins) + "/" + count(p.ties) + "/" + count(p.losses), value: p.wins - p.losses },
             { text: p.significant ? "yes" : "no", value: p.significant ? 1 : 0 }]);

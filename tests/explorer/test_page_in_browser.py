@@ -453,3 +453,17 @@ def test_a_verification_page_draws_roc_det_and_the_pair_distances(browser, tmp_p
     note = browser.find_element(By.ID, "verification-note").text
     assert f"{curves['n_positive']:,} positive" in note and f"eer = {result.summary['eer']:.4f}" in note
     _screenshots(browser, shots, "verification")
+
+
+def test_a_p_value_below_the_drawn_decimals_reads_as_a_bound_not_zero(browser, tmp_path):
+    labels, centres, rng, _ = _classes(seed=11)
+    results = {
+        name: embedeval.evaluate(
+            (s * centres + rng.standard_normal(centres.shape)).astype(np.float32), labels, metrics=["map@r"]
+        )
+        for name, s in (("weak", 0.2), ("strong", 1.5))
+    }
+    comparison = compare_systems(results, test="t", n_bootstrap=100)
+    assert comparison.pairs[0]["p_value"] < 1e-4
+    _open(browser, comparison.explore(tmp_path / "tiny.html"))
+    assert _column(browser, "pairs-table", 3) == ["<0.0001"]  # as format_p_value writes it
