@@ -3,6 +3,10 @@ time, and its size (the goal: under 10% of the evaluation's time, at most 25 MB)
 
     python bench/bench_explorer.py                  # 100,000 x 32, 1,000 classes, leave-one-out
     python bench/bench_explorer.py --n 20000 --k 50
+    python bench/bench_explorer.py --n 20000 --k 5000   # deep: the page holds 100 a query
+
+It prints the page's size, its time and the process's peak resident memory (the evaluation
+keeping k neighbours a query dominates it: about 25 bytes a neighbour).
 
 The evaluation keeps each query's top k (``keep_neighbors``, one more exact search); its time
 without keeping them is printed too, so the cost of keeping them shows.
@@ -11,6 +15,7 @@ without keeping them is printed too, so the cost of keeping them shows.
 from __future__ import annotations
 
 import argparse
+import resource
 import tempfile
 from pathlib import Path
 
@@ -40,6 +45,7 @@ def main():
     print(f"n={args.n} d={args.d} classes={args.classes} metrics={METRICS} keep_neighbors={args.k}")
     print(f"evaluate: {plain:.1f} s without neighbours, {kept:.1f} s keeping them")
     print(f"explorer page: {page:.2f} s ({100 * page / kept:.1f}% of the evaluation), {size / 2**20:.1f} MB")
+    print(f"peak resident memory: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10:.0f} MB")
 
 
 if __name__ == "__main__":

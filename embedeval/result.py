@@ -137,6 +137,9 @@ class EvaluationResult:
         (set-level metrics are not split); None without ``groups``.
     neighbors : Neighbors or None
         Each query's top k (ids, distances, relevance, R) with ``keep_neighbors=k``; else None.
+    pair_curves : dict or None
+        With verification metrics: ROC/DET points (``threshold``, ``fmr``, ``fnmr``) and histograms
+        of positive and negative pair distances (``edges``, ``positive``, ``negative``), for pages.
     """
 
     summary: dict[str, float]
@@ -154,6 +157,7 @@ class EvaluationResult:
     query_groups: np.ndarray | None = None
     per_group: PerGroup | None = None
     neighbors: Neighbors | None = None
+    pair_curves: dict | None = None
 
     @property
     def n_skipped(self) -> int:
@@ -266,7 +270,8 @@ class EvaluationResult:
             set_values={name: self.summary[name] for name in kept},
             groups=None if self.query_groups is None else self.query_groups[idx],
         )
-        return dataclasses.replace(taken, neighbors=self.neighbors and self.neighbors.take(idx))
+        curves = self.pair_curves if whole else None
+        return dataclasses.replace(taken, neighbors=self.neighbors and self.neighbors.take(idx), pair_curves=curves)
 
     def select(self, names) -> EvaluationResult:
         """The result with only the metrics ``names`` (canonical names, in the given order)."""
@@ -282,7 +287,8 @@ class EvaluationResult:
             set_values={name: self.summary[name] for name in names if name not in self.per_query},
             groups=self.query_groups,
         )
-        return dataclasses.replace(selected, neighbors=self.neighbors)
+        curves = self.pair_curves if set(names) & set(self.set_metrics) else None
+        return dataclasses.replace(selected, neighbors=self.neighbors, pair_curves=curves)
 
     def with_groups(self, groups) -> EvaluationResult:
         """The same result with per-group summaries (:attr:`per_group`) for ``groups``: one

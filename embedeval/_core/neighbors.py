@@ -40,6 +40,9 @@ class Neighbors:
         With class labels: each neighbour's label as a position in ``classes`` (-1 for none).
     classes : numpy.ndarray of shape (n_classes,) or None
         The labels that ``label_codes`` point into.
+    reference_ids : list of length n_references, or None
+        The references' ids (``corpus_ids``) that pages show for ``indices``; None where a
+        reference is named by its row.
     """
 
     indices: np.ndarray
@@ -51,6 +54,7 @@ class Neighbors:
     n_relevant: np.ndarray | None = None
     label_codes: np.ndarray | None = None
     classes: np.ndarray | None = None
+    reference_ids: list | None = None
 
     @property
     def k(self) -> int:
@@ -81,6 +85,7 @@ class Neighbors:
             self.distance,
             self.leave_one_out,
             classes=self.classes,
+            reference_ids=self.reference_ids,
             **{name: None if value is None else value[idx] for name, value in rows.items()},
         )
 

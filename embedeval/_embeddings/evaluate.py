@@ -10,6 +10,7 @@ set-level metrics (clustering, verification, geometry) -> the result
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -39,6 +40,7 @@ from .labelled import (
     rows,
     skip_reasons,
 )
+from .neighbors import reported_curves
 
 
 def evaluate(
@@ -262,7 +264,7 @@ def evaluate(
     per_query, approximation = route.run(options, queries, references, relevance, ranked, evaluated)
     if ranked and not evaluated.size:
         warnings.warn(nothing_evaluated(relevance), UserWarning, stacklevel=2)
-    set_values, set_config, set_conventions = step.run(queries, references, options.distance)
+    set_values, set_config, set_conventions, curves = step.run(queries, references, options.distance)
     single = isinstance(relevance.source, ClassLabels)
     own_only = own is not None and ignore is None and ignore_same is None  # PML's ref_includes_query
     reasons = skip_reasons(relevance, reference is None, own is not None, own_only) if ranked else ()
@@ -286,4 +288,6 @@ def evaluate(
         set_values=set_values,
         groups=query_groups,
     )
+    if curves is not None:
+        result = dataclasses.replace(result, pair_curves=reported_curves(curves, scale, options.distance))
     return with_kept(result, options, queries, references, relevance, scale)

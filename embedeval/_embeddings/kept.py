@@ -83,9 +83,10 @@ def keep(queries: np.ndarray, references: np.ndarray, relevance: Relevance, k: i
     )
 
 
-def with_kept(result, options, queries, references, relevance: Relevance, scale: float):
-    """``result`` with ``neighbors`` kept when ``options.keep_neighbors`` asks for them."""
+def with_kept(result, options, queries, references, relevance: Relevance, scale: float, reference_ids=None):
+    """``result`` with ``neighbors`` kept when ``options.keep_neighbors`` asks for them (named by
+    ``reference_ids``, a list of one id per reference row, where given)."""
     if options.keep_neighbors is None:
         return result
     kept = keep(queries, references, relevance, options.keep_neighbors, options.distance, scale)
-    return dataclasses.replace(result, neighbors=kept)
+    return dataclasses.replace(result, neighbors=dataclasses.replace(kept, reference_ids=reference_ids))

@@ -147,3 +147,13 @@ def _unscale(keys: np.ndarray, scale: float, distance: str) -> None:
         np.sqrt(np.maximum(keys, 0.0, out=keys), out=keys)
     elif distance == "cosine":
         keys += 1.0
+
+
+def reported_curves(curves: dict, scale: float, distance: str) -> dict:
+    """A verification's pair curves (:func:`embedeval._setlevel.pair_curves.pair_curves`) with
+    their thresholds and histogram edges as reported distances (:func:`_unscale`)."""
+    out = dict(curves)
+    for key in ("threshold", "edges"):
+        out[key] = np.array(curves[key], dtype=np.float64)
+        _unscale(out[key], scale, distance)
+    return out

@@ -191,7 +191,7 @@ def evaluate_retrieval(
         approximation=approximation,
         groups=query_groups,
     )
-    return with_kept(result, options, q, c, relevance, scale)
+    return with_kept(result, options, q, c, relevance, scale, _id_list(corpus_ids))
 
 
 def _id_list(ids) -> list | None:

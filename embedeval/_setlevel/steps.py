@@ -140,22 +140,24 @@ class SetStep:
                 stacklevel=4,
             )
 
-    def run(self, queries: np.ndarray, references: np.ndarray, distance: str) -> tuple[dict, dict, dict]:
-        """(values, config, conventions) of the set-level metrics."""
+    def run(self, queries: np.ndarray, references: np.ndarray, distance: str) -> tuple[dict, dict, dict, dict | None]:
+        """(values, config, conventions) of the set-level metrics, and the verification's pair
+        curves (:func:`~embedeval._setlevel.pair_curves.pair_curves`; None without verification)."""
         values, config, conventions = {}, {}, {}
         if not self.metrics:
-            return values, config, conventions
+            return values, config, conventions, None
         conventions["set-level metrics"] = (
             f"{_names(self.metrics)}: one number each for the whole set; no per-query values, class averages "
             "or bootstrap intervals"
         )
         if self.of(CLUSTERING):
             self._clustering(queries, distance, values, config, conventions)
+        curves = None
         if self.of(VERIFICATION):
-            self._verification(queries, references, distance, values, config, conventions)
+            curves = self._verification(queries, references, distance, values, config, conventions)
         if self.of(GEOMETRY):
             self._geometry(queries, distance, values, config, conventions)
-        return {m.name: values[m.name] for m in self.metrics}, config, conventions
+        return {m.name: values[m.name] for m in self.metrics}, config, conventions, curves
 
     def _clustering(self, queries, distance, values, config, conventions) -> None:
         codes = self.query_codes
@@ -188,7 +190,7 @@ class SetStep:
             clustering = made["pml_nmi" if m.family.startswith("pml_") else "nmi"]
             values[m.name] = scores[m.family](codes, clustering.assignment)
 
-    def _verification(self, queries, references, distance, values, config, conventions) -> None:
+    def _verification(self, queries, references, distance, values, config, conventions) -> dict:
         metrics = self.of(VERIFICATION)
         levels = list(dict.fromkeys(m.level for m in metrics if m.level is not None))
         within = self.reference_codes is None
@@ -216,6 +218,7 @@ class SetStep:
             f"{PAIR_CONVENTIONS['threshold']}; distance: {PAIR_CONVENTIONS['distance']}; the FMR attained at each "
             "level is in config['verification'] (below the level when ties or few negative pairs force it)"
         )
+        return result.curves
 
     def _geometry(self, queries, distance, values, config, conventions) -> None:
         metrics = self.of(GEOMETRY)

@@ -58,6 +58,7 @@ from .._pipeline.executors import default_threads, one_blas_thread_each, run_thr
 from .._search.float64 import compiles_exact
 from . import fused_pass
 from .pair_auroc import HeldPositives
+from .pair_curves import pair_curves
 from .pairs import Grid, PairSpace, exact_bins, pair_indices
 from .thresholds import Threshold, collect_pass, guess_bins, refine_pass
 
@@ -114,6 +115,7 @@ class PairVerification:
     n_negative: int
     distance: str
     conventions: dict[str, str] = field(default_factory=dict)
+    curves: dict | None = None  # ROC/DET points and pair histograms (embedeval._setlevel.pair_curves)
 
     @property
     def tar_at_far(self) -> dict[float, float]:
@@ -266,7 +268,8 @@ def verify(space: PairSpace, levels: list[float], distance: str, budgets: Budget
     fnmr, attained = {}, {}
     for x, t in zip(levels, targets, strict=False):
         fnmr[x], attained[x] = t.resolve_fmr()
-    return PairVerification(fnmr, attained, targets[-1].resolve_eer(), auroc, P, M, distance, dict(CONVENTIONS))
+    curves = pair_curves(grid, hist_pos, hist_neg, space.bounds())
+    return PairVerification(fnmr, attained, targets[-1].resolve_eer(), auroc, P, M, distance, dict(CONVENTIONS), curves)
 
 
 def _chunks(hist_pos: np.ndarray, held: int) -> list[np.ndarray]:

@@ -183,8 +183,9 @@ class SystemComparison:
         """Write one self-contained HTML page to explore this comparison (per-query scatter of each
         pair, win/tie/loss, largest differences, rank intervals); see :mod:`embedeval.explorer`."""
         from ..explorer import write_comparison_page
+        from .tables import legend
 
-        return write_comparison_page(self, path, title=title, query_ids=query_ids)
+        return write_comparison_page(self, path, title=title, query_ids=query_ids, legend=legend(self))
 
     def table(self, fmt: str = "table") -> str:
         """The comparison as ``fmt``: ``"table"``, ``"markdown"``, ``"html"``, ``"csv"``, ``"json"`` or ``"latex"``."""

@@ -37,7 +37,7 @@ def _searched(evaluate_function, args, *inputs, **options):
             device=args.device,
             progress=progress,
             ties=args.ties,
-            keep_neighbors=explore_depth(args),
+            keep_neighbors=explore_depth(args, len(inputs[0])),
             **options,
         )
     finally:

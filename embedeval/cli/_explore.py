@@ -48,13 +48,32 @@ def add_explorer_commands(sub, **parser_kw) -> None:
             )
 
 
-def explore_depth(args) -> int | None:
-    """``keep_neighbors`` for the evaluation: --explore-k with --explore (None for Hamming codes)."""
+KEPT_BYTES = 25  # memory per kept neighbour: its row (int64), distance (float64), relevance, label or grade
+
+
+def explore_depth(args, n_queries: int) -> int | None:
+    """``keep_neighbors`` for the evaluation: --explore-k with --explore (None for Hamming codes).
+    Past the page's depth (:data:`embedeval.explorer.MAX_DEPTH`) a warning, before the work, says
+    what the page shows and what keeping them costs."""
     if not getattr(args, "explore", None) or getattr(args, "distance", None) not in DISTANCES:
         return None
     if args.explore_k < 1:
         raise UsageError([f"--explore-k must be >= 1; got {args.explore_k}"])
+    from ..explorer import MAX_DEPTH
+
+    if args.explore_k > MAX_DEPTH:
+        size = args.explore_k * n_queries * KEPT_BYTES
+        print(
+            f"warning: --explore-k {args.explore_k}: the page shows each query's first {MAX_DEPTH} neighbours "
+            f"(curves to k = {MAX_DEPTH}; the rest only give the rank of the first relevant one), and keeping "
+            f"{args.explore_k:,} for {n_queries:,} queries holds about {_size(size)} while it evaluates",
+            file=sys.stderr,
+        )
     return args.explore_k
+
+
+def _size(n_bytes: int) -> str:
+    return f"{n_bytes / 2**30:.1f} GB" if n_bytes >= 2**30 else f"{max(1, round(n_bytes / 2**20))} MB"
 
 
 def explore_result(result, args, intervals) -> None:

@@ -28,9 +28,9 @@ import numpy as np
 
 from .comparison_data import comparison_data
 from .page import render, write
-from .result_data import NEIGHBOUR_QUERIES, result_data
+from .result_data import MAX_DEPTH, PAGE_NEIGHBOURS, result_data
 
-__all__ = ["NEIGHBOUR_QUERIES", "per_query_table", "render", "write_comparison_page", "write_page"]
+__all__ = ["MAX_DEPTH", "PAGE_NEIGHBOURS", "per_query_table", "render", "write_comparison_page", "write_page"]
 
 
 def _image_list(images, n: int, name: str) -> list | None:
@@ -72,9 +72,26 @@ def write_page(result, path, *, images=None, query_images=None, intervals=None, 
     return write(result_data(result, intervals, refs, queries, title), path)
 
 
-def write_comparison_page(comparison, path, *, title: str = "", query_ids=None) -> Path:
-    """Write the explorer page of a comparison of systems (:func:`embedeval.stats.compare_systems`)."""
-    return write(comparison_data(comparison, title, query_ids), path)
+def write_comparison_page(comparison, path, *, title: str = "", query_ids=None, legend=None) -> Path:
+    """Write the explorer page of a comparison of systems (:func:`embedeval.stats.compare_systems`).
+
+    Parameters
+    ----------
+    comparison : SystemComparison
+    path : str or Path
+        The ``.html`` file to write.
+    title : str
+    query_ids : sequence of length ``comparison.n_given``, optional
+        An id per query given to the comparison, shown instead of its position.
+    legend : dict of str to str, optional
+        How each number was made and what decides "significant" (``{what: how}``, the command
+        line's legend); ``comparison.explore`` passes it.
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    return write(comparison_data(comparison, title, query_ids, legend), path)
 
 
 def per_query_table(result) -> dict:

@@ -37,21 +37,41 @@
     if (text !== undefined) node.textContent = text;
     return node;
   }
+  // Numbers with 4 decimals (or `digits`), and from 1e6 on with 10 significant digits (what
+  // Python writes into the data is enough for either: embedeval/explorer/json_text.py).
   function fmt(value, digits) {
     if (value === null || value === undefined || (typeof value === "number" && isNaN(value))) return "\u2013";
     if (typeof value !== "number") return String(value);
+    if (Math.abs(value) >= 1e6) return value.toPrecision(10);
     return value.toFixed(digits === undefined ? 4 : digits);
+  }
+  // Scroll a node into view when it is not (on a narrow screen the neighbours sit below the queries).
+  function reveal(node) {
+    var box = node.getBoundingClientRect();
+    if (box.top < 0 || box.top > window.innerHeight - 80) node.scrollIntoView({ block: "start" });
+  }
+  // A note above a table's box that says it scrolls sideways, shown while the table is wider.
+  function sideways(box) {
+    var note = el("p", { class: "note sideways", text: "\u2194 this table scrolls sideways", hidden: "" });
+    function check() { note.hidden = box.scrollWidth <= box.clientWidth + 1; }
+    window.addEventListener("resize", check);
+    setTimeout(check, 0);
+    return el("div", {}, [note, box]);
   }
   function count(value) { return value === null || value === undefined ? "\u2013" : Number(value).toLocaleString("en"); }
   function section(title, id, children) {
     return el("section", { id: id }, [el("h2", { text: title })].concat(children));
+  }
+  // A part of the address that is not a valid escape (a lone "%") is read as it stands.
+  function decode(text) {
+    try { return decodeURIComponent(text); } catch (e) { return text; }
   }
   function readHash() {
     var out = {};
     location.hash.replace(/^#/, "").split("&").forEach(function (part) {
       if (!part) return;
       var i = part.indexOf("=");
-      out[decodeURIComponent(i < 0 ? part : part.slice(0, i))] = i < 0 ? "" : decodeURIComponent(part.slice(i + 1));
+      out[decode(i < 0 ? part : part.slice(0, i))] = i < 0 ? "" : decode(part.slice(i + 1));
     });
     return out;
   }
@@ -143,6 +163,10 @@
     });
     return el("div", { class: "panel" }, [root, legend]);
   }
+  // Whether a metric takes only the values 0 and 1 (precision@1): its histogram is two bars.
+  function binary(values) {
+    return values.every(function (v) { return v === null || v === 0 || v === 1; });
+  }
   function histogram(values, id) {
     var W = 560, H = 260, box = { l: 50, r: W - 12, t: 10, b: H - 40 };
     var finite = values.filter(function (v) { return v !== null; });
@@ -195,12 +219,13 @@
     var defs = Object.keys(D.curves.definitions).map(function (f) { return el("li", { text: f + ": " + D.curves.definitions[f] }); });
     return section("Metrics by k", "curves", [curveFigure(D.curves),
       el("p", { class: "note", text: "Means over the " + count(D.curves.n) + " evaluated queries, from their kept neighbours." }),
+      D.curves.ties ? el("p", { class: "note", id: "curve-ties", text: D.curves.ties }) : null,
       el("details", {}, [el("summary", { text: "definitions" }), el("ul", {}, defs)])]);
   }
   function distributionSection() {
     if (!D.metrics.length) return null;
     var holder = el("div", { class: "panel" });
-    var metric = D.metrics.indexOf(state.hist) >= 0 ? state.hist : D.metrics[0];
+    var metric = D.metrics.indexOf(state.hist) >= 0 ? state.hist : D.metrics.filter(function (m) { return !binary(D.queries.values[m]); })[0] || D.metrics[0];
     function draw(m) {
       state.hist = m; saveState();
       holder.textContent = "";
@@ -216,16 +241,74 @@
     var pc = D.per_class, metrics = Object.keys(pc.values);
     var columns = [{ title: "class" }, { title: "queries", num: true }].concat(metrics.map(function (m) { return { title: m, num: true }; }));
     var all = pc.labels.map(function (label, i) {
-      return [{ text: label, value: label }, { text: count(pc.counts[i]), value: pc.counts[i] }].concat(
+      return [{ text: label, value: pc.numeric ? +label : label }, { text: count(pc.counts[i]), value: pc.counts[i] }].concat(
         metrics.map(function (m) { return { text: fmt(pc.values[m][i]), value: pc.values[m][i] }; }));
     });
     var table = sortableTable(columns, all.slice(), "class-table");
     var filter = el("input", { id: "class-filter", placeholder: "filter classes", oninput: function () {
       var q = filter.value.toLowerCase();
-      table.setRows(all.filter(function (r) { return r[0].value.toLowerCase().indexOf(q) >= 0; }));
+      table.setRows(all.filter(function (r) { return r[0].text.toLowerCase().indexOf(q) >= 0; }));
     } });
     return section("Per class", "per-class", [el("div", { class: "controls" }, [filter,
-      el("span", { class: "note", text: "click a column to sort" })]), el("div", { class: "scroll" }, [table])]);
+      el("span", { class: "note", text: "click a column to sort" })]), sideways(el("div", { class: "scroll" }, [table]))]);
+  }
+  // Verification: the ROC (true accept rate against false match rate), the DET (both error rates,
+  // log10 axes) and the distances of positive and negative pairs; every point from Python.
+  function verificationSection() {
+    var V = D.verification;
+    if (!V) return null;
+    var fmr = V.fmr, fnmr = V.fnmr;
+    function linear(id, xLabel, yLabel, ys) {
+      var W = 380, H = 300, box = { l: 50, r: W - 12, t: 10, b: H - 40 };
+      var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, id: id, role: "img" });
+      var xs = scale(0, 1, box.l, box.r, [0, 0.25, 0.5, 0.75, 1], 2), yv = scale(0, 1, box.b, box.t, [0, 0.25, 0.5, 0.75, 1], 2);
+      axes(root, box, xs, yv, xLabel, yLabel);
+      var points = [xs.at(0) + "," + yv.at(ys(0, 1))].concat(fmr.map(function (x, i) { return xs.at(x) + "," + yv.at(ys(x, fnmr[i])); }), [xs.at(1) + "," + yv.at(ys(1, 0))]);
+      root.appendChild(svg("polyline", { points: points.join(" "), fill: "none", stroke: "var(--c0)", "stroke-width": 2 }));
+      return root;
+    }
+    function logAxis(lo) { var t = []; for (var e = Math.floor(lo); e <= 0; e++) t.push(e); return t; }
+    function det() {
+      var W = 380, H = 300, box = { l: 50, r: W - 12, t: 10, b: H - 40 };
+      var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, id: "det-svg", role: "img" });
+      var tiny = Math.min(1 / V.n_negative, 1 / V.n_positive);
+      var lo = Math.floor(Math.log10(tiny));
+      var xs = scale(lo, 0, box.l, box.r, logAxis(lo), 0), ys = scale(lo, 0, box.b, box.t, logAxis(lo), 0);
+      xs.label = ys.label = function (v) { return "1e" + v; };
+      axes(root, box, xs, ys, "false match rate (log10)", "false non-match rate (log10)");
+      var points = [];
+      fmr.forEach(function (x, i) { if (x > 0 && fnmr[i] > 0) points.push(xs.at(Math.log10(x)) + "," + ys.at(Math.log10(fnmr[i]))); });
+      root.appendChild(svg("polyline", { points: points.join(" "), fill: "none", stroke: "var(--c1)", "stroke-width": 2 }));
+      return root;
+    }
+    function scores() {
+      var W = 380, H = 300, box = { l: 50, r: W - 12, t: 10, b: H - 40 }, e = V.edges;
+      var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, id: "pair-scores-svg", role: "img" });
+      var share = function (c, n) { return c.map(function (v) { return v / n; }); };
+      var pos = share(V.positive, V.n_positive), neg = share(V.negative, V.n_negative);
+      var top = Math.max.apply(null, pos.concat(neg)) || 1;
+      var xs = scale(e[0], e[e.length - 1], box.l, box.r, niceTicks(e[0], e[e.length - 1], 5), 2);
+      var ys = scale(0, top, box.b, box.t, niceTicks(0, top, 4), 2);
+      axes(root, box, xs, ys, "pair distance (" + V.distance + ")", "share of the pairs of its kind");
+      [[pos, "var(--c2)", "positive"], [neg, "var(--c1)", "negative"]].forEach(function (kind) {
+        kind[0].forEach(function (v, i) {
+          var bar = svg("rect", { x: xs.at(e[i]), y: ys.at(v), width: Math.max(0.5, xs.at(e[i + 1]) - xs.at(e[i])), height: box.b - ys.at(v),
+            fill: kind[1], opacity: 0.5, "data-kind": kind[2] });
+          bar.appendChild(svg("title", {}, kind[2] + ": " + (100 * v).toFixed(2) + "% in [" + fmt(e[i]) + ", " + fmt(e[i + 1]) + ")"));
+          root.appendChild(bar);
+        });
+      });
+      return root;
+    }
+    var marks = Object.keys(V.marks).map(function (k) { return k + " = " + fmt(V.marks[k]); }).join(", ");
+    return section("Verification: pairs of items", "verification", [
+      el("div", { class: "grid" }, [
+        el("div", { class: "panel" }, [linear("roc-svg", "false match rate", "true accept rate", function (x, y) { return 1 - y; }), el("p", { class: "note", text: "ROC" })]),
+        el("div", { class: "panel" }, [det(), el("p", { class: "note", text: "DET" })]),
+        el("div", { class: "panel" }, [scores(), el("p", { class: "legend" }, [el("span", {}, [el("span", { class: "swatch", style: "background:var(--c2)" }), "positive (same label)"]),
+          el("span", {}, [el("span", { class: "swatch", style: "background:var(--c1)" }), "negative"])])])]),
+      el("p", { class: "note", id: "verification-note", text: count(V.n_positive) + " positive and " + count(V.n_negative) + " negative pairs; " + marks +
+        ". Each point accepts the pairs below one edge of the verification's exact histogram (65,536 bins over the distances): a point of the ROC itself; points closer than 0.2% to the last are left out." })]);
   }
   function confusionSection() {
     if (!D.confusions) return null;
@@ -252,6 +335,8 @@
   }
   function querySection() {
     var Q = D.queries, metrics = D.metrics, nIndex = neighbourIndex();
+    var partial = D.neighbours && D.neighbours.queries.length < D.counts.n_queries;  // some queries lack theirs
+    if (!D.classes || !/^\d+$/.test(state.class || "") || +state.class >= D.classes.length) state.class = "";  // not a class
     var sortKey = metrics.indexOf(state.sort) >= 0 || state.sort === "first" ? state.sort : "query";
     var order = state.order === "desc" ? -1 : 1;
     var shown = PAGE;
@@ -260,6 +345,11 @@
     var countLine = el("p", { class: "note", id: "query-count" });
     var more = el("button", { id: "more-rows", text: "show " + PAGE + " more", onclick: function () { shown += PAGE; draw(); } });
     function label(i) { return Q.labels && Q.labels[i] >= 0 ? D.classes[Q.labels[i]] : ""; }
+    // The rank of the first relevant neighbour; past the kept ones, or none for a skipped query.
+    function firstText(i) {
+      if (!Q.first || (Q.skip && Q.skip[i] >= 0)) return "\u2013";
+      return Q.first[i] ? String(Q.first[i]) : "beyond the " + count(D.neighbours ? D.neighbours.kept : 0) + " kept";
+    }
     function value(i, key) {
       if (key === "query") return i;
       if (key === "first") return Q.first ? (Q.first[i] || null) : null;
@@ -290,11 +380,11 @@
       rows.slice(0, shown).forEach(function (i) {
         var skip = Q.skip && Q.skip[i] >= 0 ? D.skip_reasons[Q.skip[i]] : "";
         var name = Q.ids ? Q.ids[i] : String(i);
-        var cells = [el("td", { text: name + (D.neighbours && nIndex[i] === undefined ? " \u00b7" : "") }), el("td", { text: label(i) })]
+        var cells = [el("td", { class: "id", text: name + (D.neighbours && nIndex[i] === undefined ? "\u00a0\u00b7" : "") }), el("td", { text: label(i) })]
           .concat(metrics.map(function (m) { return el("td", { class: "num", text: fmt(Q.values[m][i]) }); }),
-            [el("td", { class: "num", text: Q.first ? (Q.first[i] ? String(Q.first[i]) : "none kept") : "\u2013" }), el("td", { class: "note", text: skip })]);
+            [el("td", { class: "num", text: firstText(i) }), el("td", { class: "note", text: skip })]);
         var tr = el("tr", { class: "clickable" + (String(i) === state.query ? " selected" : ""), "data-query": i }, cells);
-        tr.onclick = function () { state.query = String(i); saveState(); showQuery(i); draw(); };
+        tr.onclick = function () { state.query = String(i); saveState(); showQuery(i); draw(); reveal(detail); };
         body.appendChild(tr);
       });
       Array.prototype.forEach.call(headRow.children, function (th) {
@@ -302,7 +392,7 @@
         th.setAttribute("aria-sort", key && key === sortKey ? (order > 0 ? "ascending" : "descending") : "none");
       });
       countLine.textContent = count(rows.length) + " queries match; showing " + count(Math.min(shown, rows.length)) + "." +
-        (D.neighbours ? " Queries marked \u00b7 have no neighbours on this page." : "");
+        (partial ? " Queries marked \u00b7 have no neighbours on this page." : "");
       more.hidden = shown >= rows.length;
     }
     function showQuery(i) {
@@ -320,13 +410,14 @@
       }
       var R = N.n_relevant[i];
       var first = Q.first ? Q.first[i] : 0;
-      detail.appendChild(el("p", {}, ["R = " + R + " relevant; first relevant at rank ", el("b", { id: "first-relevant", text: first ? String(first) : "none in the top " + N.k })]));
+      detail.appendChild(el("p", {}, ["R = " + R + " relevant; first relevant at rank ", el("b", { id: "first-relevant", text: first ? String(first) : "none in the top " + count(N.kept) })]));
+      if (N.kept > N.k) detail.appendChild(el("p", { class: "note", text: "The first " + count(N.k) + " of the " + count(N.kept) + " kept neighbours are on the page." }));
       var rows = [];
       for (var r = 0; r < N.k; r++) {
         var j = at * N.k + r, id = N.ids[j];
         if (id < 0) break;
         var relevant = N.relevant[j] === 1;
-        var cells = [el("td", { class: "num", text: String(r + 1) }), el("td", { text: String(id) })];
+        var cells = [el("td", { class: "num", text: String(r + 1) }), el("td", { text: N.names ? N.names[id] : String(id) })];
         if (N.labels) cells.push(el("td", { text: N.labels[j] >= 0 ? D.classes[N.labels[j]] : "" }));
         if (N.grades) cells.push(el("td", { class: "num", text: fmt(N.grades[j], 2) }));
         cells.push(el("td", { class: "num", text: fmt(N.distances[j]) }), el("td", { class: relevant ? "yes" : "no", text: relevant ? "relevant" : "not relevant" }));
@@ -341,7 +432,7 @@
       controls.push(select([["", "all classes"]].concat(D.classes.map(function (c, i) { return [String(i), c]; })), state.class || "",
         function (v) { state.class = v; saveState(); shown = PAGE; draw(); }, "class-select"));
     } else controls = [];
-    if (D.neighbours) {
+    if (partial) {
       var box = el("input", { type: "checkbox", id: "with-neighbours", onchange: function () { state.with = box.checked ? "1" : ""; saveState(); shown = PAGE; draw(); } });
       box.checked = state.with === "1";
       controls.push(el("label", {}, [box, " only queries with neighbours on the page"]));
@@ -350,7 +441,7 @@
     if (state.query !== undefined && state.query !== "" && +state.query < D.counts.n_queries) showQuery(+state.query);
     return section("Queries", "queries", [el("div", { class: "controls" }, controls), countLine,
       el("p", { class: "note", id: "rule", text: D.rule }),
-      el("div", { class: "split" }, [el("div", {}, [el("div", { class: "scroll" }, [el("table", { id: "query-table" }, [el("thead", {}, [headRow]), body])]), more]), detail])]);
+      el("div", { class: "split" }, [el("div", {}, [sideways(el("div", { class: "scroll" }, [el("table", { id: "query-table" }, [el("thead", {}, [headRow]), body])])), more]), detail])]);
   }
 
   // ---------- the comparison page ----------
@@ -369,34 +460,44 @@
       });
       return el("tr", {}, cells);
     });
-    return section("Systems", "systems", [el("table", { id: "systems-table" }, [el("thead", {}, [head]), el("tbody", {}, rows)]),
+    return section("Systems", "systems", [sideways(el("div", { class: "scroll" }, [el("table", { id: "systems-table" }, [el("thead", {}, [head]), el("tbody", {}, rows)])])),
       el("p", { class: "note", text: count(D.n_queries) + " queries compared (evaluated by every system) of " + count(D.n_given) + " given. Rank 1 is the highest value; in brackets the interval and the range of ranks over bootstrap replicates." })]
       .concat(D.notes.map(function (n) { return el("p", { class: "note", text: n }); })));
   }
+  // One row per pair and metric: every p-value the comparison holds (the one that decides
+  // "significant" marked), and the legend that says how each was made, as the command line prints it.
   function pairsSection() {
-    var columns = ["A", "B", "metric", "B \u2212 A", "interval", "p (adjusted)", "effect size", "wins", "ties", "losses", "significant"];
+    var P = D.p_columns;
+    var columns = [{ title: "pair (B \u2212 A)" }, { title: "metric" }, { title: "difference [interval]", num: true }]
+      .concat(P.map(function (c) { return { title: c[1] + (c[0] === D.decides ? " \u2020" : ""), num: true }; }),
+        [{ title: "d_z", num: true }, { title: "W/T/L", num: true }, { title: "significant", num: true }]);
     var rows = D.pairs.map(function (p) {
-      return [{ text: p.a, value: p.a }, { text: p.b, value: p.b }, { text: p.metric, value: p.metric },
-        { text: fmt(p.difference), value: p.difference },
-        { text: p.low === null ? "\u2013" : "[" + fmt(p.low) + ", " + fmt(p.high) + "]", value: p.low },
-        { text: fmt(p.p_adjusted), value: p.p_adjusted }, { text: fmt(p.effect_size, 3), value: p.effect_size },
-        { text: count(p.wins), value: p.wins }, { text: count(p.ties), value: p.ties }, { text: count(p.losses), value: p.losses },
-        { text: p.significant ? "yes" : "no", value: p.significant ? 1 : 0 }];
+      var interval = p.low === null ? "" : " [" + fmt(p.low) + ", " + fmt(p.high) + "]";
+      return [{ text: p.b + " \u2212 " + p.a, value: p.b + "\u0000" + p.a }, { text: p.metric, value: p.metric },
+        { text: fmt(p.difference) + interval, value: p.difference }]
+        .concat(P.map(function (c) { return { text: p[c[0]] !== null && p[c[0]] < 1e-4 ? "<0.0001" : fmt(p[c[0]]), value: p[c[0]] }; }),
+          [{ text: fmt(p.effect_size, 2), value: p.effect_size },
+            { text: count(p.wins) + "/" + count(p.ties) + "/" + count(p.losses), value: p.wins - p.losses },
+            { text: p.significant ? "yes" : "no", value: p.significant ? 1 : 0 }]);
     });
-    return section("Pairs", "pairs", [el("div", { class: "scroll" }, [sortableTable(columns.map(function (c, i) { return { title: c, num: i > 2 }; }), rows, "pairs-table")]),
-      el("p", { class: "note", text: "Wins: queries where B is above A; test: " + D.settings.test + ", correction: " + D.settings.correction + "." })]);
+    var legend = Object.keys(D.legend || {}).map(function (k) { return el("li", {}, [el("b", { text: k + ": " }), D.legend[k]]); });
+    var decider = P.filter(function (c) { return c[0] === D.decides; })[0];
+    return section("Pairs", "pairs", [sideways(el("div", { class: "scroll" }, [sortableTable(columns, rows, "pairs-table")])),
+      el("p", { class: "note", id: "significance-rule", text: "\u2020 decides \u201csignificant\u201d: " + decider[1] + " < " + D.settings.alpha +
+        ". W/T/L: queries where B is above / equal to / below A." }),
+      legend.length ? el("details", {}, [el("summary", { text: "how each number was made" }), el("ul", { id: "pairs-legend" }, legend)]) : null]);
   }
   function scatterSection() {
     var Q = D.queries;
     if (!Q) return section("Per query", "scatter", [el("p", { class: "note", text: "This comparison holds no per-query values." })]);
-    var pairs = [];
-    D.pairs.forEach(function (p) { var key = p.a + "\u0000" + p.b; if (pairs.indexOf(key) < 0) pairs.push(key); });
+    var pairs = [];  // each pair's key: the JSON text of [A, B] (any system name, NUL included)
+    D.pairs.forEach(function (p) { var key = JSON.stringify([p.a, p.b]); if (pairs.indexOf(key) < 0) pairs.push(key); });
     var pair = pairs.indexOf(state.pair) >= 0 ? state.pair : pairs[0];
     var metric = D.metrics.indexOf(state.metric) >= 0 ? state.metric : D.metrics[0];
     var holder = el("div", { class: "panel" }), list = el("div");
     function draw() {
       state.pair = pair; state.metric = metric; saveState();
-      var ab = pair.split("\u0000"), a = Q.values[ab[0]][metric], b = Q.values[ab[1]][metric];
+      var ab = JSON.parse(pair), a = Q.values[ab[0]][metric], b = Q.values[ab[1]][metric];
       holder.textContent = ""; list.textContent = "";
       holder.appendChild(scatter(a, b, ab[0], ab[1], metric));
       var order = a.map(function (_, i) { return i; }).sort(function (i, j) { return Math.abs(b[j] - a[j]) - Math.abs(b[i] - a[i]) || i - j; }).slice(0, 20);
@@ -406,7 +507,7 @@
       });
       list.appendChild(el("table", { id: "differences-table" }, [el("thead", {}, [el("tr", {}, ["query", ab[0], ab[1], "B \u2212 A"].map(function (t, i) { return el("th", { class: i ? "num" : "", text: t }); }))]), el("tbody", {}, rows)]));
     }
-    var pairChooser = select(pairs.map(function (k) { var ab = k.split("\u0000"); return [k, "A = " + ab[0] + ", B = " + ab[1]]; }), pair, function (v) { pair = v; draw(); }, "pair-select");
+    var pairChooser = select(pairs.map(function (k) { var ab = JSON.parse(k); return [k, "A = " + ab[0] + ", B = " + ab[1]]; }), pair, function (v) { pair = v; draw(); }, "pair-select");
     var metricChooser = select(D.metrics.map(function (m) { return [m, m]; }), metric, function (v) { metric = v; draw(); }, "metric-select");
     draw();
     return section("Per query", "scatter", [el("div", { class: "controls" }, [pairChooser, metricChooser]), el("div", { class: "grid" }, [holder,
@@ -446,7 +547,7 @@
       parts = [systemsSection(), pairsSection(), scatterSection()];
     } else {
       var figures = el("div", { class: "grid" }, [curvesSection(), distributionSection()].filter(Boolean));
-      parts = [summarySection(), figures, querySection(), perClassSection(), confusionSection()];
+      parts = [summarySection(), figures, verificationSection(), querySection(), perClassSection(), confusionSection()];
     }
     parts.forEach(function (p) { if (p) app.appendChild(p); });
     document.body.setAttribute("data-ready", "1");

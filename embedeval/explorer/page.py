@@ -12,7 +12,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from .._core.display import InlinePage
-from .json_text import dumps, for_script
+from .json_text import dumps, for_script, readable
 
 
 def _asset(name: str) -> str:
@@ -26,7 +26,7 @@ def render(data: dict) -> str:
         ("/*STYLE*/", _asset("explorer.css")),
         ("/*SCRIPT*/", _asset("explorer.js")),
         ("/*DATA*/", for_script(dumps(data))),
-        ("<!--TITLE-->", html.escape(str(data.get("title", "embedeval")))),
+        ("<!--TITLE-->", html.escape(readable(str(data.get("title", "embedeval"))))),
     ):
         page = page.replace(key, value, 1)
     return page
