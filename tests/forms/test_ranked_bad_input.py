@@ -87,7 +87,7 @@ def trec_files(tmp_path):
 
 
 CLI_ERRORS = [
-    (["rankings", "nan.txt", "qrels.txt"], ["nan.txt:2: score must be a number, not 'nan'"]),
+    (["rankings", "nan.txt", "qrels.txt"], ["nan.txt:2: score must be a number; got 'nan'"]),
     # every argument is checked before any file is read: the run's NaN is never reached
     (
         ["rankings", "nan.txt", "qrels.txt", "--threshold", "0", "--report", "missing/r.html"],
