@@ -187,3 +187,17 @@ def test_rankings_complete_lists_queries_in_id_order(tmp_path, capsys):
     assert rows == ["query", "q1", "q2", "q3", "all"]
     assert main([*args, "--complete", "--format", "trec"]) == 0
     assert [line.split("\t")[1] for line in capsys.readouterr().out.splitlines()] == ["q1", "q2", "q3", "all"]
+
+
+@pytest.mark.parametrize("run", ["", "# only a comment\n\n"])
+@pytest.mark.parametrize("rel_format", ["qrels", "prefs"])
+def test_a_run_without_lines_is_named_with_c_not_a_traceback(tmp_path, capsys, run, rel_format):
+    """-c with an empty run (or comments only) raised IndexError (qrels) or printed zeros (prefs)."""
+    (tmp_path / "run").write_text(run)
+    (tmp_path / "judged").write_text("q1 0 a 1\n" if rel_format == "qrels" else "q1 u s a 1\nq1 u s b 0\n")
+    measures = ["-m", "all_prefs"] if rel_format == "prefs" else []
+    status, out, err = _run(capsys, "-c", "-R", rel_format, *measures, tmp_path / "judged", tmp_path / "run")
+    assert status == 2 and out == ""
+    assert err.splitlines() == [
+        f"embedeval trec_eval: error: {tmp_path / 'run'}: the run is empty: it holds no ranked line (an empty file, or only blank lines and comments)"
+    ]

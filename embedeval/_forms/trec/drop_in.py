@@ -32,6 +32,7 @@ from ..rankings import result_of
 from ..score_order import tie_groups
 from .columns import Columns, hash_strings
 from .evaluate import _check_qrels, _Collision, _numbers_in_run, on_both_files, order
+from .lines import no_run_lines
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,8 @@ def evaluate_as_trec_eval(
 
 def _queries(run: Columns, qrels: Columns, complete: bool) -> tuple[list, np.ndarray]:
     """(query ids in byte order, each one's segment of the ordered run or -1)."""
+    if not run.queries:
+        raise no_run_lines(run.path)
     segment_of = {q: i for i, q in enumerate(run.queries)}
     ids = sorted((q for q in qrels.queries if complete or q in segment_of), key=lambda q: q.encode())
     if not ids:

@@ -22,7 +22,7 @@ from ..match import find, first_duplicate, offsets_of, padded_blocks
 from ..rankings import result_of
 from ..score_order import flagged_segments, sort_segments, tie_groups, unsorted_segments
 from .columns import QRELS, RUN, Columns, MissingIds, hash_strings, keeping
-from .lines import locate_duplicate, read, reads_in_batches
+from .lines import locate_duplicate, no_run_lines, read, reads_in_batches
 
 
 class _Collision(Exception):
@@ -134,7 +134,7 @@ def _evaluate(run: Columns, qrels: Columns, parsed, threshold, empty, complete, 
     orphans = [q for q in qrels.queries if q not in ranked]
     query_ids = [run.queries[i] for i in kept.tolist()] + (orphans if complete else [])
     if not query_ids and not run.queries:
-        raise ValueError("the run is empty: it holds no ranked line (an empty file, or one of blank lines)")
+        raise no_run_lines(run.path)
     if not query_ids:
         raise ValueError(
             f"no query of the run appears in the qrels ({len(run.queries)} ranked queries, "

@@ -162,6 +162,14 @@ def _read_lines(path: Path, layout, duplicates: bool = False, comments: bool = F
     )
 
 
+def no_run_lines(path) -> ValueError:
+    """The error for a run without a line to evaluate: with ``-c`` every judged query would be
+    evaluated against nothing, a mistake rather than a run (trec_eval refuses an empty file)."""
+    return ValueError(
+        f"{path}: the run is empty: it holds no ranked line (an empty file, or only blank lines and comments)"
+    )
+
+
 def trec_lines(f):
     """The one tokenizer of every TREC file (runs, qrels, preferences, judgement groups): each
     line of the binary file ``f`` as ``(number, line, fields)``, numbered from 1, its fields as
