@@ -143,6 +143,22 @@ def _comparison_problems(args, names) -> list[str]:
     return problems
 
 
+def _twice(paths: dict[str, str]) -> list[str]:
+    """One line per file given as two systems (or two runs of one): it would differ from itself
+    by 0 everywhere, which says nothing about either."""
+    first: dict[Path, str] = {}
+    problems = []
+    for name, f in paths.items():
+        where = Path(f).resolve()
+        if where in first:
+            problems.append(
+                f"{f} is given twice ({first[where]} and {name}): a file compared with itself differs by 0 "
+                "everywhere; give each system its own file"
+            )
+        first.setdefault(where, name)
+    return problems
+
+
 def compare_command(args) -> int:
     """``embedeval compare``: per metric, each system's value and the paired comparisons."""
     if dense.asked(args):
@@ -163,6 +179,7 @@ def compare_command(args) -> int:
     }
     missing = argument_problems({**paths, "judgements": args.inputs[-1] if args.inputs else None}, [], EMBEDDINGS)
     problems += _comparison_problems(args, systems)
+    problems += _twice(paths) if not missing else []
     kind, wrong = ("embeddings", []) if missing or not args.inputs else _kind_problems(systems, args.inputs[-1])
     form = RANKINGS if kind == "runs" else EMBEDDINGS
     if args.metrics is None:
@@ -215,17 +232,26 @@ def _evaluate_runs(args, systems: dict[str, list[str]]) -> dict:
     from .._metrics.registry import parse_metrics
 
     parsed = parse_metrics(args.metrics, RANKINGS)
-    out, unranked = {}, {}
+    out, unranked, problems = {}, {}, []
     for name, files in systems.items():
         runs = []
         for f in files:
             try:
                 result, coverage = evaluate_files(f, args.inputs[-1], parsed, args.threshold, args.empty, True)
             except ValueError as exc:
-                raise UsageError([f"{name} ({f}): {exc}"]) from None
+                problems.append(f"{name} ({f}): {exc}")
+                continue
+            if not coverage.judged_with_run:  # scored 0 on every query: not a comparison, as rankings says
+                problems.append(
+                    f"{name} ({f}): no query of the run appears in the qrels ({coverage.run_without_judgements} "
+                    f"ranked queries, {coverage.judged_without_run} judged); "
+                    "check that both files use the same query ids"
+                )
             unranked[f] = coverage.judged_without_run
             runs.append(result)
-        out[name] = runs if len(runs) > 1 else runs[0]
+        out[name] = runs if len(runs) > 1 else runs[0] if runs else None
+    if problems:
+        raise UsageError(problems)
     for f, n in unranked.items():
         if n:
             print(

@@ -181,3 +181,24 @@ def test_a_line_is_told_apart_by_its_fields(line, kind):
     from embedeval.cli._compare import _line_kind
 
     assert _line_kind(line.split()) == kind
+
+
+def test_runs_that_rank_no_judged_query_are_refused_as_rankings_refuses_them(trec, tmp_path):
+    """compare printed a table of zeros and exited 0 (notes on stderr only)."""
+    for name in ("x", "y"):
+        (tmp_path / f"{name}.txt").write_text(f"other Q0 d1 1 2 {name}\nother Q0 d2 2 1 {name}\n")
+    out = run("compare", tmp_path / "x.txt", tmp_path / "y.txt", trec / "qrels.txt", "--metrics", "map")
+    assert out.returncode == 2 and out.stdout == ""
+    lines = out.stderr.splitlines()
+    assert len(lines) == 2 and all("no query of the run appears in the qrels" in line for line in lines)
+    assert "x.txt" in lines[0] and "y.txt" in lines[1] and "Traceback" not in out.stderr
+
+
+def test_the_same_file_twice_is_refused_before_any_work(trec):
+    """A run compared with itself gave every difference 0 and no word."""
+    out = run("compare", trec / "bm25.txt", trec / "dense.txt", trec / "bm25.txt", trec / "qrels.txt")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.splitlines() == [
+        f"embedeval compare: error: {trec / 'bm25.txt'} is given twice (bm25 and bm25_2): a file compared with "
+        "itself differs by 0 everywhere; give each system its own file"
+    ]

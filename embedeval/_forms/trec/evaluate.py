@@ -89,6 +89,7 @@ class Coverage:
 
     judged_without_run: int
     run_without_judgements: int
+    judged_with_run: int
 
 
 def evaluate_files(
@@ -179,7 +180,7 @@ def _evaluate(run: Columns, qrels: Columns, parsed, threshold, empty, complete, 
         segment = kept[rows[found]]
         start, size = tie_groups(score, ordered.offsets, segment, score[ordered.offsets[segment] + where[found]])
         judged = dataclasses.replace(judged, group_start=start, group_size=size)
-    coverage = Coverage(len(orphans), len(run.queries) - kept.size)
+    coverage = Coverage(len(orphans), len(run.queries) - kept.size, kept.size)
     config = {
         "max_length": int(counts.max(initial=0)),
         "complete": complete,
