@@ -14,7 +14,7 @@ from pathlib import Path
 from .._metrics.registry import DEFAULT_EMBEDDING_METRICS, DEFAULT_RANKING_METRICS, EMBEDDINGS, RANKINGS
 from . import _compare_dense as dense
 from ._explore import explore_comparison
-from ._problems import UsageError, argument_problems, report_problems, set_level_problems
+from ._problems import UsageError, argument_problems, output_problems, set_level_problems
 
 _RUN = "run"
 _QRELS = "qrels"
@@ -131,7 +131,7 @@ def _new_options(args) -> bool:
 
 def _comparison_problems(args, names) -> list[str]:
     """The options of the comparison itself, whatever the systems' kind."""
-    problems = report_problems(args.report)
+    problems = output_problems(args)
     if args.resamples < 1:
         problems.append(f"--resamples must be >= 1; got {args.resamples}")
     if args.bootstrap < 1:

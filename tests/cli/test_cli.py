@@ -224,7 +224,7 @@ ERRORS = [
     ),
     (
         ["compare", "emb.npy", "emb.npy", "labels.npy", "--metrics", "foo", "--resamples", "0"],
-        ["unknown metric 'foo' for embeddings", "--resamples must be >= 1; got 0"],
+        ["unknown metric 'foo' for embeddings", "--resamples must be >= 1; got 0", "emb.npy is given twice"],
     ),
     (
         ["evaluate", "emb.npy", "labels.npy", "--block-size", "0", "--threads", "0"],
