@@ -53,6 +53,13 @@ def add_leaderboard_command(sub, **kw) -> None:
     )
     lp.add_argument("--metric", help="the per-query metric of --trec runs (default: ndcg@10)")
     lp.add_argument(
+        "--empty",
+        choices=("skip", "zero"),
+        default=None,
+        help="--trec: queries without a relevant document, left out (skip, default; their number is said) or "
+        "scored 0 and averaged in, as trec_eval does (zero)",
+    )
+    lp.add_argument(
         "--post-hoc",
         choices=("nemenyi", "wilcoxon"),
         default="nemenyi",
@@ -108,6 +115,8 @@ def _source_problems(args) -> list[str]:
         problems += argument_problems(files, [], RANKINGS)
     if args.metric is not None and not args.trec:
         problems.append("--metric goes with --trec (the other sources carry their own values)")
+    if args.empty is not None and not args.trec:
+        problems.append("--empty goes with --trec (the other sources carry their own values)")
     if args.trec:
         args.metric = args.metric or "ndcg@10"
         problems += argument_problems({}, [args.metric], RANKINGS)
@@ -147,10 +156,19 @@ def _trec_data(args) -> dict:
             path = path if sep else run
             system = system if sep else Path(run).name.rsplit(".", 1)[0]
             try:
-                row[system] = evaluate_files(path, qrels, parsed, 1.0, "skip", True)[0]
+                row[system] = evaluate_files(path, qrels, parsed, 1.0, args.empty or "skip", True)[0]
             except ValueError as exc:
                 raise UsageError([f"--trec {name} ({run}): {exc}"]) from None
         data[name] = row
+        left_out = max(result.n_skipped for result in row.values())  # the qrels decide: the same for every run
+        if left_out:
+            n = len(next(iter(row.values())).config["query_ids"])
+            print(
+                f"embedeval leaderboard: note: --trec {name}: {left_out} of {n} judged queries "
+                f"{'has' if left_out == 1 else 'have'} no relevant document, left out of the mean; "
+                "--empty zero scores them 0, as trec_eval does",
+                file=sys.stderr,
+            )
     return data
 
 

@@ -150,3 +150,38 @@ def test_an_unknown_control_and_a_short_trec_say_so(files):
     assert out.returncode == 2 and "'control' must name one of the systems" in out.stderr
     out = run("leaderboard", "--trec", "x", d / "trec0" / "qrels.txt")
     assert out.returncode == 2 and "--trec needs NAME QRELS RUN [RUN ...]" in out.stderr
+
+
+def test_trec_empty_zero_gives_trec_evals_map_and_the_default_says_what_it_left_out(tmp_path):
+    """A query without a relevant document was dropped without a word, so a dataset's map was not
+    trec_eval's (0.5000 against 0.3333 here)."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 0}}
+    runs = {
+        "x": {"q1": {"a": 3.0, "y": 2.0}, "q2": {"y": 3.0, "b": 2.0}, "q3": {"c": 1.0}},
+        "z": {"q1": {"y": 3.0, "a": 2.0}, "q2": {"y": 3.0, "z": 2.0, "b": 1.0}, "q3": {"c": 1.0}},
+    }
+    (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, j in qrels.items() for d, g in j.items()))
+    for name, run_ in runs.items():
+        lines = [f"{q} Q0 {d} 1 {s} {name}\n" for q, docs in run_.items() for d, s in docs.items()]
+        (tmp_path / f"{name}.txt").write_text("".join(lines))
+    args = ["leaderboard", "--metric", "map", "--no-ci", "--format", "json"]
+    for t in ("d1", "d2"):
+        args += ["--trec", t, tmp_path / "qrels", tmp_path / "x.txt", tmp_path / "z.txt"]
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map"})
+    expected = {s: np.mean([v["map"] for v in evaluator.evaluate(r).values()]) for s, r in runs.items()}
+
+    zero = run(*args, "--empty", "zero")
+    assert zero.returncode == 0, zero.stderr
+    scores = json.loads(zero.stdout)["scores"]["d1"]
+    assert scores == pytest.approx(expected, abs=1e-12) and zero.stderr == ""
+
+    skip = run(*args)
+    assert skip.returncode == 0, skip.stderr
+    assert json.loads(skip.stdout)["n_queries"] == {"d1": 2, "d2": 2}
+    assert skip.stderr.splitlines() == [
+        f"embedeval leaderboard: note: --trec {t}: 1 of 3 judged queries has no relevant document, left out of the "
+        "mean; --empty zero scores them 0, as trec_eval does"
+        for t in ("d1", "d2")
+    ]
+    assert "--empty goes with --trec" in run("leaderboard", "--scores", tmp_path / "x.txt", "--empty", "zero").stderr

@@ -199,5 +199,6 @@ def test_a_run_without_lines_is_named_with_c_not_a_traceback(tmp_path, capsys, r
     status, out, err = _run(capsys, "-c", "-R", rel_format, *measures, tmp_path / "judged", tmp_path / "run")
     assert status == 2 and out == ""
     assert err.splitlines() == [
-        f"embedeval trec_eval: error: {tmp_path / 'run'}: the run is empty: it holds no ranked line (an empty file, or only blank lines and comments)"
+        f"embedeval trec_eval: error: {tmp_path / 'run'}: the run is empty: it holds no ranked line "
+        "(an empty file, or only blank lines and comments)"
     ]
