@@ -67,7 +67,15 @@ def test_every_format(files, fmt):
 def test_per_query_values_give_intervals_and_dataset_counts(files):
     d, _ = files
     out = run(
-        "leaderboard", "--per-query", d / "per_query.csv", "--bootstrap", 100, "--resamples", 200, "--format", "json"
+        "leaderboard",
+        "--per-query-values",
+        d / "per_query.csv",
+        "--bootstrap",
+        100,
+        "--resamples",
+        200,
+        "--format",
+        "json",
     )
     assert out.returncode == 0, out.stderr
     c = json.loads(out.stdout)
@@ -82,7 +90,7 @@ def test_trec_runs_with_a_qrels_per_dataset(files):
     for t in range(3):
         f = d / f"trec{t}"
         args += ["--trec", f"t{t}", f / "qrels.txt", *(f / f"{s}.txt" for s in SYSTEMS)]
-    out = run("leaderboard", *args, "--metric", "map", "--bootstrap", 100, "--resamples", 200, "--format", "json")
+    out = run("leaderboard", *args, "--metrics", "map", "--bootstrap", 100, "--resamples", 200, "--format", "json")
     assert out.returncode == 0, out.stderr
     c = json.loads(out.stdout)
     assert c["metric"] == "map" and c["datasets"] == ["t0", "t1", "t2"] and c["systems"] == list(SYSTEMS)
@@ -122,7 +130,7 @@ def test_problems_are_said_at_once_one_line_each_without_traceback(tmp_path):
         "cd.gif",
         "--bootstrap",
         "0",
-        "--metric",
+        "--metrics",
         "map",
         "--rope",
         "-1",
@@ -137,7 +145,7 @@ def test_problems_are_said_at_once_one_line_each_without_traceback(tmp_path):
         "--alpha must be in",
         "--plot must end in",
         "--bootstrap must be >= 1",
-        "--metric goes with --trec",
+        "--metrics goes with --trec",
         "--rope must be",
     ):
         assert sum(part in line for line in lines) == 1, (part, lines)
@@ -146,8 +154,8 @@ def test_problems_are_said_at_once_one_line_each_without_traceback(tmp_path):
 
 def test_an_unknown_control_and_a_short_trec_say_so(files):
     d, _ = files
-    out = run("leaderboard", "--scores", d / "scores.csv", "--control", "nobody")
-    assert out.returncode == 2 and "'control' must name one of the systems" in out.stderr
+    out = run("leaderboard", "--scores", d / "scores.csv", "--baseline", "nobody")
+    assert out.returncode == 2 and "--baseline must name one of the systems" in out.stderr
     out = run("leaderboard", "--trec", "x", d / "trec0" / "qrels.txt")
     assert out.returncode == 2 and "--trec needs NAME QRELS RUN [RUN ...]" in out.stderr
 
@@ -165,7 +173,7 @@ def test_trec_empty_zero_gives_trec_evals_map_and_the_default_says_what_it_left_
     for name, run_ in runs.items():
         lines = [f"{q} Q0 {d} 1 {s} {name}\n" for q, docs in run_.items() for d, s in docs.items()]
         (tmp_path / f"{name}.txt").write_text("".join(lines))
-    args = ["leaderboard", "--metric", "map", "--no-ci", "--format", "json"]
+    args = ["leaderboard", "--metrics", "map", "--no-ci", "--format", "json"]
     for t in ("d1", "d2"):
         args += ["--trec", t, tmp_path / "qrels", tmp_path / "x.txt", tmp_path / "z.txt"]
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map"})
@@ -185,3 +193,23 @@ def test_trec_empty_zero_gives_trec_evals_map_and_the_default_says_what_it_left_
         for t in ("d1", "d2")
     ]
     assert "--empty goes with --trec" in run("leaderboard", "--scores", tmp_path / "x.txt", "--empty", "zero").stderr
+
+
+def test_the_old_spellings_work_for_one_release_with_a_warning(files):
+    """--metric, --control and --per-query FILE became --metrics, --baseline and --per-query-values
+    (one name for one thing across the commands)."""
+    d, _ = files
+    f = d / "trec0"
+    trec = ["--trec", "t0", f / "qrels.txt", *(f / f"{s}.txt" for s in SYSTEMS)]
+    trec += ["--trec", "t1", f / "qrels.txt", *(f / f"{s}.txt" for s in reversed(SYSTEMS))]
+    common = ["--no-ci", "--resamples", 200, "--format", "json"]
+    old = run("leaderboard", *trec, "--metric", "map", "--control", "dense", *common)
+    new = run("leaderboard", *trec, "--metrics", "map", "--baseline", "dense", *common)
+    assert old.returncode == new.returncode == 0, old.stderr
+    assert old.stdout == new.stdout and new.stderr == ""
+    assert old.stderr.splitlines() == [
+        "embedeval leaderboard: warning: --metric is deprecated and goes in 0.2; use --metrics",
+        "embedeval leaderboard: warning: --control is deprecated and goes in 0.2; use --baseline",
+    ]
+    old = run("leaderboard", "--per-query", d / "per_query.csv", *common)
+    assert old.returncode == 0 and "--per-query is deprecated and goes in 0.2; use --per-query-values" in old.stderr
