@@ -171,13 +171,13 @@ def reality_check_command(args) -> int:
         print("embedeval reality-check: warning: --markdown is deprecated; use --format markdown", file=sys.stderr)
         fmt = "markdown"
     problems = [] if args.n >= 4 else [f"--n must be an int >= 4 (one point per strip); got {args.n}"]
-    problems += folder_problems("--out", args.out)
+    problems += folder_problems("--out-dir", args.out_dir)
     if problems:
         raise UsageError(problems)
     results = evaluate_examples(n=args.n, seed=args.seed)
     print(format_examples(results, fmt))
-    paths = plot_reality_check(results, args.out)
-    paths += _confidence_figures(args.n, args.seed, Path(args.out))
+    paths = plot_reality_check(results, args.out_dir)
+    paths += _confidence_figures(args.n, args.seed, Path(args.out_dir))
     for path in paths:
         print(f"wrote {path}", file=sys.stderr)
     return 0

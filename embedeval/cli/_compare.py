@@ -1,9 +1,10 @@
 """``embedeval compare``: N systems (TREC runs with a qrels, or embeddings with a labels file),
 told apart by their content; two embedding files alone keep the two-system table.
 
-Each positional file but the last is one system (named after its file); ``--system NAME=F1,F2``
-gives a system several runs (seeds, folds). The last file is the judgements: a qrels for runs,
-a labels file for embeddings.
+Runs take their qrels first (``compare QRELS RUN1 RUN2``, trec_eval's order); embeddings take
+their labels last (``compare A B LABELS``, as ``evaluate EMBEDDINGS LABELS``). Every other
+positional file is one system (named after its file); ``--system NAME=F1,F2`` gives a system
+several runs (seeds, folds).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from .._metrics.registry import DEFAULT_EMBEDDING_METRICS, DEFAULT_RANKING_METRICS, EMBEDDINGS, RANKINGS
 from . import _compare_dense as dense
+from ._argparse import REMOVED_IN
 from ._explore import explore_comparison
 from ._problems import UsageError, argument_problems, output_problems, set_level_problems
 
@@ -89,13 +91,14 @@ def _kind_problems(systems: dict[str, list[str]], judgements: str) -> tuple[str,
     last = sniff(Path(judgements))
     kinds = {f: sniff(Path(f)) for files in systems.values() for f in files}
     problems = [
-        f"{f} is {_TEXT_KINDS[_QRELS]}, not a system: give the qrels once, last"
+        f"{f} is {_TEXT_KINDS[_QRELS]}, not a system: give the qrels once, first"
         for f, k in kinds.items()
         if k == _QRELS
     ]
     if last == _RUN:
         return "runs", [
-            f"the last file ({judgements}) is {_TEXT_KINDS[_RUN]}, not the judgements: give the qrels (or labels) last",
+            f"the last file ({judgements}) is {_TEXT_KINDS[_RUN]} and the first is no qrels: give the qrels first "
+            "(QRELS RUN1 RUN2), or embeddings then their labels last (A B LABELS)",
             *problems,
         ]
     if last == _QRELS:
@@ -108,7 +111,7 @@ def _kind_problems(systems: dict[str, list[str]], judgements: str) -> tuple[str,
         return "runs", problems
     problems += [
         f"{f} is {_TEXT_KINDS[_RUN]}, but the last file ({judgements}) is not a qrels: "
-        "give a qrels last to compare runs, "
+        "give a qrels first to compare runs, "
         "or only embedding files with a labels file"
         for f, k in kinds.items()
         if k == _RUN
@@ -143,6 +146,23 @@ def _comparison_problems(args, names) -> list[str]:
     return problems
 
 
+def _judgements_last(args) -> None:
+    """Runs take their qrels first (``compare QRELS RUN1 RUN2``), as trec_eval and every command
+    that takes both; the qrels is moved last, where the embeddings' labels go (``compare A B
+    LABELS``). A qrels given last (the order before 0.1) is read with a warning until 0.2."""
+    files = [Path(f) for f in args.inputs or []]
+    if len(files) < 2 or not files[0].is_file():
+        return
+    if sniff(files[0]) == _QRELS:
+        args.inputs = [*args.inputs[1:], args.inputs[0]]
+    elif files[-1].is_file() and sniff(files[-1]) == _QRELS and sniff(files[0]) == _RUN:
+        print(
+            f"embedeval compare: warning: the qrels last (RUN ... QRELS) is deprecated and goes in {REMOVED_IN}; "
+            "give QRELS RUN1 RUN2 ..., judgements first as trec_eval",
+            file=sys.stderr,
+        )
+
+
 def _twice(paths: dict[str, str]) -> list[str]:
     """One line per file given as two systems (or two runs of one): it would differ from itself
     by 0 everywhere, which says nothing about either."""
@@ -168,11 +188,12 @@ def compare_command(args) -> int:
         return _compare(args, results, inputs)
     if args.distance is None:
         args.distance = "euclidean"
+    _judgements_last(args)
     systems, problems = _systems(args)
     problems += dense.other_form_problems(args)
     if len(systems) < 2:
         problems.append(
-            f"give at least two systems, then the judgements last (A B LABELS, or RUN1 RUN2 QRELS); got {len(systems)}"
+            f"give at least two systems and their judgements (QRELS RUN1 RUN2, or A B LABELS); got {len(systems)}"
         )
     paths = {
         f"{name} ({Path(f).name})" if len(files) > 1 else name: f for name, files in systems.items() for f in files

@@ -82,9 +82,9 @@ def test_outputs_and_images_are_checked_before_any_work(files):
 
 def test_reality_check_out_names_the_option(files):
     """--out naming a file printed a raw [Errno 17] after computing the examples."""
-    out = run_cli("reality-check", "--out", files / "labels.txt" / "plots", "--n", "4")
+    out = run_cli("reality-check", "--out-dir", files / "labels.txt" / "plots", "--n", "4")
     assert _errors(out) == [
-        f"embedeval reality-check: error: --out: {files / 'labels.txt'} is a file; give a folder for the files "
+        f"embedeval reality-check: error: --out-dir: {files / 'labels.txt'} is a file; give a folder for the files "
         "(it is created if missing)"
     ]
     assert out.stdout == ""
