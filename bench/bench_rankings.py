@@ -20,7 +20,7 @@ Rows, each on the same data:
   through ``embedeval.io.evaluate_files``;
 * TREC files of the same data (``--trec-dir``, 10 million run lines at the default size, written
   once and reused): ``read_run`` + ``read_qrels`` + ``evaluate_rankings`` in Python, and
-  ``embedeval rankings run.txt qrels.txt`` end to end (process start to printed table, its peak
+  ``embedeval rankings qrels.txt run.txt`` end to end (process start to printed table, its peak
   resident memory) with pyarrow and without it; for scale, the peak memory of a process that
   reads the same run into Python dicts (pytrec_eval's ``parse_run``).
 """
@@ -209,7 +209,7 @@ def main():
     t, r = timed(lambda: evaluate_files(run_path, qrels_path, metrics=METRICS, ties="expected"))
     add("TREC files, io.evaluate_files", 'embedeval, ties="expected"', t, f"{t / t_files:.2f} x trec_eval's", r.summary)
     n_lines = ranked.size
-    command = [sys.executable, "-m", "embedeval.cli", "rankings", str(run_path), str(qrels_path), "--metrics", *METRICS]
+    command = [sys.executable, "-m", "embedeval.cli", "rankings", str(qrels_path), str(run_path), "--metrics", *METRICS]
     t, peak, out = child_peak(command)
     add(
         f"`embedeval rankings` ({n_lines:,}-line run)",

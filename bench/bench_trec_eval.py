@@ -4,11 +4,16 @@
     python bench/bench_trec_eval.py --queries 10000 --trec-eval ./trec_eval
     python bench/bench_trec_eval.py --queries 1000 5000 --docs 1000 --trec-eval ./trec_eval   # issue 41's sizes
     python bench/bench_trec_eval.py --start-up --trec-eval ./trec_eval   # trec_eval's own test files
+    python bench/bench_trec_eval.py --queries 1000 5000 --docs 1000 --ids short long --judged 50 --default-only
+        # issue 55's peak memory table (docs/performance.md): ids of both lengths, 50 judged per query
 
 (Build trec_eval 10 outside this repository: fetch github:usnistgov/trec_eval, then ``make`` there.)
 
-The files are bench_rankings.py's (``--trec-dir``, written once and reused): per query 100
-(``--docs``) retrieved documents and 5 judged with grades 1-3. ``--start-up`` times trec_eval's own
+The files are bench_rankings.py's data (``--trec-dir``, written once and reused): per query 100
+(``--docs``) retrieved documents among 10^6 and 5 (``--judged``) judged with grades 1-3, three of
+them retrieved. ``--ids short`` writes ids as bench_rankings.py does (``q12``, ``d123456``);
+``--ids long`` as web collections name them (``query-000012``, ``clueweb12-0000tw-00-123456``:
+26 bytes), which is what a reader's memory per line grows with. ``--start-up`` times trec_eval's own
 test files instead (``test/qrels.test``, ``test/results.test`` beside the binary: 3,681 qrels
 lines, 1,500 run lines), where a process's start-up is its speed. Each row is one process, start to printed
 output (sent to /dev/null), with its peak resident memory:
@@ -31,6 +36,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_rankings import make_data, write_trec
@@ -60,16 +67,57 @@ def timed_process(argv: list[str], **variables) -> tuple[float, float, str]:
     return seconds, peak_kb / 1024, child.stdout
 
 
-def rows_for(words: list[str], trec_eval: str | None):
+def rows_for(words: list[str], trec_eval: str | None, default_only: bool = False):
     """(name, seconds, peak MB, output) of each command on the same arguments."""
     rows = []
     if trec_eval:
         rows.append(("trec_eval 10 (C)", *timed_process([trec_eval, *words[1:]])))
     command = [sys.executable, "-c", _COMMAND, *words]
     rows.append(("embedeval trec_eval", *timed_process(command)))
-    for reader in ("numpy", "pyarrow"):
+    for reader in () if default_only else ("numpy", "pyarrow"):
         rows.append((f"  {reader}'s reader forced", *timed_process(command, EMBEDEVAL_TREC_READER=reader)))
     return rows
+
+
+_LONG = ("query-{:06d}", "clueweb12-0000tw-00-{:06d}")  # 12 and 26 bytes
+_SHORT = ("q{}", "d{}")
+
+
+def corpus_data(n_queries: int, length: int, judged: int, corpus: int, seed: int = 0):
+    """(ranked, judged, grades) with every id drawn from ``corpus`` documents, so that ids recur
+    across queries (as in a real collection: issue 55's file, 200,000 documents); a fifth of each
+    query's judged documents are among its retrieved ones."""
+    rng = np.random.default_rng(seed)
+    ranked = np.empty((n_queries, length), dtype=np.int64)
+    relevant = np.empty((n_queries, judged), dtype=np.int64)
+    inside = judged // 5
+    for q in range(n_queries):
+        row = rng.choice(corpus, size=length + judged, replace=False)
+        ranked[q] = row[:length]
+        relevant[q, :inside] = rng.choice(row[:length], size=inside, replace=False)
+        relevant[q, inside:] = row[length : length + judged - inside]
+    return ranked, relevant, rng.integers(0, 4, size=(n_queries, judged))
+
+
+def write_files(folder: Path, ranked, relevant, grades, ids: str) -> tuple[Path, Path]:
+    """run.txt and qrels.txt with ``ids`` "short" or "long" (written once per shape)."""
+    if ids == "short":
+        return write_trec(folder, ranked, relevant, grades)
+    query, doc = _LONG
+    folder.mkdir(parents=True, exist_ok=True)
+    run_path, qrels_path = folder / "run.txt", folder / "qrels.txt"
+    stamp = folder / f".made-for-{ranked.shape[0]}x{ranked.shape[1]}x{relevant.shape[1]}"
+    if not stamp.exists():
+        with open(run_path, "w") as f:
+            for q, row in enumerate(ranked.tolist()):
+                qid = query.format(q)
+                f.write("".join(f"{qid} Q0 {doc.format(d)} {i + 1} {100 - i}.0 bench\n" for i, d in enumerate(row)))
+        with open(qrels_path, "w") as f:
+            for q, (rel, gr) in enumerate(zip(relevant.tolist(), grades.tolist(), strict=True)):
+                qid = query.format(q)
+                f.write("".join(f"{qid} 0 {doc.format(d)} {g}\n" for d, g in zip(rel, gr, strict=True)))
+        stamp.touch()
+    return run_path, qrels_path
 
 
 def print_rows(title: str, rows) -> None:
@@ -90,6 +138,10 @@ def main():
     parser.add_argument("--repeat", type=int, default=1, help="best of this many runs (--start-up: 5)")
     parser.add_argument("--trec-dir", default="/tmp/embedeval-bench-trec", help="where the TREC files are written")
     parser.add_argument("--trec-eval", help="a trec_eval 10 binary built from its source (optional)")
+    parser.add_argument("--ids", nargs="+", choices=("short", "long"), default=["short"], help="id lengths")
+    parser.add_argument("--judged", type=int, default=5, help="judged documents per query (3 of them retrieved)")
+    parser.add_argument("--default-only", action="store_true", help="embedeval's default reader only")
+    parser.add_argument("--corpus", type=int, help="draw every id from this many documents (ids recur across queries)")
     args = parser.parse_args()
     measures = [w for m in args.measures if m for w in ("-m", m)]
     if args.start_up:
@@ -102,13 +154,26 @@ def main():
         print_rows(f"trec_eval's test files, -m {' '.join(args.measures) or '(defaults)'}, best of {len(runs)}", best)
         return
     for n_queries in args.queries:
-        folder = Path(args.trec_dir) / f"{n_queries}x{args.docs}"
-        run, qrels = write_trec(folder, *make_data(n_queries, length=args.docs))
-        words = ["trec_eval", *measures, str(qrels), str(run)]
-        runs = [rows_for(words, args.trec_eval) for _ in range(args.repeat)]
-        best = [min((r[i] for r in runs), key=lambda row: row[1]) for i in range(len(runs[0]))]
-        print_rows(f"{n_queries:,} queries x {args.docs:,} documents ({n_queries * args.docs:,} run lines), "
-                   f"-m {' '.join(args.measures) or '(defaults)'}", best)  # fmt: skip
+        for ids in args.ids:
+            shape = f"{n_queries}x{args.docs}" + ("" if args.judged == 5 else f"x{args.judged}")
+            folder = Path(args.trec_dir) / (shape + ("" if ids == "short" else "-long"))
+            if args.corpus:
+                data = corpus_data(n_queries, args.docs, args.judged, args.corpus)
+                shape += f"of{args.corpus}"
+                folder = Path(args.trec_dir) / (shape + ("" if ids == "short" else "-long"))
+            else:
+                data = make_data(n_queries, length=args.docs, n_relevant=args.judged)
+            if args.judged > 5 and not args.corpus:  # the never-retrieved judged ids, distinct within each query
+                offset = np.random.default_rng(1).integers(0, 10**4, size=(n_queries, 1)) * 100
+                data[1][:, 3:] = 10**6 + offset + np.arange(args.judged - 3)
+            run, qrels = write_files(folder, *data, ids)
+            words = ["trec_eval", *measures, str(qrels), str(run)]
+            runs = [rows_for(words, args.trec_eval, args.default_only) for _ in range(args.repeat)]
+            best = [min((r[i] for r in runs), key=lambda row: row[1]) for i in range(len(runs[0]))]
+            size = run.stat().st_size / 2**20
+            print_rows(f"{n_queries:,} queries x {args.docs:,} documents ({n_queries * args.docs:,} run lines, "
+                       f"{ids} ids, {size:,.0f} MB), {args.judged} judged per query, "
+                       f"-m {' '.join(args.measures) or '(defaults)'}", best)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -147,8 +147,10 @@ def evaluate_files(
     complete: bool = False,
     ties: str | None = None,
     groups=None,
+    max_retrieved: int | None = None,
+    judged_only: bool = False,
 ):
-    """Evaluate a TREC run file against a qrels file, as ``embedeval rankings RUN QRELS`` does.
+    """Evaluate a TREC run file against a qrels file, as ``embedeval rankings QRELS RUN`` does.
 
     The files are read as columns (no Python object per line), which is several times faster
     and lighter than ``evaluate_rankings(*common_queries(read_run(run), read_qrels(qrels)))``,
@@ -171,6 +173,11 @@ def evaluate_files(
     groups : mapping or array-like, optional
         ``{query id: group}`` for every evaluated query, or one group per query in the order of
         ``config["query_ids"]``: per-group summaries in ``result.per_group``.
+    max_retrieved : int, optional
+        Each query's first documents only, in trec_eval's order (trec_eval's ``-M``).
+    judged_only : bool
+        Rank only the documents judged with a grade >= 0, in the same order, the others left out
+        before any metric (trec_eval's ``-J``; after ``max_retrieved``, as trec_eval applies them).
 
     Returns
     -------
@@ -186,7 +193,13 @@ def evaluate_files(
         of the run is judged.
     """
     parsed, threshold, ties = check_options(metrics, threshold, empty, complete, ties)
-    result, _ = _evaluate_files(run, qrels, parsed, threshold, empty, complete, ties)
+    if max_retrieved is not None and (isinstance(max_retrieved, bool) or not isinstance(max_retrieved, int)):
+        raise ValueError(f"'max_retrieved' must be an int >= 0 or None; got {max_retrieved!r}")
+    if max_retrieved is not None and max_retrieved < 0:
+        raise ValueError(f"'max_retrieved' must be an int >= 0 or None; got {max_retrieved!r}")
+    if not isinstance(judged_only, bool):
+        raise ValueError(f"'judged_only' must be True or False; got {judged_only!r}")
+    result, _ = _evaluate_files(run, qrels, parsed, threshold, empty, complete, ties, max_retrieved, judged_only)
     return result if groups is None else result.with_groups(groups)
 
 

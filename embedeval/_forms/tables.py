@@ -176,7 +176,7 @@ def read_id_file(path) -> list[str]:
     with ``_id`` (BEIR's corpus.jsonl and queries.jsonl) or ``id``, read as strings."""
     path = Path(path)
     ids = []
-    with open(path, encoding="utf-8-sig") as f:
+    with open(path, encoding="utf-8-sig", newline="\n") as f:  # lines end at \n (\r\n: \r is stripped)
         json_lines = None
         for number, line in enumerate(f, start=1):
             text = line.strip()

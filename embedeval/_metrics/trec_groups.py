@@ -17,6 +17,7 @@ import numpy as np
 
 from . import kernels as K
 from . import trec_extra as X
+from .trec_defaults import DEFAULTS
 
 JUDGEMENT_GROUPS = "judgement_groups"
 
@@ -95,9 +96,6 @@ JG_FAMILIES = {
     ),
 }
 
-_P_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval's defaults of P_avgjg
-_MULTIPLES = tuple(i / 5 for i in range(1, 11))  # and of Rprec_mult_avgjg
-
 
 def _p_cuts(text: str) -> list[str]:
     cuts = text.split(",")
@@ -110,7 +108,7 @@ def _p_cuts(text: str) -> list[str]:
 ALIASES = [
     (re.compile(r"P_avgjg_(\d+)", re.IGNORECASE), lambda m: _p_cuts(m[1]), JUDGEMENT_GROUPS),
     (re.compile(r"P_avgjg\.(.+)", re.IGNORECASE), lambda m: _p_cuts(m[1]), JUDGEMENT_GROUPS),
-    (re.compile(r"P_avgjg", re.IGNORECASE), lambda m: [f"p_avgjg@{k}" for k in _P_CUTS], JUDGEMENT_GROUPS),
+    (re.compile(r"P_avgjg", re.IGNORECASE), lambda m: [f"p_avgjg@{k}" for k in DEFAULTS["P_avgjg"]], JUDGEMENT_GROUPS),
     (
         re.compile(r"Rprec_mult_avgjg[_.](.+)", re.IGNORECASE),
         lambda m: [f"rprec_mult_avgjg@{x}" for x in m[1].split(",")],
@@ -118,7 +116,7 @@ ALIASES = [
     ),
     (
         re.compile(r"Rprec_mult_avgjg", re.IGNORECASE),
-        lambda m: [f"rprec_mult_avgjg@{x:3.2f}" for x in _MULTIPLES],
+        lambda m: [f"rprec_mult_avgjg@{x:3.2f}" for x in DEFAULTS["Rprec_mult_avgjg"]],
         JUDGEMENT_GROUPS,
     ),
 ]

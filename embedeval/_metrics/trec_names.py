@@ -24,8 +24,8 @@ from __future__ import annotations
 import re
 
 from .families import RANKINGS
+from .trec_defaults import DEFAULTS, R_MULTIPLES, RECALL_LEVELS
 
-_DEFAULT = (5, 10, 15, 20, 30, 100, 200, 500, 1000)  # trec_eval's default cutoffs (success: 1, 5, 10)
 _CUT_FAMILIES = {
     "p": "precision",
     "recall": "recall",
@@ -35,18 +35,11 @@ _CUT_FAMILIES = {
     "relative_p": "capped_recall",
     "unj": "unj",
 }
-_DEFAULTS = {
-    "p": _DEFAULT,
-    "ndcg_cut": _DEFAULT,
-    "map_cut": _DEFAULT,
-    "success": (1, 5, 10),
-    "relative_p": _DEFAULT,
-    "unj": (5, 10, 20),
-}
+_DEFAULTS = {name.lower(): DEFAULTS[name] for name in ("P", "ndcg_cut", "map_cut", "success", "relative_P", "unj")}
 # measures with a real parameter per printed value (iprec_at_recall_0.10), and their defaults
 _REAL = {
-    "iprec_at_recall": ("iprec_at_recall", tuple(i / 10 for i in range(11))),
-    "rprec_mult": ("rprec_mult", tuple(i / 5 for i in range(1, 11))),
+    "iprec_at_recall": ("iprec_at_recall", RECALL_LEVELS),
+    "rprec_mult": ("rprec_mult", R_MULTIPLES),
 }
 # measures whose one value takes parameters after a dot (utility.2,-1,0,0, ndcg.1=3,2=9)
 _PARAMS = {

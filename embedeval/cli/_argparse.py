@@ -12,6 +12,11 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import sys
+
+# The release in which the deprecated spellings of options go (they work until then, with a
+# warning line); docs/changelog.md lists each one.
+REMOVED_IN = "0.2"
 
 
 def confidence_level(text: str) -> float:
@@ -23,6 +28,26 @@ def confidence_level(text: str) -> float:
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must be in (0, 1), e.g. 0.95; got {text}")
     return value
+
+
+def deprecated(new: str, convert=None) -> type[argparse.Action]:
+    """An action for an old spelling of the option ``new``: it stores its value where ``new``
+    does (``convert`` turns it into ``new``'s kind, e.g. one name into a list of names) and says
+    on stderr that the spelling is deprecated. Give it ``dest`` (``new``'s) and
+    ``help=argparse.SUPPRESS``."""
+
+    class Deprecated(argparse.Action):
+        replacement = new
+
+        def __call__(self, parser, namespace, values, option_string=None):
+            print(
+                f"{parser.prog}: warning: {option_string} is deprecated and goes in {REMOVED_IN}; use {new}",
+                file=sys.stderr,
+            )
+            value = True if self.nargs == 0 else values
+            setattr(namespace, self.dest, convert(value) if convert is not None else value)
+
+    return Deprecated
 
 
 class _Stop(Exception):
@@ -49,6 +74,7 @@ class Parser(argparse.ArgumentParser):
 def _lenient(action: argparse.Action, prog: str, problems: list) -> None:
     """Record, instead of raising, a value of ``action`` that its type or choices refuse."""
     convert, choices = action.type, action.choices
+    action.given_type, action.given_choices = convert, choices  # what was declared, for the names test
     if choices is not None and action.metavar is None:
         action.metavar = "{" + ",".join(map(str, choices)) + "}"  # the help shows them as before
     action.choices = None

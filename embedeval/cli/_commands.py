@@ -19,7 +19,7 @@ from ._explore import explore_depth
 from ._leaderboard import add_leaderboard_command  # noqa: F401  (registered by _parser)
 from ._loaders import load_array, load_groups, load_ids, load_keys, load_label_sets, load_labels, load_pairs
 from ._output import emit, format_comparison, format_examples
-from ._problems import UsageError, argument_problems, check_rows, report_problems
+from ._problems import UsageError, argument_problems, check_rows, folder_problems, output_problems
 
 _PLOT_METRICS = [f"recall@{k}" for k in range(1, 21)] + ["map@r"]  # what --plot draws
 
@@ -61,7 +61,7 @@ def evaluate_command(args) -> int:
     if (args.reference is None) != (args.reference_labels is None):
         problems.append("--reference and --reference-labels go together; give both or neither")
     problems += _ignore_problems(args, "reference", separate=args.reference is not None)
-    problems += report_problems(args.report)
+    problems += output_problems(args)
     for flag, value in (("--block-size", args.block_size), ("--threads", args.threads)):
         if value is not None and value < 1:
             problems.append(f"{flag} must be >= 1; got {value}")
@@ -171,12 +171,14 @@ def reality_check_command(args) -> int:
             raise UsageError([f"--markdown (deprecated) conflicts with --format {fmt}; use --format alone"])
         print("embedeval reality-check: warning: --markdown is deprecated; use --format markdown", file=sys.stderr)
         fmt = "markdown"
-    if args.n < 4:
-        raise UsageError([f"--n must be an int >= 4 (one point per strip); got {args.n}"])
+    problems = [] if args.n >= 4 else [f"--n must be an int >= 4 (one point per strip); got {args.n}"]
+    problems += folder_problems("--out-dir", args.out_dir)
+    if problems:
+        raise UsageError(problems)
     results = evaluate_examples(n=args.n, seed=args.seed)
     print(format_examples(results, fmt))
-    paths = plot_reality_check(results, args.out)
-    paths += _confidence_figures(args.n, args.seed, Path(args.out))
+    paths = plot_reality_check(results, args.out_dir)
+    paths += _confidence_figures(args.n, args.seed, Path(args.out_dir))
     for path in paths:
         print(f"wrote {path}", file=sys.stderr)
     return 0
@@ -251,7 +253,7 @@ def retrieval_command(args) -> int:
         "--groups": args.groups,
         **_ignore_paths(args, "corpus"),
     }
-    problems = argument_problems(paths, args.metrics, RANKINGS) + report_problems(args.report)
+    problems = argument_problems(paths, args.metrics, RANKINGS) + output_problems(args)
     problems += _ignore_problems(args, "corpus", separate=True) + _beir_problems(args)
     if args.ignore_same_id and args.ignore_same_query is not None:
         problems.append("--ignore-same-id and --ignore-same-query are two ways to give keys; choose one")

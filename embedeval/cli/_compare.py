@@ -1,9 +1,10 @@
 """``embedeval compare``: N systems (TREC runs with a qrels, or embeddings with a labels file),
 told apart by their content; two embedding files alone keep the two-system table.
 
-Each positional file but the last is one system (named after its file); ``--system NAME=F1,F2``
-gives a system several runs (seeds, folds). The last file is the judgements: a qrels for runs,
-a labels file for embeddings.
+Runs take their qrels first (``compare QRELS RUN1 RUN2``, trec_eval's order); embeddings take
+their labels last (``compare A B LABELS``, as ``evaluate EMBEDDINGS LABELS``). Every other
+positional file is one system (named after its file); ``--system NAME=F1,F2`` gives a system
+several runs (seeds, folds).
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from pathlib import Path
 
 from .._metrics.registry import DEFAULT_EMBEDDING_METRICS, DEFAULT_RANKING_METRICS, EMBEDDINGS, RANKINGS
 from . import _compare_dense as dense
+from ._argparse import REMOVED_IN
 from ._explore import explore_comparison
-from ._problems import UsageError, argument_problems, report_problems, set_level_problems
+from ._problems import UsageError, argument_problems, output_problems, set_level_problems
 
 _RUN = "run"
 _QRELS = "qrels"
@@ -89,13 +91,14 @@ def _kind_problems(systems: dict[str, list[str]], judgements: str) -> tuple[str,
     last = sniff(Path(judgements))
     kinds = {f: sniff(Path(f)) for files in systems.values() for f in files}
     problems = [
-        f"{f} is {_TEXT_KINDS[_QRELS]}, not a system: give the qrels once, last"
+        f"{f} is {_TEXT_KINDS[_QRELS]}, not a system: give the qrels once, first"
         for f, k in kinds.items()
         if k == _QRELS
     ]
     if last == _RUN:
         return "runs", [
-            f"the last file ({judgements}) is {_TEXT_KINDS[_RUN]}, not the judgements: give the qrels (or labels) last",
+            f"the last file ({judgements}) is {_TEXT_KINDS[_RUN]} and the first is no qrels: give the qrels first "
+            "(QRELS RUN1 RUN2), or embeddings then their labels last (A B LABELS)",
             *problems,
         ]
     if last == _QRELS:
@@ -108,7 +111,7 @@ def _kind_problems(systems: dict[str, list[str]], judgements: str) -> tuple[str,
         return "runs", problems
     problems += [
         f"{f} is {_TEXT_KINDS[_RUN]}, but the last file ({judgements}) is not a qrels: "
-        "give a qrels last to compare runs, "
+        "give a qrels first to compare runs, "
         "or only embedding files with a labels file"
         for f, k in kinds.items()
         if k == _RUN
@@ -131,7 +134,7 @@ def _new_options(args) -> bool:
 
 def _comparison_problems(args, names) -> list[str]:
     """The options of the comparison itself, whatever the systems' kind."""
-    problems = report_problems(args.report)
+    problems = output_problems(args)
     if args.resamples < 1:
         problems.append(f"--resamples must be >= 1; got {args.resamples}")
     if args.bootstrap < 1:
@@ -140,6 +143,39 @@ def _comparison_problems(args, names) -> list[str]:
         problems.append(f"--baseline must name a system ({', '.join(names)}); got {args.baseline!r}")
     if args.baseline is not None and args.all_pairs:
         problems.append("--baseline and --all-pairs exclude each other: a baseline, or every pair")
+    return problems
+
+
+def _judgements_last(args) -> None:
+    """Runs take their qrels first (``compare QRELS RUN1 RUN2``), as trec_eval and every command
+    that takes both; the qrels is moved last, where the embeddings' labels go (``compare A B
+    LABELS``). A qrels given last (the order before 0.1) is read with a warning until 0.2."""
+    files = [Path(f) for f in args.inputs or []]
+    if len(files) < 2 or not files[0].is_file():
+        return
+    if sniff(files[0]) == _QRELS:
+        args.inputs = [*args.inputs[1:], args.inputs[0]]
+    elif files[-1].is_file() and sniff(files[-1]) == _QRELS and sniff(files[0]) == _RUN:
+        print(
+            f"embedeval compare: warning: the qrels last (RUN ... QRELS) is deprecated and goes in {REMOVED_IN}; "
+            "give QRELS RUN1 RUN2 ..., judgements first as trec_eval",
+            file=sys.stderr,
+        )
+
+
+def _twice(paths: dict[str, str]) -> list[str]:
+    """One line per file given as two systems (or two runs of one): it would differ from itself
+    by 0 everywhere, which says nothing about either."""
+    first: dict[Path, str] = {}
+    problems = []
+    for name, f in paths.items():
+        where = Path(f).resolve()
+        if where in first:
+            problems.append(
+                f"{f} is given twice ({first[where]} and {name}): a file compared with itself differs by 0 "
+                "everywhere; give each system its own file"
+            )
+        first.setdefault(where, name)
     return problems
 
 
@@ -152,17 +188,19 @@ def compare_command(args) -> int:
         return _compare(args, results, inputs)
     if args.distance is None:
         args.distance = "euclidean"
+    _judgements_last(args)
     systems, problems = _systems(args)
     problems += dense.other_form_problems(args)
     if len(systems) < 2:
         problems.append(
-            f"give at least two systems, then the judgements last (A B LABELS, or RUN1 RUN2 QRELS); got {len(systems)}"
+            f"give at least two systems and their judgements (QRELS RUN1 RUN2, or A B LABELS); got {len(systems)}"
         )
     paths = {
         f"{name} ({Path(f).name})" if len(files) > 1 else name: f for name, files in systems.items() for f in files
     }
     missing = argument_problems({**paths, "judgements": args.inputs[-1] if args.inputs else None}, [], EMBEDDINGS)
     problems += _comparison_problems(args, systems)
+    problems += _twice(paths) if not missing else []
     kind, wrong = ("embeddings", []) if missing or not args.inputs else _kind_problems(systems, args.inputs[-1])
     form = RANKINGS if kind == "runs" else EMBEDDINGS
     if args.metrics is None:
@@ -215,17 +253,26 @@ def _evaluate_runs(args, systems: dict[str, list[str]]) -> dict:
     from .._metrics.registry import parse_metrics
 
     parsed = parse_metrics(args.metrics, RANKINGS)
-    out, unranked = {}, {}
+    out, unranked, problems = {}, {}, []
     for name, files in systems.items():
         runs = []
         for f in files:
             try:
                 result, coverage = evaluate_files(f, args.inputs[-1], parsed, args.threshold, args.empty, True)
             except ValueError as exc:
-                raise UsageError([f"{name} ({f}): {exc}"]) from None
+                problems.append(f"{name} ({f}): {exc}")
+                continue
+            if not coverage.judged_with_run:  # scored 0 on every query: not a comparison, as rankings says
+                problems.append(
+                    f"{name} ({f}): no query of the run appears in the qrels ({coverage.run_without_judgements} "
+                    f"ranked queries, {coverage.judged_without_run} judged); "
+                    "check that both files use the same query ids"
+                )
             unranked[f] = coverage.judged_without_run
             runs.append(result)
-        out[name] = runs if len(runs) > 1 else runs[0]
+        out[name] = runs if len(runs) > 1 else runs[0] if runs else None
+    if problems:
+        raise UsageError(problems)
     for f, n in unranked.items():
         if n:
             print(

@@ -6,20 +6,22 @@ or TREC runs with a qrels per dataset; tables on stdout and the critical-differe
 from __future__ import annotations
 
 import sys
+from argparse import SUPPRESS
 from pathlib import Path
 
 from .._metrics.registry import RANKINGS
-from ._problems import UsageError, argument_problems
+from ._argparse import confidence_level, deprecated
+from ._problems import UsageError, argument_problems, output_problems
 
 FORMATS = ("table", "markdown", "html", "latex", "csv", "json")
 _FIGURES = (".png", ".svg", ".pdf")
-_SOURCES = ("--scores", "--mteb", "--per-query", "--trec")
+_SOURCES = ("--scores", "--mteb", "--per-query-values", "--trec")
 _DESCRIPTION = """Compare systems across datasets: which are really better overall.
 
 examples:
   embedeval leaderboard --scores beir_ndcg10.csv --plot cd.png --rope 0.01
   embedeval leaderboard --mteb results/ --post-hoc wilcoxon --format markdown
-  embedeval leaderboard --per-query values.csv --plot cd.svg
+  embedeval leaderboard --per-query-values values.csv --plot cd.svg
   embedeval leaderboard --trec scifact sf/qrels.txt sf/bm25.txt sf/e5.txt --trec fiqa fq/qrels.txt fq/bm25.txt fq/e5.txt
 """
 
@@ -41,8 +43,11 @@ def add_leaderboard_command(sub, **kw) -> None:
     lp.add_argument("--mteb", metavar="DIR", help="a folder of MTEB results (<model>/<revision>/<Task>.json)")
     lp.add_argument("--split", help="--mteb: the split to read (default: test, or a file's only split)")
     lp.add_argument(
-        "--per-query", metavar="FILE", help="per-query values: CSV/TSV with the head dataset,system,query,value"
+        "--per-query-values",
+        metavar="FILE",
+        help="per-query values: CSV/TSV with the head dataset,system,query,value",
     )
+    lp.add_argument("--per-query", dest="per_query_values", action=deprecated("--per-query-values"), help=SUPPRESS)
     lp.add_argument(
         "--trec",
         nargs="+",
@@ -51,7 +56,17 @@ def add_leaderboard_command(sub, **kw) -> None:
         help="one dataset: --trec NAME QRELS RUN [RUN ...], the systems named after their run files (or NAME=RUN); "
         "repeat per dataset, the same system names on each",
     )
-    lp.add_argument("--metric", help="the per-query metric of --trec runs (default: ndcg@10)")
+    lp.add_argument(
+        "--metrics", nargs="+", metavar="NAME", help="the per-query metric of --trec runs, one (default: ndcg@10)"
+    )
+    lp.add_argument("--metric", dest="metrics", action=deprecated("--metrics", lambda name: [name]), help=SUPPRESS)
+    lp.add_argument(
+        "--empty",
+        choices=("skip", "zero"),
+        default=None,
+        help="--trec: queries without a relevant document, left out (skip, default; their number is said) or "
+        "scored 0 and averaged in, as trec_eval does (zero)",
+    )
     lp.add_argument(
         "--post-hoc",
         choices=("nemenyi", "wilcoxon"),
@@ -59,9 +74,10 @@ def add_leaderboard_command(sub, **kw) -> None:
         help="which pairs differ, and who is tied for first: Nemenyi's test (default) or Wilcoxon's "
         "signed-rank over datasets with Holm's correction",
     )
-    lp.add_argument("--control", metavar="NAME", help="compare every system with this one only")
+    lp.add_argument("--baseline", metavar="NAME", help="compare every system with this one only")
+    lp.add_argument("--control", dest="baseline", action=deprecated("--baseline"), help=SUPPRESS)
     lp.add_argument("--alpha", type=float, default=0.05, help="level of the tests (default 0.05)")
-    lp.add_argument("--ci", type=float, default=0.95, metavar="LEVEL", help="level of the intervals (default 0.95)")
+    lp.add_argument("--ci", type=confidence_level, metavar="LEVEL", help="level of the intervals (default 0.95)")
     lp.add_argument("--no-ci", action="store_true", help="no bootstrap intervals")
     lp.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples (default 2000)")
     lp.add_argument("--resamples", type=int, default=10000, help="sign flips of each dataset's test (default 10000)")
@@ -93,7 +109,7 @@ def add_leaderboard_command(sub, **kw) -> None:
 def _source_problems(args) -> list[str]:
     given = [flag for flag in _SOURCES if getattr(args, flag[2:].replace("-", "_"))]
     problems = [] if len(given) == 1 else [f"give one source of scores, {', '.join(_SOURCES)}; got {len(given)}"]
-    paths = {flag: getattr(args, flag[2:].replace("-", "_")) for flag in ("--scores", "--per-query")}
+    paths = {flag: getattr(args, flag[2:].replace("-", "_")) for flag in ("--scores", "--per-query-values")}
     problems += argument_problems(paths, [], RANKINGS)
     if args.mteb and not Path(args.mteb).is_dir():
         problems.append(f"--mteb: no such folder: {args.mteb}")
@@ -106,8 +122,13 @@ def _source_problems(args) -> list[str]:
         files = {f"--trec {spec[0]} (qrels)": spec[1]}
         files.update({f"--trec {spec[0]} ({r})": r.partition("=")[2] or r for r in spec[2:]})
         problems += argument_problems(files, [], RANKINGS)
+    if args.metrics is not None and len(args.metrics) != 1:
+        problems.append(f"--metrics: a leaderboard ranks the systems by one metric; got {len(args.metrics)}")
+    args.metric = args.metrics[0] if args.metrics else None
     if args.metric is not None and not args.trec:
-        problems.append("--metric goes with --trec (the other sources carry their own values)")
+        problems.append("--metrics goes with --trec (the other sources carry their own values)")
+    if args.empty is not None and not args.trec:
+        problems.append("--empty goes with --trec (the other sources carry their own values)")
     if args.trec:
         args.metric = args.metric or "ndcg@10"
         problems += argument_problems({}, [args.metric], RANKINGS)
@@ -118,8 +139,6 @@ def _option_problems(args) -> list[str]:
     problems = []
     if not 0 < args.alpha < 1:
         problems.append(f"--alpha must be in (0, 1); got {args.alpha}")
-    if not 0 < args.ci < 1:
-        problems.append(f"--ci must be in (0, 1), e.g. 0.95; got {args.ci}")
     for flag, value in (
         ("--bootstrap", args.bootstrap),
         ("--resamples", args.resamples),
@@ -147,10 +166,19 @@ def _trec_data(args) -> dict:
             path = path if sep else run
             system = system if sep else Path(run).name.rsplit(".", 1)[0]
             try:
-                row[system] = evaluate_files(path, qrels, parsed, 1.0, "skip", True)[0]
+                row[system] = evaluate_files(path, qrels, parsed, 1.0, args.empty or "skip", True)[0]
             except ValueError as exc:
                 raise UsageError([f"--trec {name} ({run}): {exc}"]) from None
         data[name] = row
+        left_out = max(result.n_skipped for result in row.values())  # the qrels decide: the same for every run
+        if left_out:
+            n = len(next(iter(row.values())).config["query_ids"])
+            print(
+                f"embedeval leaderboard: note: --trec {name}: {left_out} of {n} judged queries "
+                f"{'has' if left_out == 1 else 'have'} no relevant document, left out of the mean; "
+                "--empty zero scores them 0, as trec_eval does",
+                file=sys.stderr,
+            )
     return data
 
 
@@ -168,7 +196,7 @@ def _per_query_data(path: str) -> dict:
         for system, values in systems.items():
             if set(values) != set(order):
                 raise UsageError(
-                    [f"--per-query: dataset {dataset!r}: {system!r} gives other queries than the first system"]
+                    [f"--per-query-values: dataset {dataset!r}: {system!r} gives other queries than the first system"]
                 )
             row[system] = np.array([values[q] for q in order])
         data[dataset] = row
@@ -182,8 +210,8 @@ def _load(args) -> tuple[dict, str | None]:
         return read_score_table(args.scores), None
     if args.mteb:
         return read_mteb_results(args.mteb, split=args.split), None
-    if args.per_query:
-        return _per_query_data(args.per_query), "value"
+    if args.per_query_values:
+        return _per_query_data(args.per_query_values), "value"
     return _trec_data(args), args.metric
 
 
@@ -191,7 +219,7 @@ def leaderboard_command(args) -> int:
     """``embedeval leaderboard``: the leaderboard, the scores per dataset, the pairs, the tests."""
     from .._stats.across import compare_across
 
-    problems = _source_problems(args) + _option_problems(args)
+    problems = _source_problems(args) + _option_problems(args) + output_problems(args)
     if problems:
         raise UsageError(problems)
     data, metric = _load(args)
@@ -200,9 +228,9 @@ def leaderboard_command(args) -> int:
             data,
             metric=metric,
             post_hoc=args.post_hoc,
-            control=args.control,
+            control=args.baseline,
             alpha=args.alpha,
-            confidence=None if args.no_ci else args.ci,
+            confidence=None if args.no_ci else (args.ci or 0.95),
             n_bootstrap=args.bootstrap,
             n_resamples=args.resamples,
             zero_method=args.zero_method,
@@ -211,8 +239,8 @@ def leaderboard_command(args) -> int:
             n_bayes_samples=args.bayes_samples,
             seed=args.seed,
         )
-    except (ValueError, TypeError) as exc:
-        raise UsageError([str(exc)]) from None
+    except (ValueError, TypeError) as exc:  # compare_across's 'control' is the command's --baseline
+        raise UsageError([str(exc).replace("'control'", "--baseline")]) from None
     print(comparison.table(args.format))
     if args.plot:
         from ..plotting import plot_critical_difference

@@ -126,12 +126,10 @@ def load_labels(path: Path, key: str | None = None, what: str = "labels") -> np.
     if path.suffix.lower() in (".npy", ".npz", ".parquet"):
         labels = np.asarray(load_array(path, what, key, flag="--label-key"))
         return labels.reshape(-1) if labels.ndim == 2 and 1 in labels.shape else labels
-    try:
-        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of the first label
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{what} file {path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    lines = [line.strip() for line in text.rstrip().splitlines()]
-    if not text.strip():
+    lines = _text_lines(path, what)
+    while lines and not lines[-1]:
+        lines.pop()
+    if not lines:
         raise ValueError(f"{what} file {path} holds no labels")
     blank = [i + 1 for i, line in enumerate(lines) if not line]
     if blank:
@@ -145,8 +143,17 @@ def load_labels(path: Path, key: str | None = None, what: str = "labels") -> np.
         return np.array(lines)
 
 
-def _text_lines(path: Path) -> list[str]:
-    return [line.strip() for line in path.read_text(encoding="utf-8-sig").splitlines()]
+def _text_lines(path: Path, what: str = "text") -> list[str]:
+    """The lines of a text file, stripped: a line ends at ``\\n`` (``\\r\\n`` too, its ``\\r``
+    stripped), as trec_eval and line tools count lines; U+2028, U+2029, U+0085 and form feed
+    (where ``str.splitlines`` would also split) are characters of a line. A byte-order mark is not
+    part of the first line; bytes that are not UTF-8 raise ValueError naming the file."""
+    try:
+        text = path.read_bytes().decode("utf-8-sig")  # not read_text: it would end lines at a lone \r too
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{what} file {path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    lines = [line.strip() for line in text.split("\n")]
+    return lines[:-1] if text.endswith("\n") else lines
 
 
 def _ints_or_strings(values: list[str]) -> list:
@@ -162,7 +169,7 @@ def load_label_sets(path: Path, key: str | None = None):
     (``cat,dog``; ints where every label is an int). An empty line is an item without labels."""
     if path.suffix.lower() in (".npy", ".npz", ".parquet"):
         return load_labels(path, key)
-    rows = [[v.strip() for v in line.split(",") if v.strip()] for line in _text_lines(path)]
+    rows = [[v.strip() for v in line.split(",") if v.strip()] for line in _text_lines(path, "label sets")]
     flat = _ints_or_strings([v for row in rows for v in row])
     out, at = [], 0
     for row in rows:
@@ -177,7 +184,7 @@ def load_keys(path: Path):
     tuple; ints where every field of the file is an int."""
     if path.suffix.lower() in (".npy", ".npz"):
         return np.asarray(load_array(path, "keys"))
-    rows = [line.replace(",", " ").split() for line in _text_lines(path) if line]
+    rows = [line.replace(",", " ").split() for line in _text_lines(path, "keys") if line]
     flat = _ints_or_strings([v for row in rows for v in row])
     widths = {len(row) for row in rows}
     if widths == {1}:

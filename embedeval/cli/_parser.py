@@ -14,46 +14,19 @@ from .._metrics.registry import (
     valid_names,
 )
 from .._metrics.ties import RULES
-from ._argparse import Parser, confidence_level, make_lenient
+from ._argparse import Parser, confidence_level, deprecated, make_lenient
 from ._commands import add_leaderboard_command, evaluate_command, reality_check_command, retrieval_command
 from ._compare import compare_command
 from ._compare_dense import add_dense_arguments
+from ._examples import EXAMPLES, examples_of
 from ._explore import add_explorer_commands
 from ._metrics_command import add_metrics_command
 from ._output import FORMATS, RANKED_FORMATS
 from ._ranked import rankings_command, scores_command
 
-EXAMPLES = """examples:
-  embedeval evaluate emb.npy labels.txt --metrics precision@1 recall@10 map@r --ci 0.95
-  embedeval evaluate q.npy q_labels.npy --reference g.npy --reference-labels g_labels.npy --format json
-  embedeval evaluate emb.npz labels.txt --key val_embeddings --plot eval.png --report eval.html
-  embedeval evaluate emb.npy labels.txt --ignore-same-query sequences.txt --metrics map@r precision@1
-  embedeval evaluate emb.npy tags.txt --multi-label --metrics map precision@10
-  embedeval evaluate emb.npy --oml df.csv --metrics cmc@1 precision@5 map@r --format json
-  embedeval evaluate emb.npy labels.txt --groups languages.txt --names safe --format json
-  embedeval evaluate emb.npy labels.txt --metrics precision@1 map@r nmi ami eer tar@far=1e-3 pcf@0.5
-  embedeval evaluate codes.npy labels.txt --distance hamming --ties expected --metrics map precision_radius@2
-  embedeval compare model_a.npy model_b.npy labels.txt --metrics precision@1 map@r
-  embedeval compare bm25.txt dense.txt hybrid.txt qrels.txt --metrics map ndcg@10 --all-pairs
-  embedeval compare base.txt qrels.txt --system tuned=s1.txt,s2.txt,s3.txt --format latex
-  embedeval compare --beir scifact/ --system minilm=q_a.npy,c_a.npy --system e5=q_b.npy,c_b.npy --metrics ndcg@10
-  embedeval retrieval q.npy corpus.npy qrels.txt --query-ids q.txt --corpus-ids docs.txt --metrics ndcg@10 map
-  embedeval retrieval q.npy corpus.npy --beir scifact/ --split test --metrics ndcg@10 recall@100
-  embedeval rankings run.txt qrels.txt --metrics ndcg@10 map recall@100
-  embedeval scores scores.npy relevance.npy --metrics ndcg@10 recall@20
-  embedeval reality-check --out plots/ --n 2000 --seed 0
-  embedeval metrics --form rankings
-  embedeval metrics map ndcg --format json
-"""
 _KEY_HELP = "array name in .npz / column in .parquet embedding files"
 _LABEL_KEY_HELP = "array name in .npz / column in .parquet label files"
 _CI_HELP = "level of the percentile bootstrap intervals of per-query metrics (default 0.95)"
-
-
-def _examples(command: str) -> str:
-    """The lines of :data:`EXAMPLES` that run ``command``, as an epilog."""
-    lines = [line for line in EXAMPLES.splitlines() if line.startswith(f"  embedeval {command} ")]
-    return "examples:\n" + "\n".join(lines) + "\n" if lines else ""
 
 
 def _metrics_option(p, default, form: str, note: str = "") -> None:
@@ -136,7 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     rc = sub.add_parser("reality-check", help="regenerate the toy examples of Musgrave et al. 2020", **sub_kw)
-    rc.add_argument("--out", default="plots", help="folder for the PNGs (default: plots)")
+    rc.add_argument("--out-dir", metavar="DIR", default="plots", help="folder for the PNGs (default: plots)")
+    rc.add_argument("--out", dest="out_dir", action=deprecated("--out-dir"), help=argparse.SUPPRESS)
     rc.add_argument("--n", type=int, default=2000, help="points per example (default: 2000)")
     rc.add_argument("--seed", type=int, default=0)
     rc.add_argument("--format", choices=FORMATS, default="table", help="output on stdout (default: table)")
@@ -146,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_leaderboard_command(sub, **sub_kw)
     add_explorer_commands(sub, **sub_kw)  # neighbors, and --explore on the commands that evaluate or compare
     for name, command in sub.choices.items():  # each command's help shows its own examples
-        command.epilog = _examples(name)
+        command.epilog = examples_of(name)
         command.set_defaults(command_parser=command)  # its usage for argument errors found later
     return make_lenient(parser)  # every bad value reported, one line each (cli._argparse)
 
@@ -288,9 +262,9 @@ def _add_compare(cp: argparse.ArgumentParser) -> None:
         "inputs",
         metavar="FILE",
         nargs="*",
-        help="the systems, one file each (TREC runs, or embeddings of the same items), then the judgements last "
-        "(a TREC qrels for runs, a labels file for embeddings); told apart by their content; none with --qrels "
-        "or --beir",
+        help="TREC runs: the qrels first, then one run per system (QRELS RUN1 RUN2, as trec_eval); embeddings: one "
+        "file per system, then their labels last (A B LABELS, as evaluate); told apart by their content; none with "
+        "--qrels or --beir",
     )
     cp.add_argument(
         "--system",
@@ -346,9 +320,9 @@ _EMPTY_HELP = (
 
 def _add_ranked(ir: argparse.ArgumentParser, name: str, run) -> None:
     """``rankings`` and ``scores``: the same options, different inputs."""
-    if name == "rankings":
-        ir.add_argument("run_file", metavar="RUN", help="TREC run: qid Q0 docid rank score tag")
+    if name == "rankings":  # judgements first, as trec_eval and every command that takes both
         ir.add_argument("qrels", metavar="QRELS", help="TREC qrels: qid iteration docid grade")
+        ir.add_argument("run_file", metavar="RUN", help="TREC run: qid Q0 docid rank score tag")
     else:
         ir.add_argument("scores", metavar="SCORES", help=".npy/.npz/.csv/.tsv/.txt, higher is better")
         ir.add_argument("relevance", metavar="RELEVANCE", help="grades of the same shape (0 = not relevant)")
@@ -360,6 +334,17 @@ def _add_ranked(ir: argparse.ArgumentParser, name: str, run) -> None:
             "--complete",
             action="store_true",
             help="average over every judged query, a query without a run counting as 0 (trec_eval -c)",
+        )
+        ir.add_argument(
+            "--max-retrieved",
+            type=int,
+            metavar="N",
+            help="each query's first N documents only, in trec_eval's order (trec_eval -M)",
+        )
+        ir.add_argument(
+            "--judged-only",
+            action="store_true",
+            help="rank only the documents judged with a grade >= 0, the others left out (trec_eval -J)",
         )
     _ties_option(
         ir,

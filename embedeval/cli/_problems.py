@@ -7,6 +7,7 @@ Every problem visible from the arguments alone is collected, and all are raised 
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -23,13 +24,84 @@ class UsageError(Exception):
 
 
 def argument_problems(paths: dict[str, str | None], metrics: list[str], form: str) -> list[str]:
-    """Every problem visible before loading anything: missing files and bad metric names."""
-    problems = [f"{name}: no such file: {p}" for name, p in paths.items() if p is not None and not Path(p).is_file()]
+    """Every problem visible before loading anything: input files that cannot be read
+    (:func:`input_problem`) and bad metric names."""
+    problems = [problem for name, p in paths.items() if p is not None and (problem := input_problem(name, p))]
     for name in metrics:
         try:
             parse_metrics([name], form)
         except ValueError as exc:
             problems.append(f"--metrics: {exc}")
+    return problems
+
+
+def input_problem(name: str, path: str) -> str | None:
+    """What keeps the input file ``path`` (given as ``name``) from being read, in one line; None
+    for a readable file. A pipe, a process substitution (``<(seq 1 200)``, ``/dev/fd/63``) and
+    ``-`` (standard input) are refused with the reason: an input is read more than once (checked,
+    then evaluated; a TREC file is read again to name a bad line), which a pipe cannot give."""
+    once = "embedeval reads an input more than once (to check it, then to evaluate it); save it to a file first"
+    if path == "-":
+        return f"{name}: '-' (standard input) is not read here: {once}"
+    p = Path(path)
+    if p.is_file():
+        return None if os.access(p, os.R_OK) else f"{name}: {path} cannot be read (permission denied)"
+    if p.is_dir():
+        return f"{name}: {path} is a folder, not a file"
+    if p.exists():
+        return f"{name}: {path} is a pipe or a device, not a file (as <(...) gives): {once}"
+    return f"{name}: no such file: {path}"
+
+
+def output_problem(flag: str, path: str) -> str | None:
+    """What keeps ``flag`` from writing the file ``path``, in one line; None if it can be written.
+    Checked before any work, so that an evaluation does not run to its end and then fail to
+    write."""
+    p = Path(path)
+    folder = p.resolve().parent
+    if p.is_dir():
+        return f"{flag}: {path} is a folder; give a file name"
+    if not folder.is_dir():
+        return f"{flag}: no such folder for {path} ({folder}); create it first"
+    if not os.access(folder, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        return f"{flag}: {path} cannot be written (permission denied)"
+    return None
+
+
+def folder_problems(flag: str, folder: str) -> list[str]:
+    """What keeps ``flag`` from writing into ``folder`` (created with its parents if missing):
+    a file in its place or on its path, or a folder that cannot be written."""
+    existing = Path(folder).absolute()
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        return [f"{flag}: {existing} is a file; give a folder for the files (it is created if missing)"]
+    if not os.access(existing, os.W_OK):
+        return [f"{flag}: {existing} cannot be written (permission denied)"]
+    return []
+
+
+# The options that name a file to write, on every command that has them
+_OUTPUTS = {"report": "--report", "plot": "--plot", "per_class": "--per-class", "explore": "--explore"}
+
+
+def output_problems(args) -> list[str]:
+    """Every problem of the files a command will write (:data:`_OUTPUTS`; ``--report``'s suffix
+    too) and of ``--images`` (a readable UTF-8 text file), found before any work."""
+    problems = report_problems(getattr(args, "report", None))
+    for dest, flag in _OUTPUTS.items():
+        value = getattr(args, dest, None)
+        if isinstance(value, str) and (problem := output_problem(flag, value)):
+            problems.append(problem)
+    images = getattr(args, "images", None)
+    if images is not None:
+        problem = input_problem("--images", images)
+        if problem is None:
+            try:
+                Path(images).read_bytes().decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                problem = f"--images: {images} is not UTF-8 text ({exc.reason} at byte {exc.start})"
+        problems += [problem] if problem else []
     return problems
 
 
@@ -71,9 +143,7 @@ def ranked_problems(args, paths: dict[str, str]) -> list[str]:
     from .._forms.graded import check_threshold
 
     problems = argument_problems(paths, args.metrics, RANKINGS)
-    problems += report_problems(args.report)
-    if args.report and not Path(args.report).resolve().parent.is_dir():
-        problems.append(f"--report: no such folder for {args.report}")
+    problems += output_problems(args)
     try:
         check_threshold(args.threshold)
     except ValueError:

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from .._metrics.registry import RANKINGS, parse_metrics
+from ._argparse import REMOVED_IN
 from ._loaders import load_array, load_groups
 from ._output import emit
 from ._problems import UsageError, check_rows, ranked_problems, warnings_as_lines
@@ -15,7 +16,11 @@ def rankings_command(args) -> int:
     """``embedeval rankings``: a TREC run file against a TREC qrels file."""
     from .._forms.trec.evaluate import evaluate_files
 
-    problems = ranked_problems(args, {"RUN": args.run_file, "QRELS": args.qrels, "--groups": args.groups})
+    problems = ranked_problems(args, {"QRELS": args.qrels, "RUN": args.run_file, "--groups": args.groups})
+    if args.max_retrieved is not None and args.max_retrieved < 1:
+        problems.append(f"--max-retrieved must be >= 1; got {args.max_retrieved}")
+    if not problems:
+        problems = _order_problems(args)
     if problems:
         raise UsageError(problems)
     groups = None if args.groups is None else load_groups(Path(args.groups), by_id=True)
@@ -28,6 +33,8 @@ def rankings_command(args) -> int:
             args.empty,
             args.complete,
             args.ties,
+            args.max_retrieved,
+            args.judged_only,
         )
         _coverage_notes(coverage, args.complete)  # the notes first, then the warnings
     if groups is not None:
@@ -37,6 +44,35 @@ def rankings_command(args) -> int:
             raise UsageError([f"--groups ({args.groups}): {exc}"]) from None
     emit(result, args, {"run": args.run_file, "qrels": args.qrels})
     return 0
+
+
+def _order_problems(args) -> list[str]:
+    """QRELS RUN, judgements first (trec_eval's order): the swapped form (RUN QRELS, this
+    command's order before 0.1) is read with a warning until 0.2; a run or a qrels given for both
+    is said."""
+    from ._compare import sniff
+
+    qrels, run = sniff(Path(args.qrels)), sniff(Path(args.run_file))
+    if qrels == "run" and run == "qrels":
+        print(
+            f"embedeval rankings: warning: RUN QRELS (the run first) is deprecated and goes in {REMOVED_IN}; "
+            f"give QRELS RUN, judgements first as trec_eval: embedeval rankings {args.run_file} {args.qrels}",
+            file=sys.stderr,
+        )
+        args.qrels, args.run_file = args.run_file, args.qrels
+        return []
+    problems = []
+    if qrels == "run":
+        problems.append(
+            f"QRELS ({args.qrels}) is a TREC run (qid Q0 docid rank score tag: 6 fields), not a qrels (4 fields): "
+            "give QRELS RUN, judgements first as trec_eval"
+        )
+    if run == "qrels":
+        problems.append(
+            f"RUN ({args.run_file}) is a TREC qrels (qid iteration docid grade: 4 fields), not a run (6 fields): "
+            "give QRELS RUN, judgements first as trec_eval"
+        )
+    return problems
 
 
 def _coverage_notes(coverage, complete: bool) -> None:

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._metrics.families import GM_FLOOR
 from .._metrics.registry import RANKINGS, parse_metrics
-from ._problems import UsageError, warnings_as_lines
+from ._problems import UsageError, input_problem, warnings_as_lines
 from ._trec_eval_args import parse
 from ._trec_measures import FORMAT_OF, NICKNAMES, selection
 
@@ -61,12 +61,12 @@ def trec_eval_command(argv: list[str]) -> int:
         return 0
     files = dict(zip(("QRELS", "RUN"), args.files, strict=False)) if len(args.files) == 2 else {}
     problems += [
-        f"{what}: no such file: {p}"
+        problem
         for what, p in files.items()
-        if not Path(p).is_file() and not (what == "RUN" and p == "-")  # '-': the run on stdin
-    ]
-    if args.zscores is not None and not Path(args.zscores).is_file():
-        problems.append(f"-Z: no such file: {args.zscores}")
+        if not (what == "RUN" and p == "-") and not _pipe(p) and (problem := input_problem(what, p))
+    ]  # '-' (the run on stdin) and pipes (<(zcat run.gz)) are copied into files (_output_of)
+    if args.zscores is not None and (problem := input_problem("-Z", args.zscores)):
+        problems.append(problem)
     try:
         values, own = selection(args.measures)
     except ValueError as exc:
@@ -93,15 +93,31 @@ def trec_eval_command(argv: list[str]) -> int:
             file=sys.stderr,
         )
     zscores = _read_zscores(args.zscores) if args.zscores else None
-    if files["RUN"] != "-":
+    if files["RUN"] != "-" and not any(map(_pipe, files.values())):
         print(_output(args, values, files["QRELS"], files["RUN"], zscores), end="")
         return 0
-    with tempfile.TemporaryDirectory() as folder:  # the readers read files: stdin is copied into one
-        run = Path(folder) / "stdin"
-        with open(run, "wb") as f:
-            shutil.copyfileobj(sys.stdin.buffer, f)
-        print(_output(args, values, files["QRELS"], run, zscores), end="")
+    with tempfile.TemporaryDirectory() as folder:  # the readers read files more than once: copied into files
+        copies = {}
+        for what, given in files.items():
+            if given != "-" and not _pipe(given):
+                copies[what] = given
+                continue
+            copies[what] = Path(folder) / ("stdin" if given == "-" else what.lower())
+            with open(copies[what], "wb") as f, open(given, "rb") if given != "-" else sys.stdin.buffer as source:
+                shutil.copyfileobj(source, f)
+        print(_output(args, values, copies["QRELS"], copies["RUN"], zscores), end="")
     return 0
+
+
+def _pipe(path: str) -> bool:
+    """Whether ``path`` is a pipe (a FIFO, or a process substitution's ``/dev/fd/63``), which
+    trec_eval reads as a file and the drop-in copies into one."""
+    import stat
+
+    try:
+        return path != "-" and stat.S_ISFIFO(Path(path).stat().st_mode)
+    except OSError:
+        return False
 
 
 def _formats_agree(values, args) -> list[str]:

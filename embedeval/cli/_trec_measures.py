@@ -31,9 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-_TENTHS = tuple(i / 10 for i in range(11))
-_FIFTHS = tuple(i / 5 for i in range(1, 11))
+from .._metrics.trec_defaults import DEFAULTS
 
 # trec_eval's measures of preference judgements (-R prefs, qrels_prefs), in its order
 _PREFS = (
@@ -57,13 +55,13 @@ CATALOGUE = (
     ("Rprec", "double", None),
     ("bpref", "double", None),
     ("recip_rank", "double", None),
-    ("iprec_at_recall", "fcut", _TENTHS),
-    ("P", "cut", _CUTS),
-    ("relstring", "string", (10,)),
-    ("recall", "cut", _CUTS),
+    ("iprec_at_recall", "fcut", DEFAULTS["iprec_at_recall"]),
+    ("P", "cut", DEFAULTS["P"]),
+    ("relstring", "string", DEFAULTS["relstring"]),
+    ("recall", "cut", DEFAULTS["recall"]),
     ("infAP", "double", None),
     ("gm_bpref", "double", None),
-    ("Rprec_mult", "fcut", _FIFTHS),
+    ("Rprec_mult", "fcut", DEFAULTS["Rprec_mult"]),
     ("utility", "param", None),
     ("11pt_avg", "param", None),
     ("binG", "double", None),
@@ -73,10 +71,10 @@ CATALOGUE = (
     ("ndcg", "param", None),
     ("ndcg_rel", "double", None),
     ("Rndcg", "double", None),
-    ("ndcg_cut", "cut", _CUTS),
-    ("map_cut", "cut", _CUTS),
-    ("relative_P", "cut", _CUTS),
-    ("success", "cut", (1, 5, 10)),
+    ("ndcg_cut", "cut", DEFAULTS["ndcg_cut"]),
+    ("map_cut", "cut", DEFAULTS["map_cut"]),
+    ("relative_P", "cut", DEFAULTS["relative_P"]),
+    ("success", "cut", DEFAULTS["success"]),
     ("set_P", "double", None),
     ("set_relative_P", "double", None),
     ("set_recall", "double", None),
@@ -85,12 +83,12 @@ CATALOGUE = (
     ("num_nonrel_judged_ret", "long", None),
     *((name, "long" if "_num_" in name else "double", None) for name in _PREFS),
     ("map_avgjg", "double", None),
-    ("P_avgjg", "cut", _CUTS),
-    ("Rprec_mult_avgjg", "fcut", _FIFTHS),
+    ("P_avgjg", "cut", DEFAULTS["P_avgjg"]),
+    ("Rprec_mult_avgjg", "fcut", DEFAULTS["Rprec_mult_avgjg"]),
     ("yaap", "double", None),
     ("rbp", "param", None),
     ("rbp_resid", "param", None),
-    ("unj", "cut", (5, 10, 20)),
+    ("unj", "cut", DEFAULTS["unj"]),
 )
 _KIND = {name: (kind, default) for name, kind, default in CATALOGUE}
 _OFFICIAL = "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P"

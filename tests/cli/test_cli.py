@@ -159,7 +159,7 @@ def test_rankings_and_scores_commands(tmp_path):
     (tmp_path / "run.txt").write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq2 Q0 c 1 1 t\n")
     (tmp_path / "qrels.txt").write_text("q1 0 b 1\nq2 0 c 2\n")
     out = run(
-        "rankings", tmp_path / "run.txt", tmp_path / "qrels.txt", "--metrics", "mrr", "ndcg@2", "--format", "json"
+        "rankings", tmp_path / "qrels.txt", tmp_path / "run.txt", "--metrics", "mrr", "ndcg@2", "--format", "json"
     )
     assert json.loads(out.stdout)["summary"]["mrr"] == 0.75
     np.save(tmp_path / "s.npy", np.array([[0.9, 0.1, 0.5]]))
@@ -222,12 +222,12 @@ ERRORS = [
     (["evaluate", "emb.npz", "labels.npy"], ["holds arrays ['val', 'other']; choose one with --key"]),
     (["evaluate", "emb.npy", "labels.npy", "--report", "r.pdf"], ["--report must end in .md or .html"]),
     (
-        ["rankings", "run.txt", "qrels.txt", "--metrics", "bar", "--report", "r.pdf"],
+        ["rankings", "qrels.txt", "run.txt", "--metrics", "bar", "--report", "r.pdf"],
         ["unknown metric 'bar' for rankings", "--report must end in .md or .html; got r.pdf"],
     ),
     (
         ["compare", "emb.npy", "emb.npy", "labels.npy", "--metrics", "foo", "--resamples", "0"],
-        ["unknown metric 'foo' for embeddings", "--resamples must be >= 1; got 0"],
+        ["unknown metric 'foo' for embeddings", "--resamples must be >= 1; got 0", "emb.npy is given twice"],
     ),
     (
         ["evaluate", "emb.npy", "labels.npy", "--block-size", "0", "--threads", "0"],
@@ -414,11 +414,11 @@ def test_compare_names_p_values_alike_in_json_and_csv_and_shows_them_one_way(fil
 
 
 def test_reality_check_takes_format_and_keeps_markdown_as_a_deprecated_alias(tmp_path):
-    payload = json.loads(run("reality-check", "--n", "200", "--out", tmp_path, "--format", "json").stdout)
+    payload = json.loads(run("reality-check", "--n", "200", "--out-dir", tmp_path, "--format", "json").stdout)
     assert [e["example"] for e in payload] == [1, 2, 3] and set(payload[0]["summary"]) >= {"precision@1", "map@r"}
-    new = run("reality-check", "--n", "200", "--out", tmp_path, "--format", "markdown")
-    old = run("reality-check", "--n", "200", "--out", tmp_path, "--markdown")
+    new = run("reality-check", "--n", "200", "--out-dir", tmp_path, "--format", "markdown")
+    old = run("reality-check", "--n", "200", "--out-dir", tmp_path, "--markdown")
     assert old.stdout == new.stdout and new.stdout.startswith("| example | precision@1 |")
     assert "--markdown is deprecated; use --format markdown" in old.stderr
-    clash = run("reality-check", "--n", "200", "--out", tmp_path, "--markdown", "--format", "csv")
+    clash = run("reality-check", "--n", "200", "--out-dir", tmp_path, "--markdown", "--format", "csv")
     assert clash.returncode == 2 and "conflicts with --format csv" in clash.stderr

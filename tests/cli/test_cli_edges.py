@@ -48,27 +48,27 @@ def test_the_issue_example_prints_two_lines_and_exits_2(capsys):
 @FAST
 @given(chosen=st.lists(st.sampled_from(sorted(BAD)), min_size=1, max_size=5, unique=True), missing=st.booleans())
 def test_every_argument_problem_is_one_line_and_all_are_said(chosen, missing, capsys):
-    argv = ["rankings", "run.txt", *([] if missing else ["qrels.txt"])]
+    argv = ["rankings", "qrels.txt", *([] if missing else ["run.txt"])]
     for name in chosen:
         argv += BAD[name][0]
     status, lines = lines_of(argv, capsys)
     assert status == 2
     expected = [BAD[name][1] for name in chosen]
     if missing:
-        expected.append("embedeval rankings: error: the following arguments are required: QRELS")
+        expected.append("embedeval rankings: error: the following arguments are required: RUN")
     assert len(lines) == len(expected), lines
     assert all(line.startswith(want) for line, want in zip(lines, expected, strict=True)), lines
     assert not any(line.startswith("usage:") for line in lines)
 
 
 def test_an_unknown_metric_gets_the_nearest_name(capsys):
-    status, lines = lines_of(["rankings", "run.txt", "qrels.txt", "--metrics", "presicion@1"], capsys)
+    status, lines = lines_of(["rankings", "qrels.txt", "run.txt", "--metrics", "presicion@1"], capsys)
     assert status == 2
     assert any("unknown metric 'presicion@1' for rankings; did you mean 'precision@1'?" in line for line in lines)
 
 
 def test_a_non_integer_cutoff_names_the_rule(capsys):
-    status, lines = lines_of(["rankings", "run.txt", "qrels.txt", "--metrics", "P_1.5", "ndcg_cut_2.5"], capsys)
+    status, lines = lines_of(["rankings", "qrels.txt", "run.txt", "--metrics", "P_1.5", "ndcg_cut_2.5"], capsys)
     assert status == 2
     assert any("the cutoff in metric 'P_1.5' must be an int >= 1; got '1.5'" in line for line in lines)
     assert any("the cutoff in metric 'ndcg_cut_2.5' must be an int >= 1; got '2.5'" in line for line in lines)
@@ -93,7 +93,7 @@ def test_the_default_table_fits_100_columns(emb):
 def test_per_query_keeps_intervals_and_the_reports_table(tmp_path):
     (tmp_path / "qrels.txt").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n")
     (tmp_path / "run.txt").write_text("q1 Q0 d1 1 3.0 r\nq1 Q0 d2 2 2.0 r\nq2 Q0 d1 1 1.0 r\nq2 Q0 d3 2 0.5 r\n")
-    args = ["rankings", tmp_path / "run.txt", tmp_path / "qrels.txt", "--ci", "0.9", "--per-query", "--metrics", "mrr"]
+    args = ["rankings", tmp_path / "qrels.txt", tmp_path / "run.txt", "--ci", "0.9", "--per-query", "--metrics", "mrr"]
     csv = run_cli(*args, "--format", "csv", "--report", tmp_path / "r.md")
     assert csv.returncode == 0, csv.stderr
     assert csv.stdout.splitlines()[-2:] == ["all low,0.5", "all high,1.0"]
@@ -112,14 +112,14 @@ def test_a_2d_string_npy_gets_a_dtype_error(emb):
 def test_an_empty_run_file_says_so(tmp_path):
     (tmp_path / "run.txt").write_text("")
     (tmp_path / "qrels.txt").write_text("q1 0 d1 1\n")
-    out = run_cli("rankings", tmp_path / "run.txt", tmp_path / "qrels.txt")
+    out = run_cli("rankings", tmp_path / "qrels.txt", tmp_path / "run.txt")
     assert out.returncode == 2 and "the run is empty" in out.stderr
 
 
 def test_one_judged_query_without_a_run_is_said_in_the_singular(tmp_path):
     (tmp_path / "run.txt").write_text("q1 Q0 d1 1 3.0 r\n")
     (tmp_path / "qrels.txt").write_text("q1 0 d1 1\nq2 0 d1 1\n")
-    out = run_cli("rankings", tmp_path / "run.txt", tmp_path / "qrels.txt", "--complete")
+    out = run_cli("rankings", tmp_path / "qrels.txt", tmp_path / "run.txt", "--complete")
     assert "1 judged query has no run and counts as an empty ranking (--complete)" in out.stderr
 
 

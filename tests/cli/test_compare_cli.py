@@ -35,7 +35,7 @@ def trec(tmp_path_factory):
 def test_three_runs_and_a_qrels_print_the_table_with_resamples_and_seed(trec):
     d = trec
     out = run(
-        "compare", d / "bm25.txt", d / "dense.txt", d / "hybrid.txt", d / "qrels.txt", "--metrics", "map", "ndcg@10"
+        "compare", d / "qrels.txt", d / "bm25.txt", d / "dense.txt", d / "hybrid.txt", "--metrics", "map", "ndcg@10"
     )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
@@ -47,7 +47,7 @@ def test_three_runs_and_a_qrels_print_the_table_with_resamples_and_seed(trec):
 def test_json_matches_compare_systems_on_the_files_results(trec):
     d = trec
     files = [d / f"{n}.txt" for n in ("bm25", "dense", "hybrid")]
-    out = run("compare", *files, d / "qrels.txt", "--metrics", "map", "--all-pairs", "--format", "json", "--test", "t")
+    out = run("compare", d / "qrels.txt", *files, "--metrics", "map", "--all-pairs", "--format", "json", "--test", "t")
     assert out.returncode == 0, out.stderr
     payload = json.loads(out.stdout)
     results = {
@@ -67,7 +67,7 @@ def test_json_matches_compare_systems_on_the_files_results(trec):
 def test_seeds_as_a_group_use_the_two_level_bootstrap(trec):
     d = trec
     seeds = ",".join(str(d / f"s{i}.txt") for i in (1, 2, 3))
-    out = run("compare", d / "bm25.txt", d / "qrels.txt", "--system", f"tuned={seeds}", "--metrics", "map")
+    out = run("compare", d / "qrels.txt", d / "bm25.txt", "--system", f"tuned={seeds}", "--metrics", "map")
     assert out.returncode == 0, out.stderr
     assert "runs then queries (two levels)" in out.stdout and "hierarchical bootstrap" in out.stdout
     assert any(line.split()[:2] == ["tuned", "3"] for line in out.stdout.splitlines())
@@ -76,7 +76,7 @@ def test_seeds_as_a_group_use_the_two_level_bootstrap(trec):
 @pytest.mark.parametrize("fmt", ["csv", "markdown", "latex"])
 def test_other_formats(trec, fmt):
     d = trec
-    out = run("compare", d / "bm25.txt", d / "hybrid.txt", d / "qrels.txt", "--metrics", "map", "--format", fmt)
+    out = run("compare", d / "qrels.txt", d / "bm25.txt", d / "hybrid.txt", "--metrics", "map", "--format", fmt)
     assert out.returncode == 0, out.stderr
     if fmt == "csv":
         rows = list(csv.reader(io.StringIO(out.stdout)))
@@ -90,7 +90,7 @@ def test_other_formats(trec, fmt):
 
 def test_no_ci_drops_the_intervals(trec):
     d = trec
-    out = run("compare", d / "bm25.txt", d / "hybrid.txt", d / "qrels.txt", "--metrics", "map", "--no-ci")
+    out = run("compare", d / "qrels.txt", d / "bm25.txt", d / "hybrid.txt", "--metrics", "map", "--no-ci")
     assert out.returncode == 0 and "interval" not in out.stdout.splitlines()[0]
 
 
@@ -112,21 +112,21 @@ def test_embeddings_with_labels_take_the_n_system_form(tmp_path):
     [
         (
             ["bm25.txt", "qrels.txt", "dense.txt"],
-            ["the last file (dense.txt) is a TREC run", "qrels.txt is a TREC qrels"],
+            ["the first is no qrels: give the qrels first (QRELS RUN1 RUN2)", "qrels.txt is"],
         ),
-        (["bm25.txt", "vectors.npy", "qrels.txt"], ["vectors.npy is not a TREC run"]),
-        (["bm25.txt", "qrels.txt"], ["give at least two systems, then the judgements last"]),
+        (["qrels.txt", "bm25.txt", "vectors.npy"], ["vectors.npy is not a TREC run"]),
+        (["qrels.txt", "bm25.txt"], ["give at least two systems and their judgements (QRELS RUN1 RUN2"]),
         (
             ["bm25.txt", "vectors.npy", "labels.txt"],
             ["bm25.txt is a TREC run (qid Q0 docid rank score tag), but the"],
         ),
         (
-            ["bm25.txt", "qrels.txt", "--system", "x"],
+            ["qrels.txt", "bm25.txt", "--system", "x"],
             ["--system must be NAME=FILE[,FILE...]", "give at least two systems"],
         ),
-        (["bm25.txt", "nope.txt", "qrels.txt", "--resamples", "0"], ["nope: no such file", "--resamples must be >= 1"]),
-        (["bm25.txt", "dense.txt", "qrels.txt", "--baseline", "x"], ["--baseline must name a system (bm25, dense)"]),
-        (["bm25.txt", "dense.txt", "qrels.txt", "--metrics", "foo"], ["unknown metric 'foo' for rankings"]),
+        (["qrels.txt", "bm25.txt", "nope.txt", "--resamples", "0"], ["nope: no such file", "--resamples must be >= 1"]),
+        (["qrels.txt", "bm25.txt", "dense.txt", "--baseline", "x"], ["--baseline must name a system (bm25, dense)"]),
+        (["qrels.txt", "bm25.txt", "dense.txt", "--metrics", "foo"], ["unknown metric 'foo' for rankings"]),
     ],
 )
 def test_wrong_kinds_and_bad_options_are_one_line_each(trec, files, messages):
@@ -145,7 +145,7 @@ def test_wrong_kinds_and_bad_options_are_one_line_each(trec, files, messages):
 def test_report_holds_both_tables_the_method_and_the_inputs(trec, tmp_path, suffix):
     d = trec
     report = tmp_path / f"r{suffix}"
-    out = run("compare", d / "bm25.txt", d / "hybrid.txt", d / "qrels.txt", "--metrics", "map", "--report", report)
+    out = run("compare", d / "qrels.txt", d / "bm25.txt", d / "hybrid.txt", "--metrics", "map", "--report", report)
     assert out.returncode == 0, out.stderr
     text = report.read_text()
     for part in ("map [95% interval]", "pair (B - A)", "hybrid - bm25", "Method", "randomization test", "bm25.txt"):
@@ -154,7 +154,7 @@ def test_report_holds_both_tables_the_method_and_the_inputs(trec, tmp_path, suff
 
 def test_evaluate_type_commands_print_intervals_by_default_and_no_ci_drops_them(trec):
     d = trec
-    base = ["rankings", d / "hybrid.txt", d / "qrels.txt", "--metrics", "map"]
+    base = ["rankings", d / "qrels.txt", d / "hybrid.txt", "--metrics", "map"]
     default, dropped = run(*base), run(*base, "--no-ci")
     assert default.returncode == dropped.returncode == 0
     assert default.stdout.split()[:4] == ["metric", "value", "[95%", "interval]"]
@@ -181,3 +181,38 @@ def test_a_line_is_told_apart_by_its_fields(line, kind):
     from embedeval.cli._compare import _line_kind
 
     assert _line_kind(line.split()) == kind
+
+
+def test_runs_that_rank_no_judged_query_are_refused_as_rankings_refuses_them(trec, tmp_path):
+    """compare printed a table of zeros and exited 0 (notes on stderr only)."""
+    for name in ("x", "y"):
+        (tmp_path / f"{name}.txt").write_text(f"other Q0 d1 1 2 {name}\nother Q0 d2 2 1 {name}\n")
+    out = run("compare", trec / "qrels.txt", tmp_path / "x.txt", tmp_path / "y.txt", "--metrics", "map")
+    assert out.returncode == 2 and out.stdout == ""
+    lines = out.stderr.splitlines()
+    assert len(lines) == 2 and all("no query of the run appears in the qrels" in line for line in lines)
+    assert "x.txt" in lines[0] and "y.txt" in lines[1] and "Traceback" not in out.stderr
+
+
+def test_the_same_file_twice_is_refused_before_any_work(trec):
+    """A run compared with itself gave every difference 0 and no word."""
+    out = run("compare", trec / "qrels.txt", trec / "bm25.txt", trec / "dense.txt", trec / "bm25.txt")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.splitlines() == [
+        f"embedeval compare: error: {trec / 'bm25.txt'} is given twice (bm25 and bm25_2): a file compared with "
+        "itself differs by 0 everywhere; give each system its own file"
+    ]
+
+
+def test_runs_take_their_qrels_first_and_the_old_order_works_with_a_warning(trec):
+    """compare took RUN1 RUN2 QRELS, rankings RUN QRELS and trec_eval QRELS RUN: now every command
+    that takes judgements and runs takes the judgements first."""
+    d = trec
+    common = ["--metrics", "map", "--no-ci", "--resamples", "200", "--format", "json"]
+    new = run("compare", d / "qrels.txt", d / "bm25.txt", d / "dense.txt", *common)
+    old = run("compare", d / "bm25.txt", d / "dense.txt", d / "qrels.txt", *common)
+    assert new.returncode == old.returncode == 0 and new.stdout == old.stdout and new.stderr == ""
+    assert old.stderr.splitlines() == [
+        "embedeval compare: warning: the qrels last (RUN ... QRELS) is deprecated and goes in 0.2; give QRELS RUN1 "
+        "RUN2 ..., judgements first as trec_eval"
+    ]

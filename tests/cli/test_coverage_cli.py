@@ -44,17 +44,17 @@ def _first(text: str) -> str:
 
 @pytest.mark.parametrize("fmt", ["table", "markdown"])
 def test_rankings_head_says_two_of_three_and_how_trec_eval_counts(files, capsys, fmt):
-    out = _out(["rankings", files / "run.txt", files / "qrels.txt", "--metrics", "map", "--format", fmt], capsys)
+    out = _out(["rankings", files / "qrels.txt", files / "run.txt", "--metrics", "map", "--format", fmt], capsys)
     assert _first(out).startswith(f"mean over {HEAD}") and "--empty zero" in _first(out)
 
 
 def test_rankings_per_query_head_says_it_over_the_all_row(files, capsys):
-    argv = ["rankings", files / "run.txt", files / "qrels.txt", "--metrics", "map", "--per-query"]
+    argv = ["rankings", files / "qrels.txt", files / "run.txt", "--metrics", "map", "--per-query"]
     assert _first(_out(argv, capsys)).startswith(f"all: mean over {HEAD}")
 
 
 def test_every_query_averaged_has_no_head_line_and_matches_trec_eval(files, capsys):
-    argv = ["rankings", files / "run.txt", files / "qrels.txt", "--metrics", "map", "--empty", "zero", "--no-ci"]
+    argv = ["rankings", files / "qrels.txt", files / "run.txt", "--metrics", "map", "--empty", "zero", "--no-ci"]
     out = _out(argv, capsys)
     assert out.startswith("metric") and "0.5000" in out
     trec = _out(["trec_eval", "-m", "map", files / "qrels.txt", files / "run.txt"], capsys)
@@ -62,7 +62,7 @@ def test_every_query_averaged_has_no_head_line_and_matches_trec_eval(files, caps
 
 
 def test_json_carries_the_coverage(files, capsys):
-    argv = ["rankings", files / "run.txt", files / "qrels.txt", "--metrics", "map", "--format", "json"]
+    argv = ["rankings", files / "qrels.txt", files / "run.txt", "--metrics", "map", "--format", "json"]
     assert json.loads(_out(argv, capsys))["coverage"].startswith(HEAD)
 
 
@@ -80,7 +80,7 @@ def test_evaluate_head_without_the_trec_eval_pointer(files, capsys):
 
 @pytest.mark.parametrize("fmt", ["table", "markdown"])
 def test_compare_head_says_why_and_offers_empty_zero(files, capsys, fmt):
-    argv = ["compare", files / "run.txt", files / "run2.txt", files / "qrels.txt", "--metrics", "map", "--format", fmt]
+    argv = ["compare", files / "qrels.txt", files / "run.txt", files / "run2.txt", "--metrics", "map", "--format", fmt]
     out = _first(_out(argv, capsys))
     assert out.startswith("over 2 of 3 queries (no judged item reaches the relevance threshold (R = 0); trec_eval")
     with_zero = _out([*argv, "--empty", "zero"], capsys)

@@ -67,7 +67,15 @@ def test_every_format(files, fmt):
 def test_per_query_values_give_intervals_and_dataset_counts(files):
     d, _ = files
     out = run(
-        "leaderboard", "--per-query", d / "per_query.csv", "--bootstrap", 100, "--resamples", 200, "--format", "json"
+        "leaderboard",
+        "--per-query-values",
+        d / "per_query.csv",
+        "--bootstrap",
+        100,
+        "--resamples",
+        200,
+        "--format",
+        "json",
     )
     assert out.returncode == 0, out.stderr
     c = json.loads(out.stdout)
@@ -82,7 +90,7 @@ def test_trec_runs_with_a_qrels_per_dataset(files):
     for t in range(3):
         f = d / f"trec{t}"
         args += ["--trec", f"t{t}", f / "qrels.txt", *(f / f"{s}.txt" for s in SYSTEMS)]
-    out = run("leaderboard", *args, "--metric", "map", "--bootstrap", 100, "--resamples", 200, "--format", "json")
+    out = run("leaderboard", *args, "--metrics", "map", "--bootstrap", 100, "--resamples", 200, "--format", "json")
     assert out.returncode == 0, out.stderr
     c = json.loads(out.stdout)
     assert c["metric"] == "map" and c["datasets"] == ["t0", "t1", "t2"] and c["systems"] == list(SYSTEMS)
@@ -122,7 +130,7 @@ def test_problems_are_said_at_once_one_line_each_without_traceback(tmp_path):
         "cd.gif",
         "--bootstrap",
         "0",
-        "--metric",
+        "--metrics",
         "map",
         "--rope",
         "-1",
@@ -137,7 +145,7 @@ def test_problems_are_said_at_once_one_line_each_without_traceback(tmp_path):
         "--alpha must be in",
         "--plot must end in",
         "--bootstrap must be >= 1",
-        "--metric goes with --trec",
+        "--metrics goes with --trec",
         "--rope must be",
     ):
         assert sum(part in line for line in lines) == 1, (part, lines)
@@ -146,7 +154,62 @@ def test_problems_are_said_at_once_one_line_each_without_traceback(tmp_path):
 
 def test_an_unknown_control_and_a_short_trec_say_so(files):
     d, _ = files
-    out = run("leaderboard", "--scores", d / "scores.csv", "--control", "nobody")
-    assert out.returncode == 2 and "'control' must name one of the systems" in out.stderr
+    out = run("leaderboard", "--scores", d / "scores.csv", "--baseline", "nobody")
+    assert out.returncode == 2 and "--baseline must name one of the systems" in out.stderr
     out = run("leaderboard", "--trec", "x", d / "trec0" / "qrels.txt")
     assert out.returncode == 2 and "--trec needs NAME QRELS RUN [RUN ...]" in out.stderr
+
+
+def test_trec_empty_zero_gives_trec_evals_map_and_the_default_says_what_it_left_out(tmp_path):
+    """A query without a relevant document was dropped without a word, so a dataset's map was not
+    trec_eval's (0.5000 against 0.3333 here)."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 0}}
+    runs = {
+        "x": {"q1": {"a": 3.0, "y": 2.0}, "q2": {"y": 3.0, "b": 2.0}, "q3": {"c": 1.0}},
+        "z": {"q1": {"y": 3.0, "a": 2.0}, "q2": {"y": 3.0, "z": 2.0, "b": 1.0}, "q3": {"c": 1.0}},
+    }
+    (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, j in qrels.items() for d, g in j.items()))
+    for name, run_ in runs.items():
+        lines = [f"{q} Q0 {d} 1 {s} {name}\n" for q, docs in run_.items() for d, s in docs.items()]
+        (tmp_path / f"{name}.txt").write_text("".join(lines))
+    args = ["leaderboard", "--metrics", "map", "--no-ci", "--format", "json"]
+    for t in ("d1", "d2"):
+        args += ["--trec", t, tmp_path / "qrels", tmp_path / "x.txt", tmp_path / "z.txt"]
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map"})
+    expected = {s: np.mean([v["map"] for v in evaluator.evaluate(r).values()]) for s, r in runs.items()}
+
+    zero = run(*args, "--empty", "zero")
+    assert zero.returncode == 0, zero.stderr
+    scores = json.loads(zero.stdout)["scores"]["d1"]
+    assert scores == pytest.approx(expected, abs=1e-12) and zero.stderr == ""
+
+    skip = run(*args)
+    assert skip.returncode == 0, skip.stderr
+    assert json.loads(skip.stdout)["n_queries"] == {"d1": 2, "d2": 2}
+    assert skip.stderr.splitlines() == [
+        f"embedeval leaderboard: note: --trec {t}: 1 of 3 judged queries has no relevant document, left out of the "
+        "mean; --empty zero scores them 0, as trec_eval does"
+        for t in ("d1", "d2")
+    ]
+    assert "--empty goes with --trec" in run("leaderboard", "--scores", tmp_path / "x.txt", "--empty", "zero").stderr
+
+
+def test_the_old_spellings_work_for_one_release_with_a_warning(files):
+    """--metric, --control and --per-query FILE became --metrics, --baseline and --per-query-values
+    (one name for one thing across the commands)."""
+    d, _ = files
+    f = d / "trec0"
+    trec = ["--trec", "t0", f / "qrels.txt", *(f / f"{s}.txt" for s in SYSTEMS)]
+    trec += ["--trec", "t1", f / "qrels.txt", *(f / f"{s}.txt" for s in reversed(SYSTEMS))]
+    common = ["--no-ci", "--resamples", 200, "--format", "json"]
+    old = run("leaderboard", *trec, "--metric", "map", "--control", "dense", *common)
+    new = run("leaderboard", *trec, "--metrics", "map", "--baseline", "dense", *common)
+    assert old.returncode == new.returncode == 0, old.stderr
+    assert old.stdout == new.stdout and new.stderr == ""
+    assert old.stderr.splitlines() == [
+        "embedeval leaderboard: warning: --metric is deprecated and goes in 0.2; use --metrics",
+        "embedeval leaderboard: warning: --control is deprecated and goes in 0.2; use --baseline",
+    ]
+    old = run("leaderboard", "--per-query", d / "per_query.csv", *common)
+    assert old.returncode == 0 and "--per-query is deprecated and goes in 0.2; use --per-query-values" in old.stderr

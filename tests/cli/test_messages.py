@@ -12,7 +12,7 @@ from embedeval.cli import main
 CI_COMMANDS = {
     "evaluate": ["e.npy", "labels.txt"],
     "retrieval": ["q.npy", "c.npy", "qrels.txt"],
-    "rankings": ["run.txt", "qrels.txt"],
+    "rankings": ["qrels.txt", "run.txt"],
     "scores": ["s.npy", "r.npy"],
     "compare": ["e.npy", "e.npy", "labels.txt"],
 }
@@ -30,7 +30,7 @@ def test_a_bad_ci_says_what_a_level_is(command, value, capsys):
 
 
 def test_no_private_name_in_any_type_message(capsys):
-    assert main(["rankings", "run.txt", "qrels.txt", "--threshold", "x", "--ci", "y"]) == 2
+    assert main(["rankings", "qrels.txt", "run.txt", "--threshold", "x", "--ci", "y"]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err[0].endswith("argument --threshold: invalid float value: 'x'") and "_" not in err[1].split("--ci")[1]
 

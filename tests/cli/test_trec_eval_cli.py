@@ -6,6 +6,8 @@ written here by hand from trec_eval's rules."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -160,7 +162,7 @@ def test_the_silent_difference_is_gone(tmp_path, capsys):
     (tmp_path / "qrels").write_text("q1 0 a 1\nq2 0 b 0\n")
     (tmp_path / "run").write_text("q1 Q0 a 1 2 r\nq2 Q0 b 1 2 r\n")
     assert (
-        main(["rankings", str(tmp_path / "run"), str(tmp_path / "qrels"), "--metrics", "map", "--format", "trec"]) == 0
+        main(["rankings", str(tmp_path / "qrels"), str(tmp_path / "run"), "--metrics", "map", "--format", "trec"]) == 0
     )
     assert capsys.readouterr().out.strip() == "map                   \tall\t0.5000"
     _, out, _ = _run(capsys, "-m", "map", tmp_path / "qrels", tmp_path / "run")
@@ -181,9 +183,68 @@ def test_run_on_stdin_help_and_the_alias(tmp_path, capsys, monkeypatch):
 def test_rankings_complete_lists_queries_in_id_order(tmp_path, capsys):
     (tmp_path / "qrels").write_text("q2 0 a 1\nq1 0 b 1\nq3 0 c 1\n")
     (tmp_path / "run").write_text("q3 Q0 c 1 2 r\nq1 Q0 b 1 2 r\n")  # q2: judged, no run
-    args = ["rankings", str(tmp_path / "run"), str(tmp_path / "qrels"), "--metrics", "map", "--per-query"]
+    args = ["rankings", str(tmp_path / "qrels"), str(tmp_path / "run"), "--metrics", "map", "--per-query"]
     assert main([*args, "--complete", "--format", "csv", "--no-ci"]) == 0
     rows = [line.split(",")[0] for line in capsys.readouterr().out.splitlines()]
     assert rows == ["query", "q1", "q2", "q3", "all"]
     assert main([*args, "--complete", "--format", "trec"]) == 0
     assert [line.split("\t")[1] for line in capsys.readouterr().out.splitlines()] == ["q1", "q2", "q3", "all"]
+
+
+@pytest.mark.parametrize("run", ["", "# only a comment\n\n"])
+@pytest.mark.parametrize("rel_format", ["qrels", "prefs"])
+def test_a_run_without_lines_is_named_with_c_not_a_traceback(tmp_path, capsys, run, rel_format):
+    """-c with an empty run (or comments only) raised IndexError (qrels) or printed zeros (prefs)."""
+    (tmp_path / "run").write_text(run)
+    (tmp_path / "judged").write_text("q1 0 a 1\n" if rel_format == "qrels" else "q1 u s a 1\nq1 u s b 0\n")
+    measures = ["-m", "all_prefs"] if rel_format == "prefs" else []
+    status, out, err = _run(capsys, "-c", "-R", rel_format, *measures, tmp_path / "judged", tmp_path / "run")
+    assert status == 2 and out == ""
+    assert err.splitlines() == [
+        f"embedeval trec_eval: error: {tmp_path / 'run'}: the run is empty: it holds no ranked line "
+        "(an empty file, or only blank lines and comments)"
+    ]
+
+
+@pytest.mark.parametrize(("cut", "judged_only"), [(7, False), (None, True), (5, True)])
+@pytest.mark.parametrize("seed", range(3))
+def test_rankings_max_retrieved_and_judged_only_are_trec_evals_m_and_j(tmp_path, capsys, seed, cut, judged_only):
+    """rankings had no -M / -J; its values are pytrec_eval's with the same flags."""
+    run, qrels = _files(tmp_path, seed)
+    argv = ["rankings", str(tmp_path / "qrels"), str(tmp_path / "run"), "--per-query", "--format", "json", "--no-ci"]
+    argv += ["--metrics", "map", "P@5", "ndcg@10", "recall@10", "mrr", "--empty", "zero"]
+    argv += ([f"--max-retrieved={cut}"] if cut else []) + (["--judged-only"] if judged_only else [])
+    assert main(argv) == 0
+    got = json.loads(capsys.readouterr().out)["per_query"]
+    common = {q: _top(run[q], cut) for q in run if q in qrels}
+    names = {"map": "map", "P_5": "precision@5", "ndcg_cut_10": "ndcg@10", "recall_10": "recall@10"}
+    names["recip_rank"] = "mrr"
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        {q: qrels[q] for q in common}, set(names), judged_docs_only_flag=judged_only
+    )
+    reference = evaluator.evaluate(common)
+    assert set(got) == set(common)
+    for q, values in reference.items():
+        for trec, ours in names.items():
+            assert got[q][ours] == pytest.approx(values[trec], abs=1e-12), (q, trec)
+
+
+def test_rankings_takes_qrels_first_and_reads_the_old_order_with_a_warning(tmp_path, capsys):
+    """rankings took RUN QRELS, the opposite of trec_eval QRELS RUN; a run where the qrels go said
+    only 'a line needs 4 fields'."""
+    _files(tmp_path, 0)
+    new = ["rankings", str(tmp_path / "qrels"), str(tmp_path / "run"), "--metrics", "map", "--no-ci"]
+    assert main(new) == 0
+    want = capsys.readouterr()
+    assert main(["rankings", str(tmp_path / "run"), str(tmp_path / "qrels"), "--metrics", "map", "--no-ci"]) == 0
+    old = capsys.readouterr()
+    assert old.out == want.out
+    assert old.err.splitlines()[0] == (
+        "embedeval rankings: warning: RUN QRELS (the run first) is deprecated and goes in 0.2; give QRELS RUN, "
+        f"judgements first as trec_eval: embedeval rankings {tmp_path / 'qrels'} {tmp_path / 'run'}"
+    )
+    assert main(["rankings", str(tmp_path / "run"), str(tmp_path / "run")]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"embedeval rankings: error: QRELS ({tmp_path / 'run'}) is a TREC run (qid Q0 docid rank score tag: 6 "
+        "fields), not a qrels (4 fields): give QRELS RUN, judgements first as trec_eval"
+    ]

@@ -87,17 +87,17 @@ def trec_files(tmp_path):
 
 
 CLI_ERRORS = [
-    (["rankings", "nan.txt", "qrels.txt"], ["nan.txt:2: score must be a number, not 'nan'"]),
+    (["rankings", "qrels.txt", "nan.txt"], ["nan.txt:2: score must be a number; got 'nan'"]),
     # every argument is checked before any file is read: the run's NaN is never reached
     (
-        ["rankings", "nan.txt", "qrels.txt", "--threshold", "0", "--report", "missing/r.html"],
+        ["rankings", "qrels.txt", "nan.txt", "--threshold", "0", "--report", "missing/r.html"],
         ["--report: no such folder for missing/r.html", "--threshold must be a number > 0"],
     ),
     (
-        ["rankings", "nan.txt", "qrels.txt", "--threshold", "nan"],
+        ["rankings", "qrels.txt", "nan.txt", "--threshold", "nan"],
         ["--threshold must be a number > 0 (grade 0 is never relevant); got nan"],
     ),
-    (["rankings", "run.txt", "qrels.txt", "--format", "trec", "--ci", "0.9"], ["--ci has no place in --format trec"]),
+    (["rankings", "qrels.txt", "run.txt", "--format", "trec", "--ci", "0.9"], ["--ci has no place in --format trec"]),
     (
         ["scores", "s.npy", "s.npy", "--threshold", "-1"],
         ["SCORES: no such file", "RELEVANCE: no such file", "--threshold"],
@@ -116,7 +116,7 @@ def test_command_errors_come_before_any_work(trec_files, args, messages):
 
 
 def test_command_warns_in_one_line_when_no_query_has_a_relevant_item(trec_files):
-    out = command("rankings", "run.txt", "qrels.txt", "--threshold", "3", "--metrics", "mrr", cwd=trec_files)
+    out = command("rankings", "qrels.txt", "run.txt", "--threshold", "3", "--metrics", "mrr", cwd=trec_files)
     assert out.returncode == 0
     assert out.stderr.strip().splitlines() == [
         "embedeval rankings: warning: no query has a relevant item (a judged grade >= 3), so every value is NaN; "

@@ -311,7 +311,7 @@ def test_cli_ties_option_changes_the_numbers_and_says_so(tmp_path, capsys):
     values = {}
     for rule in RULES:
         extra = [] if rule is None else ["--ties", rule]
-        command = ["rankings", str(run_path), str(qrels_path), "--metrics", "mrr", "--format", "json", *extra]
+        command = ["rankings", str(qrels_path), str(run_path), "--metrics", "mrr", "--format", "json", *extra]
         assert cli_main(command) == 0
         payload = json.loads(capsys.readouterr().out)
         values[rule] = payload["summary"]["mrr"]

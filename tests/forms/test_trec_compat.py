@@ -100,7 +100,7 @@ def test_format_trec_parsed_back_equals_trec_eval(tmp_path, seed):
     run_path, qrels_path = write(tmp_path, run, qrels)
     measures = ["P.5,10", "ndcg_cut_10", "map", "recip_rank", "Rprec", "recall_100", "success_1", "ndcg", "map_cut_5"]
     out = command(
-        "rankings", run_path, qrels_path, "--metrics", *measures, "--format", "trec", "--per-query", "--empty", "zero"
+        "rankings", qrels_path, run_path, "--metrics", *measures, "--format", "trec", "--per-query", "--empty", "zero"
     )
     assert out.returncode == 0, out.stderr
     trec = pytrec_eval.RelevanceEvaluator(qrels, set(measures)).evaluate(run)
@@ -127,7 +127,7 @@ def test_per_query_in_every_format(tmp_path):
         {"q1": {"a": 2.0, "b": 1.0}, "q2": {"c": 1.0}, "q3": {"d": 1.0}},
         {"q1": {"b": 1}, "q2": {"c": 2}, "q3": {"d": 0}},
     )
-    base = ("rankings", run_path, qrels_path, "--metrics", "mrr", "P_1", "--per-query")
+    base = ("rankings", qrels_path, run_path, "--metrics", "mrr", "P_1", "--per-query")
     payload = json.loads(command(*base, "--format", "json").stdout)
     assert payload["per_query"] == {
         "q1": {"mrr": 0.5, "precision@1": 0.0},
@@ -158,11 +158,11 @@ def test_queries_in_one_file_only_are_reported_and_complete_counts_them(tmp_path
     run_path, qrels_path = write(
         tmp_path, {"q1": {"a": 2.0, "b": 1.0}, "q9": {"a": 1.0}}, {"q1": {"b": 1}, "q2": {"a": 1}, "q3": {"a": 1}}
     )
-    out = command("rankings", run_path, qrels_path, "--metrics", "mrr", "--format", "json")
+    out = command("rankings", qrels_path, run_path, "--metrics", "mrr", "--format", "json")
     assert json.loads(out.stdout)["summary"]["mrr"] == 0.5
     assert "1 ranked query has no judgements and is left out" in out.stderr
     assert "2 judged queries have no run and are left out; --complete counts them as 0" in out.stderr
-    out = command("rankings", run_path, qrels_path, "--metrics", "mrr", "--format", "json", "--complete")
+    out = command("rankings", qrels_path, run_path, "--metrics", "mrr", "--format", "json", "--complete")
     assert json.loads(out.stdout)["summary"]["mrr"] == pytest.approx(0.5 / 3)
     assert "2 judged queries have no run and count as empty rankings (--complete)" in out.stderr
 

@@ -239,11 +239,11 @@ def test_the_commands_give_pytrec_evals_values(tmp_path, capsys, monkeypatch, se
     flags = [f"-m{m.replace('_5', '.5').replace('_10', '.10')}" for m in measures]  # trec_eval's -m P.5
     assert main(["trec_eval", "-q", *flags, str(qrels), str(run)]) == 0
     assert _lines(capsys.readouterr().out) == want
-    argv = ["rankings", str(run), str(qrels), "--format", "trec", "--per-query", "--metrics", *measures]
+    argv = ["rankings", str(qrels), str(run), "--format", "trec", "--per-query", "--metrics", *measures]
     assert main(argv) == 0
     assert _lines(capsys.readouterr().out) == want
     (tmp_path / "copy").write_bytes(run.read_bytes())
-    argv = ["compare", str(run), str(tmp_path / "copy"), str(qrels), "--format", "json", "--no-ci", "--metrics"]
+    argv = ["compare", str(qrels), str(run), str(tmp_path / "copy"), "--format", "json", "--no-ci", "--metrics"]
     assert main([*argv, *TREC]) == 0
     values = json.loads(capsys.readouterr().out)["values"]
     relevant = [q for q in trec if any(g > 0 for g in case.qrels[q].values())]  # compare skips the others

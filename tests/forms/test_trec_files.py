@@ -142,8 +142,8 @@ def test_complete_counts_judged_queries_without_a_run_as_zero(tmp_path):
 
 
 BAD_RUNS = [
-    ("q1 Q0 a 1 0.5 t\nq1 Q0 b 2 nan t\n", r"run.txt:2: score must be a number, not 'nan'"),
-    ("q1 Q0 a 1 0.5 t\nq1 Q0 b 2 NaN t\n", r"run.txt:2: score must be a number, not 'NaN'"),
+    ("q1 Q0 a 1 0.5 t\nq1 Q0 b 2 nan t\n", r"run.txt:2: score must be a number; got 'nan'"),
+    ("q1 Q0 a 1 0.5 t\nq1 Q0 b 2 NaN t\n", r"run.txt:2: score must be a number; got 'NaN'"),
     ("q1 Q0 a 1 0.5 t\n\nq1 Q0 b 2 high t\n", r"run.txt:3: score must be a number; got 'high'"),
     ("q1 Q0 a 1 0.5 t\nq1 Q0 b 2 t\n", r"run.txt:2: a line needs 6 fields"),
     (
@@ -169,7 +169,7 @@ def test_bad_run_lines_are_named_on_both_paths(tmp_path, monkeypatch, text, mess
 
 
 BAD_QRELS = [
-    ("q1 0 a 1\nq1 0 b inf\n", r"qrels.txt:2: grade must be a finite number, not 'inf'"),
+    ("q1 0 a 1\nq1 0 b inf\n", r"qrels.txt:2: grade must be a finite number; got 'inf'"),
     ("q1 0 a 1\nq1 0 b\n", r"qrels.txt:2: a line needs 4 fields"),
     ("q1 0 a 1\nq2 0 a 1\nq1 0 a 0\n", r"qrels.txt:3: document 'a' is judged twice for query 'q1'"),
 ]

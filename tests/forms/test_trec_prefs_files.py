@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -122,3 +123,76 @@ def test_the_quicktest_runs_all_fifteen_commands_byte_identical():
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert done.stdout.splitlines()[-1] == "15 of 15 quicktest commands byte-identical", done.stdout
+
+
+# The judgement readers share the qrels reader's tokenizer: the same bytes read the same way.
+SAME_BYTES = [
+    b"\xef\xbb\xbfq 1 a 1\nq 1 b 0\n",  # a byte-order mark is not part of the first query id
+    b"q 1 a 1\r\nq 1 b 2\r\n",  # CRLF ends a line
+    b"q 1 a\xc2\xa0b 1\nq 1 c 0\n",  # a no-break space is part of an id, as in trec_eval
+    b"q\t1\va\x0c1\n",  # ASCII whitespace separates fields
+    b"q 1 a 1_0\n",  # Python reads 10, C's atol 1: refused
+    b"q 1 a 1e1\n",  # an exponent in a grade (atol reads 1): refused
+    b"q 1 a inf\n",
+    b"q 1 a -2\nq 1 b +3\n# a comment\n\nq 1 c 0.0\n",
+    b"q 1 a\xe2\x80\xa8b 1\n",  # U+2028 is no line end for trec_eval
+]
+
+
+@pytest.mark.parametrize("data", SAME_BYTES)
+def test_qrels_jg_reads_the_same_bytes_as_read_qrels(tmp_path, data):
+    """A qrels_jg file is a qrels file read once per group: what read_qrels reads from some
+    bytes, read_judgements reads too (or both refuse them, for the same rule)."""
+    from embedeval._forms.trec.prefs import read_judgements
+    from embedeval.io import read_qrels
+
+    path = tmp_path / "judged"
+    path.write_bytes(data)
+    try:
+        expected = read_qrels(path)
+    except ValueError as exc:
+        rule = str(exc).split(": ", 1)[1].split(";")[0]
+        with pytest.raises(ValueError, match=re.escape(rule)):
+            read_judgements(path, "qrels_jg")
+        return
+    got = read_judgements(path, "qrels_jg")
+    as_dicts: dict = {}
+    for q, d, v in zip(got.query, got.doc, got.level, strict=True):
+        as_dicts.setdefault(q, {})[d] = v
+    assert as_dicts == expected
+
+
+@pytest.mark.parametrize("layout", ["prefs", "qrels_prefs", "qrels_jg"])
+def test_a_level_with_an_underscore_is_refused_in_every_format(tmp_path, layout):
+    """Python's float reads 1_0 as 10, trec_eval's atof and atol as 1: it was read as 10."""
+    (tmp_path / "run").write_text(RUN)
+    line = "q u s a 1_0\n" if layout == "prefs" else "q u a 1_0\n"
+    (tmp_path / "prefs").write_text(line)
+    with pytest.raises(ValueError, match=r"prefs:1: .* must be written as trec_eval reads it .*got '1_0'"):
+        evaluate_preferences(tmp_path / "run", tmp_path / "prefs", format=layout)
+
+
+def test_a_qrels_jg_grade_with_an_exponent_is_refused_and_a_level_with_one_is_read(tmp_path):
+    """qrels_jg grades are read with atol (1e1 is 1), preference levels with atof (1e1 is 10)."""
+    (tmp_path / "run").write_text(RUN)
+    (tmp_path / "prefs").write_text("q u a 1e1\nq u b 0\n")
+    with pytest.raises(ValueError, match=r"prefs:1: grade must be written as trec_eval reads it .*atol.*'1e1'"):
+        evaluate_preferences(tmp_path / "run", tmp_path / "prefs", format="qrels_jg")
+    result = evaluate_preferences(tmp_path / "run", tmp_path / "prefs", format="qrels_prefs", metrics=["prefs_simp"])
+    assert result.per_query["prefs_simp"].tolist() == [1.0]  # a (10) preferred to b (0) and ranked above it
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_query_id(tmp_path):
+    """With the mark kept, the first query had no run and was left out."""
+    (tmp_path / "run").write_text(RUN)
+    (tmp_path / "prefs").write_bytes(b"\xef\xbb\xbfq u s a 2\nq u s b 1\n")
+    result = evaluate_preferences(tmp_path / "run", tmp_path / "prefs", metrics=["prefs_simp"])
+    assert result.per_query["prefs_simp"].tolist() == [1.0]  # one query, q: a preferred and ranked above b
+
+
+def test_a_no_break_space_is_part_of_an_id(tmp_path):
+    """trec_eval splits at ASCII whitespace only; the reader split at U+00A0 and refused the line."""
+    (tmp_path / "run").write_text("q Q0 a\u00a0x 0 2 r\nq Q0 b 0 1 r\n")
+    (tmp_path / "prefs").write_text("q u s b 2\nq u s a\u00a0x 1\n")
+    result = evaluate_preferences(tmp_path / "run", tmp_path / "prefs", metrics=["prefs_simp"])
+    assert result.per_query["prefs_simp"].tolist() == [0.0]

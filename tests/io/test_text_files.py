@@ -165,3 +165,21 @@ def test_an_oml_table_with_a_byte_order_mark_reads_as_without(tmp_path):
     (tmp_path / "marked.csv").write_bytes(BOM + text.encode())
     plain, marked = read_oml(tmp_path / "plain.csv"), read_oml(tmp_path / "marked.csv")
     assert marked.labels.tolist() == plain.labels.tolist() == [1, 1, 2]
+
+
+# What str.splitlines ends a line at, and trec_eval and line tools do not: one line each here.
+NOT_LINE_ENDS = ["\u2028", "\u2029", "\x85", "\x0c", "\x1c", "\r"]
+
+
+@pytest.mark.parametrize("inside", NOT_LINE_ENDS)
+def test_label_files_end_lines_at_newline_only(tmp_path, inside):
+    """A 24-line file held 36 labels where labels held U+2028 (str.splitlines splits there)."""
+    from embedeval.cli._loaders import load_label_sets
+
+    labels = [f"a{inside}{i}" for i in range(24)]
+    path = tmp_path / "labels.txt"
+    path.write_bytes(("\r\n".join(labels[:12]) + "\r\n" + "\n".join(labels[12:]) + "\n").encode())
+    assert load_labels(path).tolist() == labels
+    assert load_label_sets(path) == [{label} for label in labels]
+    assert load_groups(path).tolist() == labels
+    assert read_ids(path) == labels

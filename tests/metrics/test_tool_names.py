@@ -102,7 +102,7 @@ def test_near_misses_of_other_tools_names_get_did_you_mean(name, form, hint):
 def test_the_command_line_accepts_them_and_says_did_you_mean(tmp_path, capsys):
     (tmp_path / "run.txt").write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\n")
     (tmp_path / "qrels.txt").write_text("q1 0 b 1\n")
-    files = [str(tmp_path / "run.txt"), str(tmp_path / "qrels.txt")]
+    files = [str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")]
     assert main(["rankings", *files, "--metrics", "P@2", "--no-ci"]) == 0
     assert "precision@2  0.5000" in capsys.readouterr().out
     argv = ["rankings", *files, "--metrics", "Rcap@2", "ndgc@3"]

@@ -108,7 +108,7 @@ def test_import_does_not_load_matplotlib():
 
 def test_command_prints_table_and_writes_plots(tmp_path):
     out = subprocess.run(
-        [sys.executable, "-m", "embedeval.cli", "reality-check", "--out", str(tmp_path), "--n", "200"],
+        [sys.executable, "-m", "embedeval.cli", "reality-check", "--out-dir", str(tmp_path), "--n", "200"],
         capture_output=True,
         text=True,
         check=True,

@@ -170,13 +170,13 @@ def test_rankings_groups_by_query_id_and_the_problems(tmp_path):
     (tmp_path / "run").write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\nq2 Q0 a 1 1.0 t\n")
     (tmp_path / "qrels").write_text("q1 0 b 1\nq2 0 a 1\n")
     (tmp_path / "g").write_text("q1 en\nq2 de\n")
-    out = run_cli("rankings", tmp_path / "run", tmp_path / "qrels", "--groups", tmp_path / "g", "--format", "json")
+    out = run_cli("rankings", tmp_path / "qrels", tmp_path / "run", "--groups", tmp_path / "g", "--format", "json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["per_group"]["en"]["mrr@10"] == 0.5
     (tmp_path / "g").write_text("q1 en\n")
-    bad = run_cli("rankings", tmp_path / "run", tmp_path / "qrels", "--groups", tmp_path / "g")
+    bad = run_cli("rankings", tmp_path / "qrels", tmp_path / "run", "--groups", tmp_path / "g")
     assert bad.returncode == 2 and "--groups" in bad.stderr and "'q2'" in bad.stderr and "Traceback" not in bad.stderr
-    trec = run_cli("rankings", tmp_path / "run", tmp_path / "qrels", "--groups", tmp_path / "g", "--format", "trec")
+    trec = run_cli("rankings", tmp_path / "qrels", tmp_path / "run", "--groups", tmp_path / "g", "--format", "trec")
     assert trec.returncode == 2 and "--groups has no place in --format trec" in trec.stderr
 
 

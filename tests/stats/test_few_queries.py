@@ -70,7 +70,7 @@ def test_compare_systems_notes_it(n, said):
 def test_every_cli_format_with_intervals_says_it(tmp_path, capsys, fmt):
     (tmp_path / "run.txt").write_text("".join(f"q{i} Q0 d{j} {j} {9 - j} t\n" for i in range(3) for j in (1, 2, 3)))
     (tmp_path / "qrels.txt").write_text("q0 0 d1 1\nq1 0 d2 1\nq2 0 d3 1\n")
-    argv = ["rankings", str(tmp_path / "run.txt"), str(tmp_path / "qrels.txt"), "--metrics", "mrr@10", "--format", fmt]
+    argv = ["rankings", str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"), "--metrics", "mrr@10", "--format", fmt]
     assert main(argv) == 0
     out = capsys.readouterr().out
     if fmt == "json":

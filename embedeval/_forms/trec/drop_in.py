@@ -27,11 +27,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..graded import Judged
-from ..match import find, offsets_of, padded_blocks
+from ..match import offsets_of
 from ..rankings import result_of
 from ..score_order import tie_groups
 from .columns import Columns, hash_strings
-from .evaluate import _check_qrels, _Collision, _numbers_in_run, on_both_files, order
+from .evaluate import (
+    _check_qrels,
+    _Collision,
+    _numbers_in_run,
+    judged_ranking,
+    match_ranked,
+    on_both_files,
+    order,
+    ranked_positions,
+)
+from .lines import no_run_lines
 
 
 @dataclass(frozen=True)
@@ -96,6 +106,8 @@ def evaluate_as_trec_eval(
 
 def _queries(run: Columns, qrels: Columns, complete: bool) -> tuple[list, np.ndarray]:
     """(query ids in byte order, each one's segment of the ordered run or -1)."""
+    if not run.queries:
+        raise no_run_lines(run.path)
     segment_of = {q: i for i, q in enumerate(run.queries)}
     ids = sorted((q for q in qrels.queries if complete or q in segment_of), key=lambda q: q.encode())
     if not ids:
@@ -106,33 +118,11 @@ def _queries(run: Columns, qrels: Columns, complete: bool) -> tuple[list, np.nda
     return ids, np.array([segment_of.get(q, -1) for q in ids], dtype=np.int64)
 
 
-def _ranked(ordered, segments: np.ndarray, max_retrieved) -> tuple[np.ndarray, np.ndarray]:
-    """(positions in the ordered run, per-row counts) of each evaluated query's ranking, cut at
-    ``max_retrieved``."""
-    have = segments >= 0
-    starts = np.where(have, ordered.offsets[np.maximum(segments, 0)], 0)
-    counts = np.where(have, ordered.offsets[np.maximum(segments, 0) + 1] - starts, 0)
-    if max_retrieved is not None:
-        counts = np.minimum(counts, max_retrieved)
-    within = np.arange(counts.sum()) - np.repeat(offsets_of(counts)[:-1], counts)
-    return np.repeat(starts, counts) + within, counts
-
-
-def _match(doc: np.ndarray, counts: np.ndarray, rows: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """0-based place of each (row, id) in its row's ranking, -1 if absent; ``rows`` sorted."""
-    offsets = offsets_of(counts)
-    where = np.full(rows.size, -1, dtype=np.int64)
-    for start, block in padded_blocks(doc, offsets):
-        sel = slice(*np.searchsorted(rows, [start, start + block.shape[0]]))
-        where[sel] = find(block, rows[sel] - start, ids[sel])
-    return where
-
-
 def _evaluate(run: Columns, qrels: Columns, parsed, level, complete, max_retrieved, judged_only, ties=None):
     _check_qrels(qrels)
     ordered = order(run)
     query_ids, segments = _queries(run, qrels, complete)
-    positions, counts = _ranked(ordered, segments, max_retrieved)
+    positions, counts = ranked_positions(ordered, segments, max_retrieved)
     row_of = np.full(len(qrels.queries), -1, dtype=np.int64)
     index = {q: i for i, q in enumerate(qrels.queries)}
     row_of[[index[q] for q in query_ids]] = np.arange(len(query_ids))
@@ -142,14 +132,10 @@ def _evaluate(run: Columns, qrels: Columns, parsed, level, complete, max_retriev
     rows, grades = rows[lines], np.trunc(qrels.value[lines])  # trec_eval's atol
     ids = _numbers_in_run(run, qrels)[lines]
     doc = ordered.doc[positions]
-    where = _match(doc, counts, rows, ids)
+    where = match_ranked(doc, counts, rows, ids)
     if judged_only:  # -J: keep the documents judged >= 0, ranked anew in the same order
-        keep = np.zeros(doc.size, dtype=bool)
-        offsets = offsets_of(counts)
-        keep[offsets[rows[where >= 0]] + where[where >= 0]] = grades[where >= 0] >= 0
-        positions, doc = positions[keep], doc[keep]
-        counts = np.bincount(np.repeat(np.arange(counts.size), counts)[keep], minlength=counts.size)
-        where = _match(doc, counts, rows, ids)
+        positions, doc, counts = judged_ranking(positions, doc, counts, rows, where, grades)
+        where = match_ranked(doc, counts, rows, ids)
     found = np.flatnonzero(where >= 0)
     if not run.exact:
         run_lines = ordered.line(positions[offsets_of(counts)[rows[found]] + where[found]])

@@ -22,7 +22,7 @@ from ..match import find, first_duplicate, offsets_of, padded_blocks
 from ..rankings import result_of
 from ..score_order import flagged_segments, sort_segments, tie_groups, unsorted_segments
 from .columns import QRELS, RUN, Columns, MissingIds, hash_strings, keeping
-from .lines import locate_duplicate, read, reads_in_batches
+from .lines import locate_duplicate, no_run_lines, read, reads_in_batches
 
 
 class _Collision(Exception):
@@ -89,19 +89,32 @@ class Coverage:
 
     judged_without_run: int
     run_without_judgements: int
+    judged_with_run: int
 
 
 def evaluate_files(
-    run_path, qrels_path, parsed, threshold: float, empty: str, complete: bool, ties=None, *, hasher=hash_strings
+    run_path,
+    qrels_path,
+    parsed,
+    threshold: float,
+    empty: str,
+    complete: bool,
+    ties=None,
+    max_retrieved: int | None = None,
+    judged_only: bool = False,
+    *,
+    hasher=hash_strings,
 ):
     """(EvaluationResult, :class:`Coverage`) of a run file against a qrels file: the common queries
     in run order, as trec_eval; with ``complete``, also every judged query without a run, after
     them, as an empty ranking (trec_eval ``-c``). ``ties``: None (trec_eval's rule) or a
-    tie-aware rule (:mod:`embedeval._metrics.ties`). ``hasher``: the document ids' hash
-    (:func:`~.columns.hash_strings`; the result does not depend on it, collisions included)."""
-    return on_both_files(
-        run_path, qrels_path, lambda run, qrels: _evaluate(run, qrels, parsed, threshold, empty, complete, ties), hasher
-    )
+    tie-aware rule (:mod:`embedeval._metrics.ties`), over the documents of equal score within
+    each query's evaluated ranking. ``max_retrieved`` (trec_eval's -M) cuts each ranking at that
+    many documents; ``judged_only`` (-J) then keeps the documents judged with a grade >= 0.
+    ``hasher``: the document ids' hash (:func:`~.columns.hash_strings`; the result does not
+    depend on it, collisions included)."""
+    options = (parsed, threshold, empty, complete, ties, max_retrieved, judged_only)
+    return on_both_files(run_path, qrels_path, lambda run, qrels: _evaluate(run, qrels, *options), hasher)
 
 
 def on_both_files(run_path, qrels_path, evaluate, hasher=hash_strings):
@@ -125,42 +138,41 @@ def on_both_files(run_path, qrels_path, evaluate, hasher=hash_strings):
         return evaluate(read(run_path, RUN, exact=True), read(qrels_path, QRELS, exact=True))
 
 
-def _evaluate(run: Columns, qrels: Columns, parsed, threshold, empty, complete, ties=None):
+def _evaluate(
+    run: Columns, qrels: Columns, parsed, threshold, empty, complete, ties=None, max_retrieved=None, judged_only=False
+):
     _check_qrels(qrels)
-    ordered = order(run, by_id=ties is None)
+    ordered = order(run, by_id=ties is None or max_retrieved is not None)  # -M cuts in trec_eval's order
     judged_index = {q: i for i, q in enumerate(qrels.queries)}
     ranked = {q: i for i, q in enumerate(run.queries)}
     kept = np.array([i for i, q in enumerate(run.queries) if q in judged_index], dtype=np.int64)
     orphans = [q for q in qrels.queries if q not in ranked]
     query_ids = [run.queries[i] for i in kept.tolist()] + (orphans if complete else [])
     if not query_ids and not run.queries:
-        raise ValueError("the run is empty: it holds no ranked line (an empty file, or one of blank lines)")
+        raise no_run_lines(run.path)
     if not query_ids:
         raise ValueError(
             f"no query of the run appears in the qrels ({len(run.queries)} ranked queries, "
             f"{len(qrels.queries)} judged); check that both files use the same query ids"
         )
-    counts, doc = np.diff(ordered.offsets), ordered.doc
-    if kept.size < len(run.queries):
-        doc = doc[np.repeat(np.isin(np.arange(counts.size), kept), counts)]
-    counts = np.concatenate([counts[kept], np.zeros(len(query_ids) - kept.size, dtype=counts.dtype)])
+    segments = np.concatenate([kept, np.full(len(query_ids) - kept.size, -1, dtype=np.int64)])
+    positions, counts = ranked_positions(ordered, segments, max_retrieved)
     row_of = np.full(len(qrels.queries), -1, dtype=np.int64)
-    row_of[[judged_index[run.queries[i]] for i in kept.tolist()]] = np.arange(kept.size)
-    if complete:
-        row_of[[judged_index[q] for q in orphans]] = np.arange(kept.size, len(query_ids))
+    row_of[[judged_index[q] for q in query_ids]] = np.arange(len(query_ids))
     rows = row_of[qrels.query]
     judged_lines = np.flatnonzero(rows >= 0)  # every grade: trec_eval's bpref, infAP, ... read grade 0 too
     judged_lines = judged_lines[np.argsort(rows[judged_lines], kind="stable")]
     rows, grades = rows[judged_lines], qrels.value[judged_lines]
     ids = _numbers_in_run(run, qrels)[judged_lines]
+    doc = ordered.doc[positions]
+    where = match_ranked(doc, counts, rows, ids)
+    if judged_only:  # trec_eval -J: the documents judged >= 0, ranked anew in the same order
+        positions, doc, counts = judged_ranking(positions, doc, counts, rows, where, grades)
+        where = match_ranked(doc, counts, rows, ids)
     offsets = offsets_of(counts)
-    where = np.full(rows.size, -1, dtype=np.int64)
-    for start, block in padded_blocks(doc, offsets):
-        sel = slice(*np.searchsorted(rows, [start, start + block.shape[0]]))
-        where[sel] = find(block, rows[sel] - start, ids[sel])
     found = np.flatnonzero(where >= 0)
     if not run.exact:
-        lines = ordered.line(ordered.offsets[kept[rows[found]]] + where[found])
+        lines = ordered.line(positions[offsets[rows[found]] + where[found]])
         if run.strings(lines) != qrels.strings(judged_lines[found]):
             raise _Collision
     positive = grades > 0
@@ -174,19 +186,55 @@ def _evaluate(run: Columns, qrels: Columns, parsed, threshold, empty, complete, 
         n_retrieved=counts.astype(np.int64),
         n_zero=np.bincount(rows[grades == 0], minlength=len(query_ids)),
     )
-    if ties is not None:  # each found document's tie group within its query's listed documents
-        score = run.value if ordered.lines is None else run.value[ordered.lines]
-        segment = kept[rows[found]]
-        start, size = tie_groups(score, ordered.offsets, segment, score[ordered.offsets[segment] + where[found]])
+    if ties is not None:  # each found document's tie group within its query's evaluated ranking
+        score = run.value[ordered.line(positions)]
+        at = offsets[rows[found]] + where[found]
+        start, size = tie_groups(score, offsets, rows[found], score[at])
         judged = dataclasses.replace(judged, group_start=start, group_size=size)
-    coverage = Coverage(len(orphans), len(run.queries) - kept.size)
+    coverage = Coverage(len(orphans), len(run.queries) - kept.size, kept.size)
     config = {
         "max_length": int(counts.max(initial=0)),
         "complete": complete,
         "judged_without_run": coverage.judged_without_run,
         "ranked_without_judgements": coverage.run_without_judgements,
+        "max_retrieved": max_retrieved,
+        "judged_only": judged_only,
     }
     return result_of(judged, parsed, threshold, empty, query_ids, config, ties), coverage
+
+
+def ranked_positions(ordered: Ordered, segments: np.ndarray, max_retrieved=None) -> tuple[np.ndarray, np.ndarray]:
+    """(positions in the ordered run, per-row counts) of each evaluated query's ranking: row i
+    is the run's segment ``segments[i]`` (-1: a query without a run, an empty ranking), cut at
+    ``max_retrieved`` documents (trec_eval's -M)."""
+    have = segments >= 0
+    starts = np.where(have, ordered.offsets[np.maximum(segments, 0)], 0)
+    counts = np.where(have, ordered.offsets[np.maximum(segments, 0) + 1] - starts, 0)
+    if max_retrieved is not None:
+        counts = np.minimum(counts, max_retrieved)
+    within = np.arange(counts.sum()) - np.repeat(offsets_of(counts)[:-1], counts)
+    return np.repeat(starts, counts) + within, counts
+
+
+def match_ranked(doc: np.ndarray, counts: np.ndarray, rows: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """0-based place of each (row, id) in its row's ranking (``doc``, ``counts`` per row), -1 if
+    absent; ``rows`` sorted."""
+    offsets = offsets_of(counts)
+    where = np.full(rows.size, -1, dtype=np.int64)
+    for start, block in padded_blocks(doc, offsets):
+        sel = slice(*np.searchsorted(rows, [start, start + block.shape[0]]))
+        where[sel] = find(block, rows[sel] - start, ids[sel])
+    return where
+
+
+def judged_ranking(positions, doc, counts, rows, where, grades) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """trec_eval's -J: each ranking kept to its documents judged with a grade >= 0, in the same
+    order: (positions, doc, counts)."""
+    keep = np.zeros(doc.size, dtype=bool)
+    offsets, hit = offsets_of(counts), where >= 0
+    keep[offsets[rows[hit]] + where[hit]] = grades[hit] >= 0
+    counts = np.bincount(np.repeat(np.arange(counts.size), counts)[keep], minlength=counts.size)
+    return positions[keep], doc[keep], counts
 
 
 def _numbers_in_run(run: Columns, qrels: Columns) -> np.ndarray:

@@ -35,6 +35,9 @@ BATCHES_FROM_VARIABLE = "EMBEDEVAL_BATCHES_FROM"
 PYARROW_FROM = 64 << 20
 READER_VARIABLE = "EMBEDEVAL_TREC_READER"
 READERS = ("numpy", "pyarrow")
+# How trec_eval reads each value (:func:`trec_number`): a score with atof and may be infinite (it
+# still sorts); a grade with atol, finite.
+_READS = {"score": ("atof", False), "grade": ("atol", True)}
 
 
 def batches_from() -> int:
@@ -113,10 +116,7 @@ def _read_lines(path: Path, layout, duplicates: bool = False, comments: bool = F
     query_code, doc_code = queries.setdefault, docs.setdefault
     seen: set[int] = set()
     with open(path, "rb") as f:
-        if f.read(len(BOM)) != BOM:
-            f.seek(0)
-        for number, line in enumerate(f, start=1):
-            parts = line.split()
+        for number, line, parts in trec_lines(f):
             if len(parts) != width or comments:
                 verdict = _irregular(line, parts, layout, f"{path}:{number}")
                 if verdict == "comment" and not comments:
@@ -128,11 +128,11 @@ def _read_lines(path: Path, layout, duplicates: bool = False, comments: bool = F
                 v = float(field)
             except ValueError:
                 v = math.nan
-            # a non-number, a NaN, an infinity, or a number C reads otherwise (_unlike_c): look closer
+            # a non-number, a NaN, an infinity, or a number C reads otherwise (trec_number): look closer
             if not -math.inf < v < math.inf or b"_" in field or (grades and (b"e" in field or b"E" in field)):
-                if not comments and _comment(line, parts, longer):
+                if not comments and is_comment(line, parts, longer):
                     return _read_lines(path, layout, duplicates, comments=True)
-                v = _number(parts[at_v], value_field, f"{path}:{number}")
+                v = trec_number(parts[at_v], value_field, f"{path}:{number}", *_READS[value_field])
             q = query_code(parts[at_q], len(queries))
             d = doc_code(parts[at_d], len(docs))
             if duplicates:
@@ -160,6 +160,57 @@ def _read_lines(path: Path, layout, duplicates: bool = False, comments: bool = F
         True,
         _decoded(docs, path, "document id"),
     )
+
+
+def no_run_lines(path) -> ValueError:
+    """The error for a run without a line to evaluate: with ``-c`` every judged query would be
+    evaluated against nothing, a mistake rather than a run (trec_eval refuses an empty file)."""
+    return ValueError(
+        f"{path}: the run is empty: it holds no ranked line (an empty file, or only blank lines and comments)"
+    )
+
+
+def trec_lines(f):
+    """The one tokenizer of every TREC file (runs, qrels, preferences, judgement groups): each
+    line of the binary file ``f`` as ``(number, line, fields)``, numbered from 1, its fields as
+    bytes split where trec_eval splits them (C's ``isspace``: space, tab, CR, LF, vertical tab,
+    form feed; a no-break space or another Unicode space is part of a field, and lines end at
+    ``\\n`` only, so ``\\r\\n`` ends one too). A UTF-8 byte-order mark at the start of the file is
+    skipped (trec_eval would make it part of the first query id). Which lines are comments, and
+    how a value reads, the caller decides with :func:`is_comment` and :func:`trec_number`."""
+    if f.read(len(BOM)) != BOM:
+        f.seek(0)
+    for number, line in enumerate(f, start=1):
+        yield number, line, line.split()
+
+
+def is_comment(line: bytes, fields: list, run: bool = False) -> bool:
+    """trec_eval's comment lines: a run line whose first field starts with ``#``; a judgement
+    line (qrels, preferences, judgement groups) whose first character is ``#`` (after a blank,
+    ``#`` begins a query id)."""
+    return fields[0].startswith(b"#") if run else line.startswith(b"#")
+
+
+def trec_number(field: bytes, name: str, where: str, reader: str = "atof", finite: bool = True) -> float:
+    """The value of a field as trec_eval reads it: with C's ``atof`` (``reader="atof"``: scores,
+    preference levels) or ``atol`` (``"atol"``: qrels grades, judgement-group grades). ValueError
+    naming ``name`` and ``where`` (the file and line) for a non-number, a NaN, an infinity where
+    ``finite``, and for text that Python and C read as different numbers: an underscore between
+    digits (``float`` reads ``1_0`` as 10, C as 1) and, for ``atol``, an exponent (``1e1``: C's
+    ``atol`` reads 1) -- refused rather than read either way."""
+    text = _text(field)
+    if b"_" in field or (reader == "atol" and (b"e" in field or b"E" in field)):
+        rule = "digits, a sign and a point" + (
+            ", no exponent (trec_eval reads it with atol)" if reader == "atol" else ""
+        )
+        raise ValueError(f"{where}: {name} must be written as trec_eval reads it ({rule}); got {text!r}")
+    try:
+        v = float(field)
+    except ValueError:
+        raise ValueError(f"{where}: {name} must be a number; got {text!r}") from None
+    if math.isnan(v) or (finite and math.isinf(v)):
+        raise ValueError(f"{where}: {name} must be a {'finite ' if finite else ''}number; got {text!r}")
+    return v
 
 
 def _text(field: bytes) -> str:
@@ -193,7 +244,7 @@ def _irregular(line: bytes, parts: list, layout, where: str) -> str:
     width, longer = len(fields.split()), value_field == "score"
     if not parts:
         return "blank"
-    if _comment(line, parts, longer):
+    if is_comment(line, parts, longer):
         return "comment"
     if len(parts) == width or (longer and len(parts) > width):
         return "data"
@@ -201,38 +252,6 @@ def _irregular(line: bytes, parts: list, layout, where: str) -> str:
     table = " (a qrels table, as BEIR's qrels/test.tsv, needs its header row: query-id corpus-id score)"
     hint = table if not longer and len(parts) == 3 else ""
     raise ValueError(f"{where}: a line needs {width} fields ({fields}){more}; got {len(parts)}{hint}")
-
-
-def _comment(line: bytes, parts: list, run: bool) -> bool:
-    """trec_eval's comment lines: a run line whose first field starts with ``#``; a qrels line
-    whose first character is ``#`` (after a blank, ``#`` begins a query id)."""
-    return parts[0].startswith(b"#") if run else line.startswith(b"#")
-
-
-def _unlike_c(field: bytes, score: bool) -> bool:
-    """Whether Python's ``float`` reads ``field`` otherwise than trec_eval: an underscore between
-    digits (``float`` reads ``1_0`` as 10, C's ``atof`` and ``atol`` as 1), or an exponent in a
-    grade (trec_eval reads grades with ``atol``: ``1e3`` is 1)."""
-    return b"_" in field or (not score and (b"e" in field or b"E" in field))
-
-
-def _number(field: bytes, name: str, where: str) -> float:
-    """The value of a field: ValueError naming the line for a non-number, a NaN, for grades
-    an infinity (a score may be infinite: it still sorts), and for a number trec_eval reads
-    otherwise (:func:`_unlike_c`)."""
-    text = _text(field)
-    if _unlike_c(field, name == "score"):
-        rule = "digits, a sign and a point" + (
-            "" if name == "score" else ", no exponent (trec_eval reads grades with atol)"
-        )
-        raise ValueError(f"{where}: {name} must be written as trec_eval reads it ({rule}); got {text!r}")
-    try:
-        v = float(field)
-    except ValueError:
-        raise ValueError(f"{where}: {name} must be a number; got {text!r}") from None
-    if math.isnan(v) or (name == "grade" and math.isinf(v)):
-        raise ValueError(f"{where}: {name} must be a {'finite ' if name == 'grade' else ''}number, not {text!r}")
-    return v
 
 
 def locate_duplicate(path, layout) -> None:

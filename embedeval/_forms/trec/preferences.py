@@ -21,7 +21,7 @@ from ..._metrics.trec_groups import GroupedHits
 from ...result import EvaluationResult
 from ..graded import Judged
 from .columns import RUN
-from .lines import locate_duplicate, read
+from .lines import locate_duplicate, no_run_lines, read
 from .prefs import Judgements, read_judgements
 from .prefs_counts import count_preferences
 
@@ -73,6 +73,8 @@ def evaluate_judgements(
     judgements = read_judgements(judgements_path, layout)
     grouped = layout == "qrels_jg"
     rankings = run_rankings(run_path, ascending_ties=not grouped, max_retrieved=max_retrieved)
+    if not rankings:
+        raise no_run_lines(run_path)
     queries = _queries(judgements, rankings, complete)
     if grouped:
         source = group_hits(judgements, rankings, queries, level, judged_only)

@@ -11,11 +11,16 @@
 ``qrels_jg``     ``qid jg docno grade``           qrels, once per judgement group ``jg``
 ===============  ===============================  ==================================================
 
-The rules of the qrels reader: a line whose first character is ``#`` is a comment; blank lines
-are skipped; a line with another number of fields (trec_eval allows none after the level), a
-level that is not a finite number, and in ``qrels_jg`` a document judged twice in one group are
-refused with one line naming the file and the line. ``qrels_jg`` grades are truncated towards
-zero (trec_eval's ``atol``); preference levels are kept as read (``atof``).
+Lines are read by the tokenizer of every TREC file (:func:`.lines.trec_lines`), so the rules
+are the qrels reader's: fields split at ASCII whitespace only (a no-break space is part of an
+id), ``\r\n`` ends a line, a UTF-8 byte-order mark at the start is skipped, a line whose first
+character is ``#`` is a comment and blank lines are skipped. A line with another number of
+fields (trec_eval allows none after the level), a level that is not a finite number or is
+written so that Python and C would read different numbers (:func:`.lines.trec_number`: ``1_0``;
+in ``qrels_jg``, read with ``atol``, also an exponent: ``1e1``), an id that is not UTF-8, and
+in ``qrels_jg`` a document judged twice in one group are refused with one line naming the file
+and the line. ``qrels_jg`` grades are truncated towards zero (trec_eval's ``atol``);
+preference levels are kept as read (``atof``).
 """
 
 from __future__ import annotations
@@ -23,11 +28,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-# -R format -> (the fields of a line, the value's name)
+from .lines import is_comment, trec_lines, trec_number
+
+# -R format -> (the fields of a line, the value's name, how trec_eval reads the value)
 LAYOUTS = {
-    "prefs": ("qid jg jsg docno rel_level", "rel_level"),
-    "qrels_prefs": ("qid jg docno rel_level", "rel_level"),
-    "qrels_jg": ("qid jg docno grade", "grade"),
+    "prefs": ("qid jg jsg docno rel_level", "rel_level", "atof"),
+    "qrels_prefs": ("qid jg docno rel_level", "rel_level", "atof"),
+    "qrels_jg": ("qid jg docno grade", "grade", "atol"),
 }
 
 
@@ -71,20 +78,19 @@ def read_judgements(path, layout: str) -> Judgements:
     ValueError naming the file and line for a bad line, or for a file without judgements."""
     if layout not in LAYOUTS:
         raise ValueError(f"'layout' must be one of {', '.join(LAYOUTS)}; got {layout!r}")
-    fields, value_name = LAYOUTS[layout]
+    fields, value_name, reader = LAYOUTS[layout]
     width = len(fields.split())
     columns: tuple[list, ...] = ([], [], [], [], [], [])
     seen: dict[tuple, int] = {}
-    with open(path, encoding="utf-8") as f:
-        for number, text in enumerate(f, start=1):
-            parts = text.split()
-            if not parts or text.startswith("#"):
+    with open(path, "rb") as f:
+        for number, line, parts in trec_lines(f):
+            if not parts or is_comment(line, parts):
                 continue
             where = f"{path}:{number}"
             if len(parts) != width:
                 raise ValueError(f"{where}: a {layout} line needs {width} fields ({fields}); got {len(parts)}")
-            level = _level(parts[-1], value_name, where)
-            query, group, doc = parts[0], parts[1], parts[-2]
+            level = trec_number(parts[-1], value_name, where, reader)
+            query, group, doc = (_text(field, where) for field in (parts[0], parts[1], parts[-2]))
             if layout == "qrels_jg":
                 level = float(math.trunc(level))
                 if (query, group, doc) in seen:
@@ -93,7 +99,7 @@ def read_judgements(path, layout: str) -> Judgements:
                         f"{query!r} (first on line {seen[query, group, doc]})"
                     )
                 seen[query, group, doc] = number
-            subgroup = parts[2] if layout == "prefs" else "0"
+            subgroup = _text(parts[2], where) if layout == "prefs" else "0"
             for column, value in zip(columns, (query, group, subgroup, doc, level, number), strict=True):
                 column.append(value)
     if not columns[0]:
@@ -101,11 +107,9 @@ def read_judgements(path, layout: str) -> Judgements:
     return Judgements(str(path), layout, *columns)
 
 
-def _level(text: str, name: str, where: str) -> float:
+def _text(field: bytes, where: str) -> str:
+    """An id as text; ValueError naming the line for bytes that are not UTF-8."""
     try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"{where}: {name} must be a number; got {text!r}") from None
-    if not math.isfinite(value):
-        raise ValueError(f"{where}: {name} must be a finite number; got {text!r}")
-    return value
+        return field.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{where}: an id must be UTF-8 text; got the bytes {field!r}") from None
