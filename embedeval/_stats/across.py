@@ -7,11 +7,12 @@ import numpy as np
 from .._inputs.arrays import check_choice, check_positive_int
 from .across_bayes import bayes_signed_rank
 from .across_data import Across, read_across
-from .across_friedman import average_ranks, critical_difference, friedman, nemenyi_p_values, nemenyi_q
+from .across_friedman import critical_difference, friedman, nemenyi_p_values, nemenyi_q
 from .across_outcome import AcrossComparison
 from .across_ranks import bootstrap_mean_ranks, places, rank_intervals, tied_for_first
 from .across_wilcoxon import METHODS, ZERO_METHODS, signed_rank
 from .corrections import adjust
+from .distributions import average_ranks
 from .resampling import bootstrap_means, sign_flip_exceedances
 
 POST_HOC = ("nemenyi", "wilcoxon")
