@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._core import budget as _budget
 from ._core.text import format_p_value
 from ._inputs.arrays import check_choice, check_positive_int, encode_labels
 from ._stats.across import compare_across  # noqa: F401  (across datasets: documented there)
