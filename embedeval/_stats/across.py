@@ -148,7 +148,8 @@ def compare_across(
     rope : float or None
         Half-width of the region of practical equivalence of a score difference, for the Bayesian
         signed-rank test (None: not run). 0.01 on a score in [0, 1] calls a difference under one
-        point equivalent.
+        point equivalent. With 0 there is no region of equivalence, and a posterior sample where
+        B is as probably better as worse counts half to each (identical systems: 0.5/0/0.5).
     n_bayes_samples : int
         Dirichlet samples of the Bayesian test.
     seed : int

@@ -172,3 +172,13 @@ def test_bayesian_signed_rank_is_sure_when_every_dataset_agrees_and_equivalent_i
     same = bayes_signed_rank(a, a + 0.001, rope=0.01, n_samples=4000, rng=np.random.default_rng(0))
     assert better[2] == 1.0
     assert same[1] == 1.0
+
+
+@pytest.mark.parametrize("rope", [0.0, 0.01])
+def test_bayesian_signed_rank_of_identical_systems_favours_neither(rope):
+    """A sample whose largest probability is shared by two regions counts half to each: identical
+    systems with rope 0 (theta_worse = theta_better = 1/2 in every sample) give P(worse) =
+    P(better) = 1/2, not P(worse) = 1; with a rope they are equivalent."""
+    a = np.linspace(0.5, 0.8, 12)
+    got = bayes_signed_rank(a, a.copy(), rope=rope, n_samples=2000, rng=np.random.default_rng(0))
+    assert got == ((0.5, 0.0, 0.5) if rope == 0 else (0.0, 1.0, 0.0))
