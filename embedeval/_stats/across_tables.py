@@ -92,11 +92,10 @@ def pair_rows(c) -> tuple[list[str], list[list[str]]]:
 def tests(c) -> dict[str, str]:
     """The tests over all systems, and the set tied for first, ``{what: result}``."""
     f, s = c.friedman, c.settings
-    f_text = (
-        "infinite, p = 0 (every dataset ranks the systems alike)"
-        if f["f"] is None
-        else (f"{f['f']:.3f} on ({f['df1']}, {f['df2']}) df, {_p_is(f['p_f'])}")
-    )
+    if f["f_infinite"]:
+        f_text = "infinite, p = 0 (every dataset ranks the systems alike)"
+    else:
+        f_text = f"{f['f']:.3f} on ({f['df1']}, {f['df2']}) df, {_p_is(f['p_f'])}"
     out = {
         "Friedman": f"chi2 = {f['statistic']:.3f} on {f['df']} df, {_p_is(f['p_value'])} "
         f"({f['n_systems']} systems, {f['n_datasets']} datasets)",

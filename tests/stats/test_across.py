@@ -208,3 +208,16 @@ def test_the_diagram_names_every_system_and_its_mean_rank(tmp_path, options):
     for s in c.systems:
         assert f"{c.mean_ranks[s]['mean_rank']:.2f}" in svg
     assert "CD = " in svg
+
+
+def test_an_infinite_iman_davenport_f_is_said_alike_in_the_object_json_and_text():
+    """JSON has no infinity: F is null there and in the object, with ``f_infinite`` true, and the
+    text says infinite; a finite F is a number with ``f_infinite`` false."""
+    alike = compare_across(np.tile([3.0, 2.0, 1.0], (5, 1)), confidence=None)
+    assert (alike.friedman["f"], alike.friedman["f_infinite"], alike.friedman["p_f"]) == (None, True, 0.0)
+    assert json.loads(alike.table("json"))["friedman"]["f_infinite"] is True
+    for fmt in ("table", "markdown", "html"):
+        assert "F = infinite, p = 0" in alike.table(fmt)
+    finite = compare_across(np.random.default_rng(1).normal(size=(6, 3)), confidence=None)
+    assert finite.friedman["f_infinite"] is False and np.isfinite(finite.friedman["f"])
+    assert "infinite" not in finite.table()
