@@ -13,7 +13,16 @@ from __future__ import annotations
 import html
 import json
 
-from .._core.text import aligned_table, csv_table, format_p_value, format_value, html_table, markdown_table, percent
+from .._core.text import (
+    aligned_table,
+    csv_table,
+    format_p_value,
+    format_value,
+    html_table,
+    markdown_escape,
+    markdown_table,
+    percent,
+)
 from .tables import _tex
 
 
@@ -182,7 +191,10 @@ def render(c, fmt: str) -> str:
             [*(aligned_table(*t(c)) for t in tables), "\n".join(_lines(tests(c))), "\n".join(_lines(legend(c)))]
         ),
         "markdown": lambda: "\n\n".join(
-            [*(markdown_table(*t(c)) for t in tables), "\n".join(f"- {x}" for x in _lines({**tests(c), **legend(c)}))]
+            [
+                *(markdown_table(*t(c)) for t in tables),
+                "\n".join(f"- {markdown_escape(x)}" for x in _lines({**tests(c), **legend(c)})),
+            ]
         ),
         "html": lambda: _html(c),
         "latex": lambda: _latex(c),

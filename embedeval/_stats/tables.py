@@ -10,7 +10,16 @@ from __future__ import annotations
 
 import json
 
-from .._core.text import aligned_table, csv_table, format_p_value, format_value, markdown_table, percent, wrapped
+from .._core.text import (
+    aligned_table,
+    csv_table,
+    format_p_value,
+    format_value,
+    markdown_escape,
+    markdown_table,
+    percent,
+    wrapped,
+)
 
 _CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "BH", "none": "none"}
 
@@ -147,7 +156,7 @@ def render(c, fmt: str) -> str:
                 *head,
                 markdown_table(*system_rows(c)),
                 markdown_table(*pair_rows(c)),
-                "\n".join(f"- {x}" for x in _legend_lines(c)),
+                "\n".join(f"- {markdown_escape(x)}" for x in _legend_lines(c)),
             ]
         ),
         "latex": lambda: _latex(c),

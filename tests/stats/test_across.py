@@ -221,3 +221,15 @@ def test_an_infinite_iman_davenport_f_is_said_alike_in_the_object_json_and_text(
     finite = compare_across(np.random.default_rng(1).normal(size=(6, 3)), confidence=None)
     assert finite.friedman["f_infinite"] is False and np.isfinite(finite.friedman["f"])
     assert "infinite" not in finite.table()
+
+
+def test_markdown_escapes_names_so_a_pipe_adds_no_cell_and_html_stays_text():
+    """Markdown, like the HTML, LaTeX and CSV formats, escapes the names: a ``|`` would add a cell,
+    ``<b>`` would reach the renderer as HTML."""
+    names = ["a|b", "<b>x</b>", "c&amp;d"]
+    c = compare_across(np.random.default_rng(3).normal(size=(6, 3)), systems=names, confidence=None)
+    text = c.table("markdown")
+    assert "a\\|b" in text and "&lt;b>x&lt;/b>" in text and "c&amp;amp;d" in text
+    assert "<b>" not in text
+    leaderboard = text.split("\n\n")[0].splitlines()
+    assert len({line.replace("\\|", "").count("|") for line in leaderboard}) == 1
