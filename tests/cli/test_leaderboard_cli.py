@@ -150,3 +150,15 @@ def test_an_unknown_control_and_a_short_trec_say_so(files):
     assert out.returncode == 2 and "'control' must name one of the systems" in out.stderr
     out = run("leaderboard", "--trec", "x", d / "trec0" / "qrels.txt")
     assert out.returncode == 2 and "--trec needs NAME QRELS RUN [RUN ...]" in out.stderr
+
+
+def test_json_scores_with_a_dataset_twice_or_a_string_score_are_refused_in_one_line(tmp_path):
+    twice = tmp_path / "twice.json"
+    twice.write_text('{"x": {"a": 0.1, "b": 0.2}, "x": {"a": 0.3, "b": 0.4}, "y": {"a": 0.1, "b": 0.2}}')
+    text = tmp_path / "text.json"
+    text.write_text('{"x": {"a": "0.5", "b": 0.2}, "y": {"a": 0.1, "b": 0.2}}')
+    for path, message in ((twice, "dataset 'x' appears twice"), (text, "got the string '0.5'")):
+        out = run("leaderboard", "--scores", path)
+        assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr
+        (line,) = out.stderr.strip().splitlines()
+        assert line.startswith("embedeval leaderboard: error: ") and message in line
