@@ -233,3 +233,16 @@ def test_markdown_escapes_names_so_a_pipe_adds_no_cell_and_html_stays_text():
     assert "<b>" not in text
     leaderboard = text.split("\n\n")[0].splitlines()
     assert len({line.replace("\\|", "").count("|") for line in leaderboard}) == 1
+
+
+def test_the_diagram_draws_names_as_text_not_mathtext(tmp_path):
+    """System names are text: ``$x_{$`` (bad mathtext) no longer stops the drawing, and
+    ``a$^$b`` is written as it is, not typeset as math."""
+    from embedeval.plotting import plot_critical_difference
+
+    names = ["$x_{$", "a$^$b", "plain"]
+    c = compare_across(np.random.default_rng(12).normal(size=(8, 3)), systems=names, confidence=None)
+    svg = plot_critical_difference(c, tmp_path / "cd.svg").read_text()
+    for s in names:
+        assert s in svg
+    assert plot_critical_difference(c, tmp_path / "cd.png").stat().st_size > 1000
