@@ -1,5 +1,5 @@
 """The tails and quantiles of every test in :mod:`embedeval._stats`, from scipy: Student's t,
-the normal, the chi-square, Fisher's F and the studentized range with infinite degrees of freedom
+the chi-square, Fisher's F and the studentized range with infinite degrees of freedom
 (Nemenyi's); and average ranks. One place, so that a comparison names what it computes rather than how."""
 
 from __future__ import annotations
@@ -7,34 +7,37 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special
+
+# scipy is imported by the functions that use it: scipy.special adds ~25 MB and scipy.stats ~70 MB
+# to a process, which `import embedeval.stats` and an evaluation with intervals need not pay.
 
 
 def t_two_sided(t: float, df: float) -> float:
     """P(|T| >= |t|) for Student's t with ``df`` degrees of freedom; NaN for a NaN ``t``."""
+    from scipy import special
+
     return float(np.minimum(1.0, 2.0 * special.stdtr(df, -abs(t))))
-
-
-def normal_sf(z: float) -> float:
-    """P(Z >= z) for a standard normal Z."""
-    return float(special.ndtr(-z))
 
 
 def chi2_sf(x: float, df: float) -> float:
     """P(X >= x) for a chi-square X with ``df`` degrees of freedom; NaN for a NaN ``x``."""
+    from scipy import special
+
     return 1.0 if x <= 0 else float(special.chdtrc(df, x))
 
 
 def f_sf(f: float, df1: float, df2: float) -> float:
     """P(F >= f) for Fisher's F with (``df1``, ``df2``) degrees of freedom; 0 for an infinite
     ``f``, NaN for a NaN one."""
+    from scipy import special
+
     return 1.0 if f <= 0 else float(special.fdtrc(df1, df2, f))
 
 
 def studentized_range_sf(q, k: int) -> np.ndarray:
     """P(R >= q) for the range R of ``k`` independent standard normal values (the studentized
     range with infinite degrees of freedom), elementwise over ``q``."""
-    from scipy.stats import studentized_range  # scipy.stats takes ~1 s to import: only here
+    from scipy.stats import studentized_range
 
     return studentized_range.sf(q, k, math.inf)
 

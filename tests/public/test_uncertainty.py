@@ -268,3 +268,25 @@ def test_bootstrap_takes_n_bootstrap_and_the_old_spelling_with_a_deprecation_war
     with pytest.warns(DeprecationWarning, match="pass n_bootstrap"):
         old = bootstrap(result, n_resamples=300, seed=1)
     assert new == old
+
+
+def test_bootstrap_holds_a_bounded_block_of_weights_and_draws_as_one_array():
+    """The interval resamples in blocks of at most BOOTSTRAP_ELEMENTS weights (issue 55 item 19:
+    it doubled peak memory, 16M weights and as many indices at once), with the draws of one
+    (n_resamples, n_queries) array of indices whatever the block."""
+    import tracemalloc
+
+    from embedeval._core.budget import BOOTSTRAP_ELEMENTS
+    from embedeval._stats.resampling import query_weights
+
+    n, replicates = 20_000, 2000
+    blocks = list(query_weights(n, 300, np.random.default_rng(1)))
+    assert max(b.size for b in blocks) <= max(BOOTSTRAP_ELEMENTS, n)
+    drawn = np.random.default_rng(1).integers(0, n, size=(300, n), dtype=np.int64)
+    np.testing.assert_array_equal(np.concatenate(blocks), [np.bincount(r, minlength=n) for r in drawn])
+    result = _result(np.random.default_rng(2).random(n))
+    tracemalloc.start()
+    bootstrap(result, n_bootstrap=replicates, seed=0)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 3 * 8 * BOOTSTRAP_ELEMENTS + 64 * n * 8  # ~25 MB here; it was ~390 MB
