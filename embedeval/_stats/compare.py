@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._inputs.arrays import check_choice, check_positive_int
 from .corrections import CORRECTIONS, adjust
-from .distributions import t_two_sided
 from .outcome import SystemComparison
 from .resampling import bootstrap_means, range_exceedances, sign_flip_exceedances
 from .rounding import tolerance
@@ -37,17 +38,16 @@ def _mean_difference(d: np.ndarray, slack: np.ndarray) -> np.ndarray:
 
 
 def _t_p_values(d: np.ndarray, mean: np.ndarray) -> np.ndarray:
-    n = d.shape[0]
-    sd = d.std(axis=0, ddof=1) if n > 1 else np.full(d.shape[1], np.nan)
-    out = np.empty(d.shape[1])
-    for c in range(d.shape[1]):
-        if n < 2:
-            out[c] = np.nan
-        elif sd[c] == 0:
-            out[c] = 1.0 if mean[c] == 0 else 0.0
-        else:
-            out[c] = t_two_sided(float(mean[c] / (sd[c] / np.sqrt(n))), n - 1)
-    return out
+    """Student's paired t-test of each column of ``d`` (``scipy.stats.ttest_1samp`` against 0),
+    except where every difference is equal: p = 1 if they are 0 (in exact arithmetic), else 0."""
+    from scipy.stats import ttest_1samp
+
+    if d.shape[0] < 2:
+        return np.full(d.shape[1], np.nan)
+    with warnings.catch_warnings():  # scipy's warning for nearly equal differences: the p is as before
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p = ttest_1samp(d, 0.0, axis=0).pvalue
+    return np.where(d.std(axis=0, ddof=1) == 0, np.where(mean == 0, 1.0, 0.0), p)
 
 
 def _bootstrap_p_values(diff_reps: np.ndarray, slack: np.ndarray) -> np.ndarray:

@@ -1,6 +1,7 @@
-"""The tails and quantiles of every test in :mod:`embedeval._stats`, from scipy: Student's t,
-the chi-square, Fisher's F and the studentized range with infinite degrees of freedom
-(Nemenyi's); and average ranks. One place, so that a comparison names what it computes rather than how."""
+"""The tails, quantiles and ranks of the tests in :mod:`embedeval._stats`, from scipy: the
+chi-square, Fisher's F, the studentized range with infinite degrees of freedom (Nemenyi's), and
+average ranks. One place, so that a comparison names what it computes rather than how (the
+paired t-test and Wilcoxon's test call ``scipy.stats`` where they run)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,6 @@ import numpy as np
 
 # scipy is imported by the functions that use it: scipy.special adds ~25 MB and scipy.stats ~70 MB
 # to a process, which `import embedeval.stats` and an evaluation with intervals need not pay.
-
-
-def t_two_sided(t: float, df: float) -> float:
-    """P(|T| >= |t|) for Student's t with ``df`` degrees of freedom; NaN for a NaN ``t``."""
-    from scipy import special
-
-    return float(np.minimum(1.0, 2.0 * special.stdtr(df, -abs(t))))
 
 
 def chi2_sf(x: float, df: float) -> float:
