@@ -7,7 +7,7 @@ arrays an evaluation already returns, so no neighbour is searched again per repl
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -234,7 +234,7 @@ def compare(
     n_resamples : int
         Sign flips of the randomization test.
     n_bootstrap : int
-        Bootstrap replicates of the interval (before 0.2, ``n_resamples`` counted these too).
+        Bootstrap replicates of the interval (``n_resamples`` counted these too before; see the changelog).
 
     Returns
     -------
@@ -268,33 +268,21 @@ def compare(
     for m in names:
         a, b = result_a.per_query[m], result_b.per_query[m]
         both = ~(np.isnan(a) | np.isnan(b))
-        if not both.any():
-            nothing = Interval(np.nan, np.nan, np.nan, confidence, 0)
-            rows.append(dict(metric=m, mean_a=np.nan, mean_b=np.nan, difference=nothing, p_value=np.nan, n_queries=0))
+        n = int(both.sum())
+        if n == 0:
+            rows.append(
+                Comparison(m, np.nan, np.nan, Interval(np.nan, np.nan, np.nan, confidence, 0), np.nan, np.nan, 0)
+            )
             continue
         pair = compare_systems(
-            {"A": a[both], "B": b[both]},
-            test="randomization",
-            correction="none",
-            confidence=confidence,
-            n_resamples=n_resamples,
-            n_bootstrap=n_bootstrap,
-            seed=seed,
-        )
-        row = pair.pairs[0]
-        n = int(both.sum())
-        rows.append(
-            dict(
-                metric=m,
-                mean_a=pair.values["A"]["value"],
-                mean_b=pair.values["B"]["value"],
-                difference=Interval(row["difference"], row["low"], row["high"], confidence, n),
-                p_value=row["p_value"],
-                n_queries=n,
-            )
-        )
-    adjusted = holm([r["p_value"] for r in rows])
-    return [Comparison(**r, p_adjusted=float(q)) for r, q in zip(rows, adjusted, strict=True)]
+            {"A": a[both], "B": b[both]}, test="randomization", correction="none", confidence=confidence,
+            n_resamples=n_resamples, n_bootstrap=n_bootstrap, seed=seed,
+        )  # fmt: skip
+        r, (mean_a, mean_b) = pair.pairs[0], (pair.values[s]["value"] for s in "AB")
+        difference = Interval(r["difference"], r["low"], r["high"], confidence, n)
+        rows.append(Comparison(m, mean_a, mean_b, difference, r["p_value"], np.nan, n))
+    adjusted = holm([r.p_value for r in rows])
+    return [replace(r, p_adjusted=float(q)) for r, q in zip(rows, adjusted, strict=True)]
 
 
 def compare_systems(
