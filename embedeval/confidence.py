@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._inputs.arrays import _to_numpy
+from ._stats.distributions import average_ranks
 from .result import EvaluationResult
 
 
@@ -138,7 +139,7 @@ def auroc(correct, confidence) -> float:
     n_pos, n_neg = int(pos.sum()), int((~pos).sum())
     if n_pos == 0 or n_neg == 0:
         return float("nan")
-    ranks = _average_ranks(c)
+    ranks = average_ranks(-c)  # 1 for the lowest confidence
     return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
@@ -169,18 +170,6 @@ def _group_ends(sorted_values: np.ndarray) -> np.ndarray:
     return np.concatenate([np.flatnonzero(sorted_values[1:] != sorted_values[:-1]) + 1, [sorted_values.size]])
 
 
-def _average_ranks(x: np.ndarray) -> np.ndarray:
-    """1-based ranks, tied values sharing their average rank."""
-    order = np.argsort(x, kind="stable")
-    xs = x[order]
-    ends = _group_ends(xs)
-    starts = np.concatenate([[0], ends[:-1]])
-    avg = (starts + ends + 1) / 2.0  # mean of ranks start+1 .. end
-    ranks = np.empty(x.size)
-    ranks[order] = np.repeat(avg, ends - starts)
-    return ranks
-
-
 def _two_vectors(a, b) -> tuple[np.ndarray, np.ndarray]:
     x = np.asarray(_to_numpy(a, "a"), dtype=np.float64)
     y = np.asarray(_to_numpy(b, "b"), dtype=np.float64)
@@ -197,7 +186,7 @@ def spearman(a, b) -> float:
     ``a`` and ``b`` may hold +-inf (equal infinities tie); NaN raises ValueError.
     """
     x, y = _two_vectors(a, b)
-    rx, ry = _average_ranks(x) - (x.size + 1) / 2, _average_ranks(y) - (x.size + 1) / 2
+    rx, ry = average_ranks(-x) - (x.size + 1) / 2, average_ranks(-y) - (x.size + 1) / 2
     den = np.sqrt((rx * rx).sum() * (ry * ry).sum())
     return float((rx * ry).sum() / den) if den > 0 else float("nan")
 

@@ -290,7 +290,7 @@ def plot_critical_difference(comparison, path, title: str = "") -> Path:
     the best on the left, a bar of Nemenyi's critical difference above the axis, and a thick line
     under every maximal group of systems the post-hoc test does not tell apart (with a control, the
     band of one critical difference either side of the control instead). PNG, SVG or PDF by the
-    suffix of ``path``."""
+    suffix of ``path``. Names are drawn as they are written (``$`` is no mathtext switch here)."""
     from ._stats.across_ranks import not_different_groups
 
     c = comparison
@@ -319,7 +319,8 @@ def plot_critical_difference(comparison, path, title: str = "") -> Path:
         ax.plot([r, r, end], [0, y, y], color="#1f3a93", lw=0.9)
         star = " *" if s in c.tied_for_first else ""
         label = f"{s}{star} ({r:.2f})" if on_left else f"({r:.2f}) {s}{star}"
-        ax.text(end, y, label, ha="right" if on_left else "left", va="center", fontsize=9)
+        # parse_math=False: a name is text, never mathtext ("$x_{$" would stop the drawing)
+        ax.text(end, y, label, ha="right" if on_left else "left", va="center", fontsize=9, parse_math=False)
     if c.settings["control"] is None:
         different = {frozenset((p["a"], p["b"])) for p in c.pairs if p["significant"]}
         bars = [

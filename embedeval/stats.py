@@ -6,11 +6,11 @@ arrays an evaluation already returns, so no neighbour is searched again per repl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._core import budget as _budget
 from ._core.text import format_p_value
 from ._inputs.arrays import check_choice, check_positive_int, encode_labels
 from ._stats.across import compare_across  # noqa: F401  (across datasets: documented there)
@@ -80,9 +80,10 @@ def bootstrap(
     result: EvaluationResult,
     *,
     confidence: float = 0.95,
-    n_resamples: int = 2000,
+    n_bootstrap: int = 2000,
     by: str = "query",
     seed: int = 0,
+    n_resamples: int | None = None,
 ) -> dict[str, Interval]:
     """Percentile bootstrap intervals for every summary value of an evaluation.
 
@@ -92,14 +93,17 @@ def bootstrap(
         From any evaluator; only its per-query arrays are used.
     confidence : float
         Coverage of the interval, e.g. 0.95.
-    n_resamples : int
-        Bootstrap replicates.
+    n_bootstrap : int
+        Bootstrap replicates (as in :func:`compare` and :func:`compare_systems`).
     by : {"query", "class"}
         Resample evaluated queries, or whole classes with all their queries (a cluster
         bootstrap: queries of one class share references and are not independent). "class"
         needs a result of :func:`embedeval.evaluate`.
     seed : int
         The same seed gives the same intervals.
+    n_resamples : int, optional
+        Deprecated spelling of ``n_bootstrap`` (a DeprecationWarning; removed in the release after
+        next): ``n_resamples`` counts a test's sign flips or permutations everywhere else.
 
     Returns
     -------
@@ -112,7 +116,14 @@ def bootstrap(
         :func:`no_interval` gives each one's reason (tables print it under the intervals).
     """
     confidence = _check_level(confidence)
-    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    if n_resamples is not None:
+        warnings.warn(
+            "bootstrap(n_resamples=...) is deprecated: pass n_bootstrap (n_resamples counts sign flips elsewhere)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        n_bootstrap = n_resamples
+    n_bootstrap = check_positive_int(n_bootstrap, "n_bootstrap")
     check_choice(by, "by", ("query", "class"))
     names = [name for name in result.summary if name in result.per_query]
     if not names:
@@ -130,7 +141,7 @@ def bootstrap(
         counts = np.bincount(codes).astype(float)
     else:
         sums, counts = values, np.ones(values.shape[0])
-    replicates = _replicate_means(sums, counts, n_resamples, np.random.default_rng(seed))
+    replicates = _replicate_means(sums, counts, n_bootstrap, np.random.default_rng(seed))
     tail = (1 - confidence) / 2
     low, high = np.quantile(replicates, [tail, 1 - tail], axis=0)
     unit = "classes" if by == "class" else "queries"
@@ -174,28 +185,18 @@ def paired_randomization_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int 
     sign flips whose mean difference is at least as far from 0 as the observed one,
     (1 + count) / (1 + n_resamples), never 0.
 
-    A flip whose sum equals the observed one in exact arithmetic counts, whatever the rounding
-    of either in float64: a flip counts when it is less extreme by at most
-    ``8 (n + 2) eps sum(abs(a) + abs(b))``, twice a bound on the rounding error of two such sums
-    (:mod:`embedeval._stats.rounding`). So no flip at least as extreme is missed, and for values
-    on a grid of step 1/m (0, 1/3, 2/3, 1) the count is exact while that bound is below 1/m.
+    The p-value of :func:`compare_systems` for the pair (A, B) with ``test="randomization"``
+    and the same ``n_resamples`` and ``seed``. A flip whose sum equals the observed one in exact
+    arithmetic counts, whatever the rounding of either in float64 (within a bound of it:
+    :mod:`embedeval._stats.rounding`), so no flip at least as extreme is missed, and for values
+    on a grid of step 1/m (0, 1/3, 2/3, 1) the count is exact.
     """
-    from ._stats.resampling import flip_exceedances
-    from ._stats.rounding import tolerance
-
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    d = b - a
-    if not np.any(d):
+    if not np.any(b - a):
         return 1.0
-    slack = tolerance(d.size, np.abs(a).sum() + np.abs(b).sum())
-    rng = np.random.default_rng(seed)
-    extreme = 0
-    step = max(1, _budget.RESAMPLE_ELEMENTS // d.size)
-    for start in range(0, n_resamples, step):
-        signs = rng.integers(0, 2, size=(min(step, n_resamples - start), d.size), dtype=np.int8) * 2 - 1
-        extreme += int(flip_exceedances(d[:, None], signs.astype(np.float64), np.atleast_1d(slack))[0])
-    return (1 + extreme) / (1 + n_resamples)
+    pair = compare_systems({"A": a, "B": b}, confidence=None, correction="none", n_resamples=n_resamples, seed=seed)
+    return pair.pairs[0]["p_value"]
 
 
 def holm(p_values) -> np.ndarray:
@@ -212,16 +213,28 @@ def compare(
     metrics=None,
     confidence: float = 0.95,
     n_resamples: int = 10000,
+    n_bootstrap: int = 2000,
     seed: int = 0,
 ) -> list[Comparison]:
-    """Paired comparison of two evaluations of the same queries (B minus A), per metric.
+    """Paired comparison of two evaluations of the same queries (B minus A), per metric: a view
+    of :func:`compare_systems` for one pair.
 
     The queries are paired by position, so both results must come from the same queries in
     the same order (two embedding sets with one label set, or two runs over the same queries).
-    Each metric gets the mean difference with a paired percentile-bootstrap interval and a
-    paired randomization test; p-values are Holm-adjusted over the metrics compared. By default
-    every per-query metric both results hold; set-level metrics (``nmi``, ``eer``, ...) have no
-    per-query values to pair, and asking for one raises ValueError.
+    Each metric is compared over the queries both results evaluated in it, as
+    ``compare_systems({"A": result_a, "B": result_b}, metrics=[metric], test="randomization",
+    ...)`` compares it, with the same ``confidence``, ``n_resamples``, ``n_bootstrap`` and
+    ``seed``: the same difference, percentile-bootstrap interval and randomization-test p-value.
+    The p-values are then Holm-adjusted over the metrics compared. By default every per-query
+    metric both results hold; set-level metrics (``nmi``, ``eer``, ...) have no per-query values
+    to pair, and asking for one raises ValueError.
+
+    Parameters
+    ----------
+    n_resamples : int
+        Sign flips of the randomization test.
+    n_bootstrap : int
+        Bootstrap replicates of the interval (``n_resamples`` counted these too before; see the changelog).
 
     Returns
     -------
@@ -229,6 +242,7 @@ def compare(
     """
     confidence = _check_level(confidence)
     n_resamples = check_positive_int(n_resamples, "n_resamples")
+    n_bootstrap = check_positive_int(n_bootstrap, "n_bootstrap")
     if result_a.n_queries != result_b.n_queries:
         raise ValueError(
             f"results must cover the same queries; got {result_a.n_queries} and {result_b.n_queries} queries"
@@ -250,39 +264,25 @@ def compare(
     if missing:
         common = sorted(set(result_a.summary) & set(result_b.summary))
         raise ValueError(f"metric(s) {missing} are not in both results; common: {common}")
-    rng = np.random.default_rng(seed)
-    tail = (1 - confidence) / 2
     rows = []
     for m in names:
         a, b = result_a.per_query[m], result_b.per_query[m]
         both = ~(np.isnan(a) | np.isnan(b))
-        d = (b - a)[both]
-        if d.size == 0:
+        n = int(both.sum())
+        if n == 0:
             rows.append(
-                dict(
-                    metric=m,
-                    mean_a=np.nan,
-                    mean_b=np.nan,
-                    difference=Interval(np.nan, np.nan, np.nan, confidence, 0),
-                    p_value=np.nan,
-                    n_queries=0,
-                )
+                Comparison(m, np.nan, np.nan, Interval(np.nan, np.nan, np.nan, confidence, 0), np.nan, np.nan, 0)
             )
             continue
-        reps = _replicate_means(d[:, None], np.ones(d.size), n_resamples, rng)[:, 0]
-        low, high = np.quantile(reps, [tail, 1 - tail])
-        rows.append(
-            dict(
-                metric=m,
-                mean_a=float(a[both].mean()),
-                mean_b=float(b[both].mean()),
-                difference=Interval(float(d.mean()), float(low), float(high), confidence, int(d.size)),
-                p_value=paired_randomization_test(a[both], b[both], n_resamples=n_resamples, seed=seed),
-                n_queries=int(d.size),
-            )
-        )
-    adjusted = holm([r["p_value"] for r in rows])
-    return [Comparison(**r, p_adjusted=float(q)) for r, q in zip(rows, adjusted, strict=True)]
+        pair = compare_systems(
+            {"A": a[both], "B": b[both]}, test="randomization", correction="none", confidence=confidence,
+            n_resamples=n_resamples, n_bootstrap=n_bootstrap, seed=seed,
+        )  # fmt: skip
+        r, (mean_a, mean_b) = pair.pairs[0], (pair.values[s]["value"] for s in "AB")
+        difference = Interval(r["difference"], r["low"], r["high"], confidence, n)
+        rows.append(Comparison(m, mean_a, mean_b, difference, r["p_value"], np.nan, n))
+    adjusted = holm([r.p_value for r in rows])
+    return [replace(r, p_adjusted=float(q)) for r, q in zip(rows, adjusted, strict=True)]
 
 
 def compare_systems(

@@ -88,8 +88,12 @@ TIED_SCAN_PAIRS = 1 << 20
 # Comparisons (ranked x judged, or items) per block when evaluating rankings and score matrices
 # (16 MB of booleans).
 RANKING_ELEMENTS = 1 << 24
-# Replicate x item weights held at once by the bootstrap and the randomization test.
+# Replicate x item signs held at once by the randomization test and permutations by the
+# randomised Tukey HSD.
 RESAMPLE_ELEMENTS = 1 << 24
+# Replicate x query weights held at once by the bootstrap (8 MB of float64): a default interval
+# costs at most ~20% more peak memory than --no-ci at any size (bench/bench_interval_memory.py).
+BOOTSTRAP_ELEMENTS = 1 << 20
 
 # Clustering quality: terms of the expected-mutual-information sum evaluated at once (float64
 # temporaries, ~100 MB), and cells of a contingency table counted densely with one bincount

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import re
 import textwrap
 from typing import TYPE_CHECKING
 
@@ -126,10 +127,24 @@ def aligned_table(head: list[str], rows: list[list[str]], *, rule: str | None = 
     return "\n".join(text)
 
 
+# What Markdown would read as syntax inside a cell: a backslash or ``|`` (the cell's end), the
+# ``<`` that opens an HTML tag, comment or instruction, the ``&`` that opens an entity, a line break.
+_MARKDOWN_SYNTAX = re.compile(r"[\\|]|<(?=[A-Za-z/!?])|&(?=#?\w+;)|\r\n?|\n")
+_MARKDOWN_ESCAPES = {"\\": "\\\\", "|": "\\|", "<": "&lt;", "&": "&amp;"}
+
+
+def markdown_escape(text: str) -> str:
+    """``text`` as literal Markdown text in a table cell or list item: ``|`` (a cell's end) and
+    ``\\`` backslash-escaped, a ``<`` that would open HTML and an ``&`` that would open an entity
+    written as entities (no HTML reaches the renderer), line breaks as spaces (a row is one line).
+    Other text is kept as it is (``<0.0001`` stays)."""
+    return _MARKDOWN_SYNTAX.sub(lambda m: _MARKDOWN_ESCAPES.get(m.group(), " "), text)
+
+
 def markdown_table(head: list[str], rows: list[list[str]]) -> str:
-    """A GitHub-flavoured Markdown table."""
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
+    """A GitHub-flavoured Markdown table, every cell escaped (:func:`markdown_escape`)."""
+    lines = ["| " + " | ".join(map(markdown_escape, head)) + " |", "|" + "---|" * len(head)]
+    return "\n".join(lines + ["| " + " | ".join(map(markdown_escape, r)) + " |" for r in rows])
 
 
 def html_table(head: list[str], rows: list[list[str]], *, nowrap: bool = False) -> str:

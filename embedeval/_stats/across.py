@@ -7,11 +7,12 @@ import numpy as np
 from .._inputs.arrays import check_choice, check_positive_int
 from .across_bayes import bayes_signed_rank
 from .across_data import Across, read_across
-from .across_friedman import average_ranks, critical_difference, friedman, nemenyi_p_values, nemenyi_q
+from .across_friedman import critical_difference, friedman, nemenyi_p_values, nemenyi_q
 from .across_outcome import AcrossComparison
 from .across_ranks import bootstrap_mean_ranks, places, rank_intervals, tied_for_first
 from .across_wilcoxon import METHODS, ZERO_METHODS, signed_rank
 from .corrections import adjust
+from .distributions import average_ranks
 from .resampling import bootstrap_means, sign_flip_exceedances
 
 POST_HOC = ("nemenyi", "wilcoxon")
@@ -147,7 +148,8 @@ def compare_across(
     rope : float or None
         Half-width of the region of practical equivalence of a score difference, for the Bayesian
         signed-rank test (None: not run). 0.01 on a score in [0, 1] calls a difference under one
-        point equivalent.
+        point equivalent. With 0 there is no region of equivalence, and a posterior sample where
+        B is as probably better as worse counts half to each (identical systems: 0.5/0/0.5).
     n_bayes_samples : int
         Dirichlet samples of the Bayesian test.
     seed : int

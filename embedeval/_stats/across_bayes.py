@@ -8,6 +8,9 @@ import numpy as np
 
 PRIOR_STRENGTH = 0.5  # the Dirichlet process's prior: weight 0.5 on a pseudo-difference at 0
 _BLOCK = 4096  # posterior samples per block (memory: block x (n + 1) floats)
+# Thetas within this of the largest share a sample: they are sums of the same products in other
+# orders, equal in exact arithmetic for a symmetric input (identical systems with rope 0).
+_TIE = 1e-12
 
 
 def _region_indicator(sums: np.ndarray, edge: float) -> np.ndarray:
@@ -30,7 +33,9 @@ def bayes_signed_rank(a, b, *, rope: float, n_samples: int, rng: np.random.Gener
     a sum on the edge counting 1/2 (with ``rope`` 0, the two regions split it). The returned
     probabilities are the shares of the ``n_samples`` samples in which each region's theta is the
     largest (Monte Carlo; with ``rope`` 0, P(equivalent) is 0 and the other two are the shares of
-    samples where theta_better is above or below 1/2).
+    samples where theta_better is above or below 1/2). Ties: a sample whose largest theta is
+    shared by m regions (within 1e-12) counts 1/m to each, so two identical systems with ``rope``
+    0 (theta_worse = theta_better = 1/2 in every sample) get P(B worse) = P(B better) = 1/2.
 
     References
     ----------
@@ -45,7 +50,7 @@ def bayes_signed_rank(a, b, *, rope: float, n_samples: int, rng: np.random.Gener
     below = _region_indicator(-sums, 2 * rope)
     concentration = np.ones(z.size)
     concentration[0] = PRIOR_STRENGTH
-    wins = np.zeros(3, dtype=np.int64)
+    wins = np.zeros(3)
     for start in range(0, n_samples, _BLOCK):
         w = rng.dirichlet(concentration, size=min(_BLOCK, n_samples - start))
         better = np.einsum("si,ij,sj->s", w, above, w)
@@ -53,6 +58,7 @@ def bayes_signed_rank(a, b, *, rope: float, n_samples: int, rng: np.random.Gener
         theta = np.stack([worse, 1.0 - worse - better, better], axis=1)
         if rope == 0:
             theta[:, 1] = -1.0  # no region of equivalence
-        wins += np.bincount(np.argmax(theta, axis=1), minlength=3)
+        top = theta >= theta.max(axis=1, keepdims=True) - _TIE
+        wins += (top / top.sum(axis=1, keepdims=True)).sum(axis=0)
     worse_p, same_p, better_p = wins / n_samples
     return float(worse_p), float(same_p), float(better_p)

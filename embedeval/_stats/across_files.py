@@ -42,16 +42,12 @@ def read_score_table(path) -> dict:
 
     CSV (``.tsv``/``.txt``: tab-separated) is wide, one row per dataset with its name first and a
     head row naming the systems, or long, with the head ``dataset,system,score``. JSON is
-    ``{dataset: {system: score}}``.
+    ``{dataset: {system: score}}``, every score a JSON number. Either way a dataset or a system
+    given twice, and a score that is not a number, are refused, naming the file and the place.
     """
     path = Path(path)
     if path.suffix.lower() == ".json":
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-            raise ValueError(f"{path}: JSON scores must be {{dataset: {{system: score}}}}")
-        return {
-            str(d): {str(s): _number(str(v), f"{path} ({d}, {s})") for s, v in row.items()} for d, row in data.items()
-        }
+        return _json_scores(path)
     rows = _rows(path)
     if len(rows) < 2:
         raise ValueError(f"{path}: a table of scores needs a head row and a row per dataset; got {len(rows)} rows")
@@ -67,6 +63,28 @@ def read_score_table(path) -> dict:
             raise ValueError(f"{path}, line {i}: expected {len(head)} fields like the head row; got {len(row)}")
         for system, cell in zip(head[1:], row[1:], strict=True):
             _put(table, row[0], system, _number(cell, f"{path}, line {i}"), f"{path}, line {i}")
+    return table
+
+
+class _Pairs(list):
+    """A JSON object as its (key, value) pairs in order, so that a key given twice is seen."""
+
+
+def _json_scores(path: Path) -> dict:
+    data = json.loads(path.read_text(encoding="utf-8-sig"), object_pairs_hook=_Pairs)
+    if not isinstance(data, _Pairs) or not all(isinstance(row, _Pairs) for _, row in data):
+        raise ValueError(f"{path}: JSON scores must be {{dataset: {{system: score}}}}")
+    table: dict = {}
+    for dataset, row in data:
+        if dataset in table:
+            raise ValueError(f"{path}: dataset {dataset!r} appears twice")
+        table[dataset] = {}
+        for system, value in row:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                got = f"the string {value!r}" if isinstance(value, str) else json.dumps(value)
+                got = "an object" if isinstance(value, _Pairs) else got
+                raise ValueError(f"{path} ({dataset}, {system}): a score must be a JSON number; got {got}")
+            _put(table, dataset, system, float(value), str(path))
     return table
 
 

@@ -13,16 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .across_tails import chi2_sf, f_sf, studentized_range_quantile, studentized_range_sf
-
-
-def average_ranks(scores: np.ndarray) -> np.ndarray:
-    """Ranks within each row of ``scores`` (n_rows, n_systems): 1 for the highest value, ties
-    averaged (two systems sharing the 2nd and 3rd places both get 2.5)."""
-    scores = np.asarray(scores, dtype=np.float64)
-    higher = (scores[..., None, :] > scores[..., :, None]).sum(axis=-1)
-    equal = (scores[..., None, :] == scores[..., :, None]).sum(axis=-1)
-    return higher + (equal + 1) / 2.0
+from .distributions import average_ranks, chi2_sf, f_sf, studentized_range_quantile, studentized_range_sf
 
 
 @dataclass(frozen=True)
@@ -102,7 +93,5 @@ def nemenyi_p_values(mean_ranks: np.ndarray, n: int, pairs: list[tuple[int, int]
     They control the family-wise error over all pairs already; no further correction."""
     k = mean_ranks.size
     scale = math.sqrt(k * (k + 1) / (6.0 * n))
-    out = np.empty(len(pairs))
-    for i, (a, b) in enumerate(pairs):
-        out[i] = studentized_range_sf(math.sqrt(2.0) * abs(mean_ranks[a] - mean_ranks[b]) / scale, k)
-    return out
+    gaps = np.array([abs(mean_ranks[a] - mean_ranks[b]) for a, b in pairs], dtype=np.float64)
+    return np.asarray(studentized_range_sf(math.sqrt(2.0) * gaps / scale, k), dtype=np.float64).reshape(len(pairs))

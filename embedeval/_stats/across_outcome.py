@@ -46,8 +46,10 @@ class AcrossComparison:
     could_be_first : list of str or None
         The systems whose place interval includes 1 (None without ``confidence``).
     friedman : dict
-        ``statistic`` (chi-square), ``df``, ``p_value``, ``f`` (Iman-Davenport), ``df1``, ``df2``,
-        ``p_f``, ``n_datasets``, ``n_systems``.
+        ``statistic`` (chi-square), ``df``, ``p_value``, ``f`` (Iman-Davenport), ``f_infinite``,
+        ``df1``, ``df2``, ``p_f``, ``n_datasets``, ``n_systems``. F is infinite (p_f = 0) when every
+        dataset ranks the systems alike; JSON has no infinity, so ``f`` is then None (null) and
+        ``f_infinite`` True, here and in every format; the text says "infinite".
     nemenyi : dict
         ``q_alpha`` and ``critical_difference`` at ``alpha``.
     pairs : list of dict
@@ -119,6 +121,7 @@ class AcrossComparison:
                 "df": f.df,
                 "p_value": f.p_value,
                 "f": _num(f.f) if math.isfinite(f.f) else None,
+                "f_infinite": math.isinf(f.f),
                 "df1": f.df1,
                 "df2": f.df2,
                 "p_f": _num(f.p_f),

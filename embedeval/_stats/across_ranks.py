@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .across_friedman import average_ranks
+from .distributions import average_ranks
 
 _BLOCK = 64  # replicates per block: (block, n_datasets, n_systems, n_systems) booleans in ranking
 

@@ -13,7 +13,16 @@ from __future__ import annotations
 import html
 import json
 
-from .._core.text import aligned_table, csv_table, format_p_value, format_value, html_table, markdown_table, percent
+from .._core.text import (
+    aligned_table,
+    csv_table,
+    format_p_value,
+    format_value,
+    html_table,
+    markdown_escape,
+    markdown_table,
+    percent,
+)
 from .tables import _tex
 
 
@@ -92,11 +101,10 @@ def pair_rows(c) -> tuple[list[str], list[list[str]]]:
 def tests(c) -> dict[str, str]:
     """The tests over all systems, and the set tied for first, ``{what: result}``."""
     f, s = c.friedman, c.settings
-    f_text = (
-        "infinite, p = 0 (every dataset ranks the systems alike)"
-        if f["f"] is None
-        else (f"{f['f']:.3f} on ({f['df1']}, {f['df2']}) df, {_p_is(f['p_f'])}")
-    )
+    if f["f_infinite"]:
+        f_text = "infinite, p = 0 (every dataset ranks the systems alike)"
+    else:
+        f_text = f"{f['f']:.3f} on ({f['df1']}, {f['df2']}) df, {_p_is(f['p_f'])}"
     out = {
         "Friedman": f"chi2 = {f['statistic']:.3f} on {f['df']} df, {_p_is(f['p_value'])} "
         f"({f['n_systems']} systems, {f['n_datasets']} datasets)",
@@ -183,7 +191,10 @@ def render(c, fmt: str) -> str:
             [*(aligned_table(*t(c)) for t in tables), "\n".join(_lines(tests(c))), "\n".join(_lines(legend(c)))]
         ),
         "markdown": lambda: "\n\n".join(
-            [*(markdown_table(*t(c)) for t in tables), "\n".join(f"- {x}" for x in _lines({**tests(c), **legend(c)}))]
+            [
+                *(markdown_table(*t(c)) for t in tables),
+                "\n".join(f"- {markdown_escape(x)}" for x in _lines({**tests(c), **legend(c)})),
+            ]
         ),
         "html": lambda: _html(c),
         "latex": lambda: _latex(c),

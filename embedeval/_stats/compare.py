@@ -6,7 +6,6 @@ import numpy as np
 
 from .._inputs.arrays import check_choice, check_positive_int
 from .corrections import CORRECTIONS, adjust
-from .distributions import t_two_sided
 from .outcome import SystemComparison
 from .resampling import bootstrap_means, range_exceedances, sign_flip_exceedances
 from .rounding import tolerance
@@ -37,17 +36,18 @@ def _mean_difference(d: np.ndarray, slack: np.ndarray) -> np.ndarray:
 
 
 def _t_p_values(d: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """Student's paired t-test of each column of ``d``: t = mean / (sd / sqrt(n)), its two-sided
+    tail from ``scipy.special.stdtr``, with ``mean`` 0 where it is 0 in exact arithmetic (so p is
+    then exactly 1); where every difference is equal, p = 1 if they are 0, else 0."""
+    from scipy.special import stdtr
+
     n = d.shape[0]
-    sd = d.std(axis=0, ddof=1) if n > 1 else np.full(d.shape[1], np.nan)
-    out = np.empty(d.shape[1])
-    for c in range(d.shape[1]):
-        if n < 2:
-            out[c] = np.nan
-        elif sd[c] == 0:
-            out[c] = 1.0 if mean[c] == 0 else 0.0
-        else:
-            out[c] = t_two_sided(float(mean[c] / (sd[c] / np.sqrt(n))), n - 1)
-    return out
+    if n < 2:
+        return np.full(d.shape[1], np.nan)
+    sd = d.std(axis=0, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.minimum(1.0, 2.0 * stdtr(n - 1, -np.abs(mean / (sd / np.sqrt(n)))))
+    return np.where(sd == 0, np.where(mean == 0, 1.0, 0.0), p)
 
 
 def _bootstrap_p_values(diff_reps: np.ndarray, slack: np.ndarray) -> np.ndarray:

@@ -1,52 +1,53 @@
-"""Tail probabilities needed without scipy: Student's t, through the regularised incomplete beta
-function, evaluated by its continued fraction (modified Lentz), in float64."""
+"""The tails, quantiles and ranks of the tests in :mod:`embedeval._stats`, from scipy: the
+chi-square, Fisher's F, the studentized range with infinite degrees of freedom (Nemenyi's), and
+average ranks. One place, so that a comparison names what it computes rather than how (the
+paired t-test and Wilcoxon's test call ``scipy.stats`` where they run)."""
 
 from __future__ import annotations
 
 import math
 
-_TINY = 1e-300
-_EPS = 1e-15
-_MAX_TERMS = 100_000
+import numpy as np
+
+# scipy is imported by the functions that use it: scipy.special adds ~25 MB and scipy.stats ~70 MB
+# to a process, which `import embedeval.stats` and an evaluation with intervals need not pay.
 
 
-def _beta_fraction(a: float, b: float, x: float) -> float:
-    """The continued fraction of I_x(a, b) (converges fast for x < (a + 1) / (a + b + 2))."""
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
-    d = 1.0 / (d if abs(d) > _TINY else _TINY)
-    h = d
-    for m in range(1, _MAX_TERMS):
-        for num in (
-            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
-        ):
-            d = 1.0 + num * d
-            d = 1.0 / (d if abs(d) > _TINY else _TINY)
-            c = 1.0 + num / c
-            c = c if abs(c) > _TINY else _TINY
-            h *= d * c
-        if abs(d * c - 1.0) < _EPS:
-            return h
-    raise ArithmeticError(f"incomplete beta did not converge for a={a}, b={b}, x={x}")
+def chi2_sf(x: float, df: float) -> float:
+    """P(X >= x) for a chi-square X with ``df`` degrees of freedom; NaN for a NaN ``x``."""
+    from scipy import special
+
+    return 1.0 if x <= 0 else float(special.chdtrc(df, x))
 
 
-def incomplete_beta(a: float, b: float, x: float) -> float:
-    """The regularised incomplete beta function I_x(a, b), for a, b > 0 and 0 <= x <= 1."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(log_front) * _beta_fraction(a, b, x) / a
-    return 1.0 - math.exp(log_front) * _beta_fraction(b, a, 1.0 - x) / b
+def f_sf(f: float, df1: float, df2: float) -> float:
+    """P(F >= f) for Fisher's F with (``df1``, ``df2``) degrees of freedom; 0 for an infinite
+    ``f``, NaN for a NaN one."""
+    from scipy import special
+
+    return 1.0 if f <= 0 else float(special.fdtrc(df1, df2, f))
 
 
-def t_two_sided(t: float, df: float) -> float:
-    """P(|T| >= |t|) for Student's t with ``df`` degrees of freedom: I_{df / (df + t^2)}(df / 2, 1 / 2).
-    NaN for a NaN ``t``."""
-    if math.isnan(t):
-        return math.nan
-    if math.isinf(t):
-        return 0.0
-    return min(1.0, incomplete_beta(df / 2.0, 0.5, df / (df + t * t)))
+def studentized_range_sf(q, k: int) -> np.ndarray:
+    """P(R >= q) for the range R of ``k`` independent standard normal values (the studentized
+    range with infinite degrees of freedom), elementwise over ``q``."""
+    from scipy.stats import studentized_range
+
+    return studentized_range.sf(q, k, math.inf)
+
+
+def studentized_range_quantile(p: float, k: int) -> float:
+    """The q with P(R <= q) = ``p`` for the range of ``k`` standard normal values."""
+    from scipy.stats import studentized_range
+
+    return float(studentized_range.ppf(p, k, math.inf))
+
+
+def average_ranks(scores) -> np.ndarray:
+    """Ranks along the last axis of ``scores`` (..., n): 1 for the highest value, ties averaged
+    (two values sharing the 2nd and 3rd places both get 2.5), equal infinities tied; the ranks of
+    the lowest first are ``average_ranks(-x)``. The one average-rank helper of embedeval
+    (``scipy.stats.rankdata`` of the negated values)."""
+    from scipy.stats import rankdata
+
+    return rankdata(-np.asarray(scores, dtype=np.float64), axis=-1)

@@ -31,12 +31,18 @@ def _blocks(n_resamples: int, per_replicate: int) -> Iterator[tuple[int, int]]:
 
 def query_weights(n_queries: int, n_resamples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
     """Blocks of bootstrap weights, float64 of shape (block, n_queries): row b counts how often
-    each query is drawn in n_queries draws with replacement (a multinomial, drawn as indices)."""
-    for _, size in _blocks(n_resamples, n_queries):
-        drawn = rng.integers(0, n_queries, size=(size, n_queries), dtype=np.int64)
-        weights = np.empty((size, n_queries))
-        for row in range(size):  # one row at a time: its counts stay in cache
-            weights[row] = np.bincount(drawn[row], minlength=n_queries)
+    each query is drawn in n_queries draws with replacement (a multinomial, drawn as indices).
+
+    A block holds at most ``BOOTSTRAP_ELEMENTS`` weights (8 MB), and each row's indices are drawn
+    and counted on their own, so an interval costs little memory beside the evaluation that made
+    the values, at any number of queries (``bench/bench_interval_memory.py``). The draws are
+    those of one (n_resamples, n_queries) array of indices, whatever the block size.
+    """
+    step = max(1, _budget.BOOTSTRAP_ELEMENTS // max(n_queries, 1))
+    for start in range(0, n_resamples, step):
+        weights = np.empty((min(step, n_resamples - start), n_queries))
+        for row in weights:
+            row[:] = np.bincount(rng.integers(0, n_queries, size=n_queries, dtype=np.int64), minlength=n_queries)
         yield weights
 
 

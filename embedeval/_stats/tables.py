@@ -17,6 +17,7 @@ from .._core.text import (
     format_p_value,
     format_value,
     html_table,
+    markdown_escape,
     markdown_table,
     percent,
     wrapped,
@@ -157,7 +158,7 @@ def render(c, fmt: str) -> str:
                 *head,
                 markdown_table(*system_rows(c)),
                 markdown_table(*pair_rows(c)),
-                "\n".join(f"- {x}" for x in _legend_lines(c)),
+                "\n".join(f"- {markdown_escape(x)}" for x in _legend_lines(c)),
             ]
         ),
         "latex": lambda: _latex(c),

@@ -142,7 +142,7 @@ def emit(result, args, inputs: dict, figure=None) -> None:
     if level is not None:
         from ..stats import bootstrap
 
-        intervals = bootstrap(result, confidence=level, n_resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
+        intervals = bootstrap(result, confidence=level, n_bootstrap=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
     if getattr(args, "names", "plain") == "safe":
         result, intervals = safe_names(result, intervals)
     print(_result_text(result, args, intervals))

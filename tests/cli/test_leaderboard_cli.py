@@ -213,3 +213,15 @@ def test_the_old_spellings_work_for_one_release_with_a_warning(files):
     ]
     old = run("leaderboard", "--per-query", d / "per_query.csv", *common)
     assert old.returncode == 0 and "--per-query is deprecated and goes in 0.2; use --per-query-values" in old.stderr
+
+
+def test_json_scores_with_a_dataset_twice_or_a_string_score_are_refused_in_one_line(tmp_path):
+    twice = tmp_path / "twice.json"
+    twice.write_text('{"x": {"a": 0.1, "b": 0.2}, "x": {"a": 0.3, "b": 0.4}, "y": {"a": 0.1, "b": 0.2}}')
+    text = tmp_path / "text.json"
+    text.write_text('{"x": {"a": "0.5", "b": 0.2}, "y": {"a": 0.1, "b": 0.2}}')
+    for path, message in ((twice, "dataset 'x' appears twice"), (text, "got the string '0.5'")):
+        out = run("leaderboard", "--scores", path)
+        assert out.returncode == 2 and out.stdout == "" and "Traceback" not in out.stderr
+        (line,) = out.stderr.strip().splitlines()
+        assert line.startswith("embedeval leaderboard: error: ") and message in line

@@ -50,7 +50,8 @@ def test_unknown_rule_is_refused():
 
 
 def test_markdown_html_and_csv_renderers():
-    assert markdown_table(["a", "b"], [["1", "x|y"]]) == "| a | b |\n|---|---|\n| 1 | x|y |"
+    assert markdown_table(["a", "b"], [["1", "x|y"]]) == "| a | b |\n|---|---|\n| 1 | x\\|y |"
+    assert markdown_table(["<i>"], [["a&amp;\nb <0.01"]]) == "| &lt;i> |\n|---|\n| a&amp;amp; b <0.01 |"
     table = "<table><tr><th>a&lt;b</th></tr><tr><td>&amp;</td></tr></table>"
     assert html_table(["a<b"], [["&"]]) == f"<div class='scroll'>{table}</div>"
     assert html_table(["a"], [["b"]], nowrap=True).startswith("<div class='scroll'><table class=nowrap>")

@@ -272,7 +272,7 @@ def test_bootstrap_and_paired_comparison_work_on_tie_aware_values():
     low = embedeval.evaluate_scores(scores, grades, metrics=["map"], ties="pessimistic")
     high = embedeval.evaluate_scores(scores, grades, metrics=["map"], ties="optimistic")
     expected = embedeval.evaluate_scores(scores, grades, metrics=["map"], ties="expected")
-    interval = bootstrap(expected, n_resamples=200, seed=0)["map"]
+    interval = bootstrap(expected, n_bootstrap=200, seed=0)["map"]
     assert interval.low <= expected.summary["map"] <= interval.high
     (row,) = compare(low, high, n_resamples=200, seed=0)
     assert row.difference.estimate > 0 and row.p_value < 0.05

@@ -464,7 +464,7 @@ def test_per_class_averages_and_intervals_of_tie_aware_values():
     per_class = r.per_class.values["map"]
     for c, label in enumerate(r.per_class.labels):
         assert per_class[c] == pytest.approx(np.nanmean(r.per_query["map"][labels == label]))
-    interval = bootstrap(r, n_resamples=200, seed=0)["map"]
+    interval = bootstrap(r, n_bootstrap=200, seed=0)["map"]
     assert interval.low < r.summary["map"] < interval.high
 
 

@@ -156,7 +156,7 @@ def test_bootstrap_interval_coverage_by_simulation():
     covered = 0
     for i in range(200):
         values = (rng.random(150) < 0.3).astype(float)
-        interval = bootstrap(_result(values), confidence=0.95, n_resamples=1000, seed=i)["m"]
+        interval = bootstrap(_result(values), confidence=0.95, n_bootstrap=1000, seed=i)["m"]
         covered += interval.low <= 0.3 <= interval.high
     assert 0.90 <= covered / 200 <= 0.985
 
@@ -236,3 +236,57 @@ def test_a_comparison_prints_p_values_the_way_the_tables_do():
 
 def test_holm_adjustment():
     np.testing.assert_allclose(holm([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02])
+
+
+def test_compare_is_a_view_of_compare_systems():
+    """One comparison engine (issue 54): the same pair, seed and counts give the same p-value,
+    difference and interval through compare and through compare_systems (0.0364 against 0.0330
+    when compare had its own bootstrap and sign-flip loops)."""
+    from embedeval.stats import compare_systems
+
+    x, y = make_example(2, 300, seed=3)
+    noisy = x + np.random.default_rng(8).normal(0, 0.03, x.shape).astype(np.float32)
+    a = embedeval.evaluate(x, y, metrics=["precision@1", "map@r"])
+    b = embedeval.evaluate(noisy, y, metrics=["precision@1", "map@r"])
+    rows = compare(a, b, n_resamples=999, seed=7)
+    for row in rows:
+        pair = compare_systems({"A": a, "B": b}, metrics=[row.metric], n_resamples=999, seed=7)
+        want = pair.pair("A", "B", row.metric)
+        assert 0.001 < row.p_value < 1
+        assert row.p_value == want["p_value"]
+        assert (row.difference.estimate, row.difference.low, row.difference.high) == (
+            want["difference"],
+            want["low"],
+            want["high"],
+        )
+    np.testing.assert_allclose([r.p_adjusted for r in rows], holm([r.p_value for r in rows]))
+
+
+def test_bootstrap_takes_n_bootstrap_and_the_old_spelling_with_a_deprecation_warning():
+    result = _result(np.random.default_rng(2).random(50))
+    new = bootstrap(result, n_bootstrap=300, seed=1)
+    with pytest.warns(DeprecationWarning, match="pass n_bootstrap"):
+        old = bootstrap(result, n_resamples=300, seed=1)
+    assert new == old
+
+
+def test_bootstrap_holds_a_bounded_block_of_weights_and_draws_as_one_array():
+    """The interval resamples in blocks of at most BOOTSTRAP_ELEMENTS weights (issue 55 item 19:
+    it doubled peak memory, 16M weights and as many indices at once), with the draws of one
+    (n_resamples, n_queries) array of indices whatever the block."""
+    import tracemalloc
+
+    from embedeval._core.budget import BOOTSTRAP_ELEMENTS
+    from embedeval._stats.resampling import query_weights
+
+    n, replicates = 20_000, 2000
+    blocks = list(query_weights(n, 300, np.random.default_rng(1)))
+    assert max(b.size for b in blocks) <= max(BOOTSTRAP_ELEMENTS, n)
+    drawn = np.random.default_rng(1).integers(0, n, size=(300, n), dtype=np.int64)
+    np.testing.assert_array_equal(np.concatenate(blocks), [np.bincount(r, minlength=n) for r in drawn])
+    result = _result(np.random.default_rng(2).random(n))
+    tracemalloc.start()
+    bootstrap(result, n_bootstrap=replicates, seed=0)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 3 * 8 * BOOTSTRAP_ELEMENTS + 64 * n * 8  # ~25 MB here; it was ~390 MB

@@ -128,7 +128,7 @@ def test_select_and_take(mixed):
 
 
 def test_tables_show_no_macro_and_no_interval_for_set_level_metrics(mixed):
-    intervals = bootstrap(mixed, n_resamples=200)
+    intervals = bootstrap(mixed, n_bootstrap=200)
     assert set(intervals) == {"precision@1", "map@r"}
     reasons = no_interval(mixed)
     assert set(reasons) == {"nmi", "eer", "pcf@0.5"} and "k-means" in reasons["nmi"] and "pairs" in reasons["eer"]
@@ -137,7 +137,7 @@ def test_tables_show_no_macro_and_no_interval_for_set_level_metrics(mixed):
     assert row.split()[1] == f"{mixed.summary['nmi']:.4f}" and row.split()[2] == "-"
     assert "no interval for nmi: one k-means clustering" in text
     assert "queries: 400 given" in text and "set-level metrics: 'nmi', 'eer', 'pcf@0.5'" in text
-    assert bootstrap(mixed, by="class", n_resamples=50).keys() == intervals.keys()
+    assert bootstrap(mixed, by="class", n_bootstrap=50).keys() == intervals.keys()
 
 
 def test_bootstrap_of_a_result_with_only_set_level_metrics_is_empty():
@@ -157,7 +157,7 @@ def test_compare_refuses_set_level_metrics_and_skips_them_by_default(mixed):
 def test_reports_show_set_level_metrics(mixed, tmp_path):
     from embedeval.report import write_report
 
-    path = write_report(tmp_path / "r.md", mixed, inputs={}, intervals=bootstrap(mixed, n_resamples=100))
+    path = write_report(tmp_path / "r.md", mixed, inputs={}, intervals=bootstrap(mixed, n_bootstrap=100))
     text = path.read_text()
     assert "| nmi |" in text and "init=k-means++" in text and "**no interval**: nmi: one k-means" in text
 

@@ -208,3 +208,41 @@ def test_the_diagram_names_every_system_and_its_mean_rank(tmp_path, options):
     for s in c.systems:
         assert f"{c.mean_ranks[s]['mean_rank']:.2f}" in svg
     assert "CD = " in svg
+
+
+def test_an_infinite_iman_davenport_f_is_said_alike_in_the_object_json_and_text():
+    """JSON has no infinity: F is null there and in the object, with ``f_infinite`` true, and the
+    text says infinite; a finite F is a number with ``f_infinite`` false."""
+    alike = compare_across(np.tile([3.0, 2.0, 1.0], (5, 1)), confidence=None)
+    assert (alike.friedman["f"], alike.friedman["f_infinite"], alike.friedman["p_f"]) == (None, True, 0.0)
+    assert json.loads(alike.table("json"))["friedman"]["f_infinite"] is True
+    for fmt in ("table", "markdown", "html"):
+        assert "F = infinite, p = 0" in alike.table(fmt)
+    finite = compare_across(np.random.default_rng(1).normal(size=(6, 3)), confidence=None)
+    assert finite.friedman["f_infinite"] is False and np.isfinite(finite.friedman["f"])
+    assert "infinite" not in finite.table()
+
+
+def test_markdown_escapes_names_so_a_pipe_adds_no_cell_and_html_stays_text():
+    """Markdown, like the HTML, LaTeX and CSV formats, escapes the names: a ``|`` would add a cell,
+    ``<b>`` would reach the renderer as HTML."""
+    names = ["a|b", "<b>x</b>", "c&amp;d"]
+    c = compare_across(np.random.default_rng(3).normal(size=(6, 3)), systems=names, confidence=None)
+    text = c.table("markdown")
+    assert "a\\|b" in text and "&lt;b>x&lt;/b>" in text and "c&amp;amp;d" in text
+    assert "<b>" not in text
+    leaderboard = text.split("\n\n")[0].splitlines()
+    assert len({line.replace("\\|", "").count("|") for line in leaderboard}) == 1
+
+
+def test_the_diagram_draws_names_as_text_not_mathtext(tmp_path):
+    """System names are text: ``$x_{$`` (bad mathtext) no longer stops the drawing, and
+    ``a$^$b`` is written as it is, not typeset as math."""
+    from embedeval.plotting import plot_critical_difference
+
+    names = ["$x_{$", "a$^$b", "plain"]
+    c = compare_across(np.random.default_rng(12).normal(size=(8, 3)), systems=names, confidence=None)
+    svg = plot_critical_difference(c, tmp_path / "cd.svg").read_text()
+    for s in names:
+        assert s in svg
+    assert plot_critical_difference(c, tmp_path / "cd.png").stat().st_size > 1000

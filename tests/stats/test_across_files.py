@@ -40,6 +40,27 @@ def test_bad_tables_name_the_file_the_line_and_the_rule(tmp_path, text, message)
         read_score_table(path)
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"x": {"a": 0.1, "b": 0.2}, "x": {"a": 0.3, "b": 0.4}}', "dataset 'x' appears twice"),
+        ('{"x": {"a": 0.1, "a": 0.2}}', "system 'a' appears twice for dataset 'x'"),
+        ('{"x": {"a": "0.5", "b": 0.2}}', r"\(x, a\): a score must be a JSON number; got the string '0.5'"),
+        ('{"x": {"a": true, "b": 0.2}}', r"\(x, a\): a score must be a JSON number; got true"),
+        ('{"x": {"a": null, "b": 0.2}}', r"\(x, a\): a score must be a JSON number; got null"),
+        ('{"x": [0.1, 0.2]}', "JSON scores must be"),
+        ("[1, 2]", "JSON scores must be"),
+    ],
+)
+def test_bad_json_scores_are_refused_like_the_csv_reader_refuses_them(tmp_path, text, message):
+    """A dataset or system given twice and a score that is not a JSON number (a string "0.5", a
+    boolean, null) are refused, naming the file and the entry; they were kept (the last) or read."""
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        read_score_table(path)
+
+
 def test_per_query_table_reads_and_refuses_another_head(tmp_path):
     path = tmp_path / "pq.csv"
     path.write_text("dataset,system,query,value\nx,a,q1,1\nx,a,q2,0\nx,b,q2,1\nx,b,q1,0.5\n")

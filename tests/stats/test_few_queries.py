@@ -23,7 +23,7 @@ def _rankings(n_queries: int):
 
 @pytest.mark.parametrize("n", [1, 3, MIN_BOOTSTRAP_UNITS - 1, MIN_BOOTSTRAP_UNITS, 40])
 def test_interval_says_it_below_the_threshold_only(n):
-    interval = bootstrap(_rankings(n), n_resamples=200)["mrr@10"]
+    interval = bootstrap(_rankings(n), n_bootstrap=200)["mrr@10"]
     assert interval.n == n
     assert interval.meaningful is (n >= MIN_BOOTSTRAP_UNITS)
     assert (CAVEAT in str(interval)) is (n < MIN_BOOTSTRAP_UNITS)
@@ -34,10 +34,10 @@ def test_class_bootstrap_counts_classes():
     x = np.random.default_rng(0).normal(size=(60, 4))
     labels = np.repeat(np.arange(3), 20)
     result = embedeval.evaluate(x, labels, metrics=["map@r"])
-    by_class = bootstrap(result, by="class", n_resamples=200)["map@r"]
+    by_class = bootstrap(result, by="class", n_bootstrap=200)["map@r"]
     assert (by_class.n, by_class.unit, by_class.meaningful) == (3, "classes", False)
     assert "over 3 classes: not meaningful" in str(by_class)
-    assert bootstrap(result, n_resamples=200)["map@r"].meaningful  # 60 queries
+    assert bootstrap(result, n_bootstrap=200)["map@r"].meaningful  # 60 queries
 
 
 def test_the_issue_example_prints_with_its_caveat():
@@ -47,7 +47,7 @@ def test_the_issue_example_prints_with_its_caveat():
 
 def test_result_table_says_it_under_the_numbers():
     result = _rankings(3)
-    text = result.table(intervals=bootstrap(result, n_resamples=200))
+    text = result.table(intervals=bootstrap(result, n_bootstrap=200))
     assert "intervals of mrr@10, map: not meaningful: a bootstrap over 3 queries (fewer than 10)" in text
 
 
