@@ -120,7 +120,7 @@ class Block(ExactRows):
         nearest = padded[:, 1:-1]
         depth = self.depth[rows]
         # Each other value's place among its row's nearest relevant values, searched in
-        # ascending order (which numpy's search exploits: 2x); near: within the bounds of the
+        # ascending order (which numpy's search exploits); near: within the bounds of the
         # relevant value on either side. Float32 values that may need float64 keep their
         # columns (a sort of keys); float64 values are sorted alone, their columns kept for
         # the rare row with a near-tie.

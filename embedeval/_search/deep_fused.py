@@ -22,8 +22,8 @@ _FUSED = compiled.in_cache(f"{__package__}.deep_kernels", "_place_chunk_into", "
 
 def fuses(units: int) -> bool:
     """Whether a count that scans ``units`` values (rows x references) takes the compiled pass
-    (:func:`count`) rather than the numpy passes: once it repays its compilation (about 1.3 s with
-    a cold cache, :func:`embedeval._core.compiled.repaid`), at once where numba's cache holds it.
+    (:func:`count`) rather than the numpy passes: once it repays its compilation with a cold cache
+    (:data:`embedeval._core.budget.DEEP_FUSED_COMPILED_FROM`), at once where numba's cache holds it.
     A small evaluation with deep classes (``embedeval reality-check``: 2,000 points in two
     classes) then never compiles it."""
     return compiled.repaid("deep pass", units, _budget.DEEP_FUSED_COMPILED_FROM, _FUSED)

@@ -49,32 +49,14 @@ import numpy as np
 from .._core import budget as _budget
 from .._core import compiled
 
-# The path takes blocks whose rows rank at least this many relevant values (J); below, sorting
-# them costs little beside the others' products. Vectors wider than NARROW_DIM take it from
-# MERGED_FROM_WIDE: each listed other made again in float64 costs more there (J ~ 2,000 ran 8-32%
-# slower than the sorted path at d = 256 and 384, J ~ 5,000 and 12,000 at d = 256 faster;
-# bench/NOTES.md).
-MERGED_FROM = 1024
-MERGED_FROM_WIDE = 4096
-NARROW_DIM = 128
-# Others listed per row beyond the sample's generous guess before a row is listed again.
-ROOM = 256
-# Making one listed other again in float64 (with the chunk's references in cache) costs about as
-# much as this many columns of the float64 product's extra time over float32's (half in one
-# class, d = 64: 0.45 s more for the float64 product of 4e8 pairs; the widened listing of 4e7
-# pairs about 12 ns each at d = 128).
-WIDEN_COLUMNS = 6.0
-# One other listed (its listing, widening, sorting and place in the table) costs about as much
-# as this many comparisons of the guess's counting passes (vectorised, about 0.1 ns each; a
-# widened other tens of ns, one from a float64 product a few): between R ~ 2,000 at n = 20,000,
-# which gains by counting, and half of 40,000 points in one class, which loses (bench/NOTES.md).
-GUESS_COMPARISONS = 50.0
 _CACHED = compiled.in_cache(f"{__package__}.merged_kernels", "_merged_rows_into", "_list_into", "_guesses_into")
 
 
 def switch(dim: int) -> int:
-    """The J from which blocks of ``dim``-wide vectors take this path."""
-    return MERGED_FROM if dim <= NARROW_DIM else max(MERGED_FROM, MERGED_FROM_WIDE)
+    """The J from which blocks of ``dim``-wide vectors take this path (:data:`embedeval._core.budget.MERGED_FROM`,
+    ``MERGED_FROM_WIDE`` past ``MERGED_NARROW_DIM``)."""
+    narrow = dim <= _budget.MERGED_NARROW_DIM
+    return _budget.MERGED_FROM if narrow else max(_budget.MERGED_FROM, _budget.MERGED_FROM_WIDE)
 
 
 def split(ranker, rows, marked, n_ranked):
@@ -168,7 +150,7 @@ def _counts_pay(rk, block, n_sampled_others: int, n_other: int) -> bool:
     Counting costs a pass over a row's J relevant values per step of a bisection over its
     ``n_sampled_others`` sampled others (of its ``n_other`` others); it saves most of the sampled
     guess's margin, about sigmas sqrt(depth n / s) ranks past depth, nearly all of them others
-    listed for nothing. One listed other costs about :data:`GUESS_COMPARISONS` comparisons of the
+    listed for nothing. One listed other costs about :data:`embedeval._core.budget.GUESS_COMPARISONS` comparisons of the
     counting passes.
     """
     sigmas = rk._sigmas
@@ -178,7 +160,7 @@ def _counts_pay(rk, block, n_sampled_others: int, n_other: int) -> bool:
     most = depth * n_sampled_others / max(n_other, 1)  # the bisection's range, as guesses bounds it
     steps = np.log2(most + sigmas * np.sqrt(most) + 2)
     margin = sigmas * np.sqrt(depth * rk.size / max(rk._sample.size, 1))
-    return bool(n_ranked * steps <= GUESS_COMPARISONS * margin)
+    return bool(n_ranked * steps <= _budget.GUESS_COMPARISONS * margin)
 
 
 def _rank_rows(block, found, rows, top, threshold, sample, out, at):
@@ -214,7 +196,7 @@ def _others(block, rows, limit, sample):
     first ``n[i]``. ``k`` is guessed from the sampled others generously; rows that hold more are
     listed again by :meth:`Block._others`.
 
-    Where the others listed are few beside the columns (fewer than 1 / :data:`WIDEN_COLUMNS` of
+    Where the others listed are few beside the columns (fewer than 1 / :data:`embedeval._core.budget.WIDEN_COLUMNS` of
     them; always with the ranker's precision "mixed", never with "float64"), the chunk products
     are float32, listed up to ``limit`` + E_32 + E_64 (every other
     whose float64 value is at most ``limit``), and the listed ones made again in float64 (their
@@ -227,7 +209,7 @@ def _others(block, rows, limit, sample):
     n_other = rk.size - (rk._class_stop[code] - rk._class_start[code])
     expected = np.count_nonzero(sample <= limit[:, None], axis=1) * (n_other / max(sample.shape[1], 1))
     if rk.precision == "auto":
-        float32 = expected.sum() * WIDEN_COLUMNS < n_other * max(rows.size, 1)
+        float32 = expected.sum() * _budget.WIDEN_COLUMNS < n_other * max(rows.size, 1)
     else:
         float32 = rk.precision == "mixed"
     if float32:
@@ -235,7 +217,13 @@ def _others(block, rows, limit, sample):
         limit = limit + block.bound32[rows] + block.bound_rel[rows]
     most = float(expected.max(initial=0))
     # at most twice a block's elements (rows past it are listed again, as the sorted path lists them)
-    room = int(min(n_other, 1.5 * most + 8 * np.sqrt(most) + ROOM, max(ROOM, 2 * _budget.DEEP_ELEMENTS // rows.size)))
+    room = int(
+        min(
+            n_other,
+            1.5 * most + 8 * np.sqrt(most) + _budget.MERGED_ROOM,
+            max(_budget.MERGED_ROOM, 2 * _budget.DEEP_ELEMENTS // rows.size),
+        )
+    )
     values = np.empty((rows.size, room))
     columns = np.empty((rows.size, room), dtype=np.int64)
     n_others = np.zeros(rows.size, dtype=np.int64)

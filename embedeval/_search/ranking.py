@@ -20,7 +20,7 @@ class ExactSearcher:
 
     exact = True  # every searcher but the approximate one
     # whether rankings past the deep switch take deep_ranker's DeepRanker (references in memory,
-    # and not collapsed: :data:`embedeval._search.flat.DEEP_CENTRED_FROM`)
+    # and not collapsed: :data:`embedeval._core.budget.DEEP_CENTRED_FROM`)
     ranks_deep = False
     size: int
     euclidean: bool
@@ -170,9 +170,10 @@ def _gap_from(gap: np.ndarray, last: np.ndarray) -> np.ndarray:
 def _order_runs(run: np.ndarray, exact: np.ndarray, members: np.ndarray) -> np.ndarray:
     """The permutation that sorts entries by (run, exact distance, reference index).
 
-    One sort of the distances and one of an integer (run, rank of the distance) key is about
-    4 times faster than a three-key lexsort; it is exact unless two members of one run have
-    equal distances, in which case the index must decide and the lexsort is used.
+    One sort of the distances and one of an integer (run, rank of the distance) key is several
+    times faster than a three-key lexsort (bench/NOTES.md, 'Figures moved from the code (stop
+    52)'); it is exact unless two members of one run have equal distances, in which case the
+    index must decide and the lexsort is used.
 
     Parameters
     ----------

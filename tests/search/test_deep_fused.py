@@ -38,7 +38,7 @@ def ranks_both_ways(monkeypatch, x, codes, depth, ignored, collect=True, **optio
 
     original = Block._count
     monkeypatch.setattr(_budget, "DEEP_FUSED_COMPILED_FROM", 0)  # the compiled pass from the first value
-    monkeypatch.setattr(deep_count, "SORT_COMPILED_FROM", 0)  # the compiled sort of the nearest relevant values too
+    monkeypatch.setattr(_budget, "SORT_COMPILED_FROM", 0)  # the compiled sort of the nearest relevant values too
     monkeypatch.setattr(deep_count, "RADIX_SORT", True)
     monkeypatch.setattr(_budget, "DEEP_REACHED_COMPILED_FROM", 0)  # and the sampled others' merge walk
     monkeypatch.setattr(deep_fused, "collects", lambda units: collect)
