@@ -77,7 +77,7 @@ def count(block, mixed: bool, rows, top, threshold):
     if found:
         near = np.concatenate(found)
         if mixed:  # those others again, in float64
-            factors = block.ranker._matrix64  # made from float32 factors and float64 norms
+            factors = block.ranker.matrix64  # made from float32 factors and float64 norms
             bound = np.ascontiguousarray(block.bound_rel[rows])
             args = (factors.float32, factors.norms, padded, ranked, bound, counts)
             still = kernels.replace_float64(near, rows, block.factors64, *args)

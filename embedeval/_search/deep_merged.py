@@ -17,7 +17,7 @@ Steps for a block of rows of one class (class codes, compiled kernels):
    The guess counts the row's relevant values exactly and estimates only its others from the
    sampled other references (:func:`.merged_kernels.guesses`), so its margin is the others'
    sampling error alone: fewer others are listed past depth, and fewer rows prove too tight,
-   than when every value is estimated from the sample (:meth:`DeepRanker._sampled_threshold`,
+   than when every value is estimated from the sample (:meth:`DeepRanker.sampled_threshold`,
    kept where counting the relevant values would cost more: :func:`_counts_pay`).
 2. The others up to T + 2 (E_o + E_r), listed as each chunk product is made (:mod:`.merged_kernels`,
    by AVX-512 compress where the host has it), into per-row arrays sized from the sample (rows
@@ -63,7 +63,7 @@ def split(ranker, rows, marked, n_ranked):
     """The ``rows`` of a block (in class order) as blocks of their own: each run of one class
     where some row ranks at least :func:`switch` relevant references (for :func:`ranks`), and
     the other runs together."""
-    codes = marked.codes[rows] if ranker._classes else None
+    codes = marked.codes[rows] if ranker.by_class else None
     least = switch(ranker.dim)
     if codes is None or codes[0] == codes[-1] or n_ranked[rows].max(initial=0) < least:
         yield rows
@@ -84,7 +84,7 @@ def takes(block) -> bool:
     :func:`switch`, and compiled kernels that repay their compilation
     (:func:`embedeval._core.compiled.repaid`, counted with the deep pass's work)."""
     rk = block.ranker
-    if not rk._classes or not len(block.queries) or int(block.n_ranked.max(initial=0)) < switch(rk.dim):
+    if not rk.by_class or not len(block.queries) or int(block.n_ranked.max(initial=0)) < switch(rk.dim):
         return False
     if block.codes.min() != block.codes.max():
         return False
@@ -101,20 +101,20 @@ def ranks(block, out, at):
 
     rk, b = block.ranker, len(block.queries)
     block.bound32, bound64, block.factors32 = block._bounds_and_factors()
-    block.factors64 = block.factors_other = rk._factors(block.queries, np.float64)
+    block.factors64 = block.factors_other = rk.factors(block.queries, np.float64)
     block.bound_rel = block.bound_other = bound64  # the others' values are float64 when placed
     block.grades, block.exact_grades = None, {}
     code = int(block.codes[0])
-    lo, hi = int(rk._class_start[code]), int(rk._class_stop[code])
+    lo, hi = int(rk.class_start[code]), int(rk.class_stop[code])
     # T: a guess of a value that depth values reach, where it is below the J-th relevant value
     # (else the J-th); rows where fewer than depth values reach it are ranked again with a looser
     # guess, and at last with the J-th (always enough), as the sorted path does. Rows ranked
     # deeper than the sample can guess (whole rankings) list every other up to their J-th value:
     # the sorted path ranks blocks where more than an eighth of the rows are such.
-    if 8 * np.count_nonzero(rk._beyond_sample(block.depth, rk._sigmas)) > b:
+    if 8 * np.count_nonzero(rk.beyond_sample(block.depth, rk.sigmas)) > b:
         return None
-    sample = block.factors32 @ rk._sample_matrix.T
-    a, z = np.searchsorted(rk._sample, [lo, hi])  # the sample is sorted: its class members are a run
+    sample = block.factors32 @ rk.sample_matrix.T
+    a, z = np.searchsorted(rk.sample, [lo, hi])  # the sample is sorted: its class members are a run
     sampled_others = np.concatenate([sample[:, :a], sample[:, z:]], axis=1) if z > a else sample
     found, inside = block._class_values(slice(None), code)
     jth = _jth(found, inside, block.n_ranked)
@@ -123,7 +123,7 @@ def ranks(block, out, at):
     n_other = rk.size - (hi - lo)  # N: the rows' other references
     counts = _counts_pay(rk, block, sampled_others.shape[1], n_other)
     ordered = np.sort(sampled_others if counts else sample, axis=1)
-    rows, sigmas = np.arange(b), rk._sigmas
+    rows, sigmas = np.arange(b), rk.sigmas
     while rows.size:
         every = rows.size == b
         found_rows = found if every else found[rows]
@@ -132,7 +132,7 @@ def ranks(block, out, at):
             if counts:
                 guess = merged_kernels.guesses(ordered[rows], found_rows, block.depth[rows], n_other, sigmas)
             else:
-                guess = rk._sampled_threshold(ordered[rows], block.depth[rows], sigmas)
+                guess = rk.sampled_threshold(ordered[rows], block.depth[rows], sigmas)
             threshold = np.where(guess < jth[rows], guess, np.nan)
         args = (found_rows, rows, np.fmin(threshold, jth[rows]), threshold, sampled_others[rows])
         short = _rank_rows(block, *args, out, at[rows])
@@ -145,7 +145,7 @@ def ranks(block, out, at):
 
 def _counts_pay(rk, block, n_sampled_others: int, n_other: int) -> bool:
     """Whether the block's guesses count its relevant values exactly (:func:`.merged_kernels.guesses`)
-    rather than estimate every value from the sample (:meth:`DeepRanker._sampled_threshold`).
+    rather than estimate every value from the sample (:meth:`DeepRanker.sampled_threshold`).
 
     Counting costs a pass over a row's J relevant values per step of a bisection over its
     ``n_sampled_others`` sampled others (of its ``n_other`` others); it saves most of the sampled
@@ -153,13 +153,13 @@ def _counts_pay(rk, block, n_sampled_others: int, n_other: int) -> bool:
     listed for nothing. One listed other costs about :data:`embedeval._core.budget.GUESS_COMPARISONS` comparisons of the
     counting passes.
     """
-    sigmas = rk._sigmas
+    sigmas = rk.sigmas
     if sigmas is None or sigmas <= 0:  # no margin to save
         return False
     depth, n_ranked = float(np.mean(block.depth)), float(np.max(block.n_ranked))
     most = depth * n_sampled_others / max(n_other, 1)  # the bisection's range, as guesses bounds it
     steps = np.log2(most + sigmas * np.sqrt(most) + 2)
-    margin = sigmas * np.sqrt(depth * rk.size / max(rk._sample.size, 1))
+    margin = sigmas * np.sqrt(depth * rk.size / max(rk.sample.size, 1))
     return bool(n_ranked * steps <= _budget.GUESS_COMPARISONS * margin)
 
 
@@ -206,7 +206,7 @@ def _others(block, rows, limit, sample):
 
     rk = block.ranker
     code = int(block.codes[rows[0]])
-    n_other = rk.size - (rk._class_stop[code] - rk._class_start[code])
+    n_other = rk.size - (rk.class_stop[code] - rk.class_start[code])
     expected = np.count_nonzero(sample <= limit[:, None], axis=1) * (n_other / max(sample.shape[1], 1))
     if rk.precision == "auto":
         float32 = expected.sum() * _budget.WIDEN_COLUMNS < n_other * max(rows.size, 1)
@@ -228,7 +228,7 @@ def _others(block, rows, limit, sample):
     columns = np.empty((rows.size, room), dtype=np.int64)
     n_others = np.zeros(rows.size, dtype=np.int64)
     listed = np.empty(0, dtype=np.int32)
-    matrix = rk._matrix64  # Float64Factors: float32 rows and float64 squared norms
+    matrix = rk.matrix64  # Float64Factors: float32 rows and float64 squared norms
     widen = (block.factors64[rows], np.ascontiguousarray(matrix.float32), matrix.norms) if float32 else None
     for i0, c0, chunk, lim in block._chunks_within(rows, limit):
         if listed.size < chunk.shape[1]:
