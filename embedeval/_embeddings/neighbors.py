@@ -126,7 +126,7 @@ def _distances(searcher, block: np.ndarray, found: np.ndarray, distance: str) ->
     decided the order of near-ties (squared euclidean or minus the inner product)."""
     b, k = found.shape
     rows = np.repeat(np.arange(b), k)
-    keys = pair_distances(block, rows, found.ravel(), searcher._reference_rows, distance == "euclidean")
+    keys = pair_distances(block, rows, found.ravel(), searcher.reference_rows, distance == "euclidean")
     return keys.reshape(b, k)
 
 

@@ -52,7 +52,7 @@ class Block:
         """Ranks of each row's first J marked references within depth, shape (b, h), padded with +inf,
         and with grades their grades (b, h), else None."""
         rk, b = self.ranker, len(self.queries)
-        bound32, bound64, factors32 = self._bounds_and_factors()
+        bound32, bound64, factors32 = self.bounds_and_factors()
         sample = factors32 @ rk.sample_matrix.T  # (b, s): values at the sampled references
         sigmas = rk.sigmas
         mixed = self._mixed(sample, bound32, bound64)
@@ -85,7 +85,7 @@ class Block:
                 threshold = steps.threshold(*(e[rows] for e in estimate), self.depth[rows], sigmas)
             top = np.minimum(threshold, jth[rows])
             sampled = np.where(threshold < jth[rows], threshold, np.nan)
-            found, short = self._count(values, mixed, rows, top, sampled)
+            found, short = self.count(values, mixed, rows, top, sampled)
             if ranks is None:
                 ranks = found
             else:
@@ -104,7 +104,7 @@ class Block:
             out[i, : found.size] = found
         return out
 
-    def _count(self, values, mixed: bool, rows, top, threshold, fused: bool = True):
+    def count(self, values, mixed: bool, rows, top, threshold, fused: bool = True):
         """Ranks of ``rows`` (m,) from the other values within top + 2 (E_o + E_r).
 
         Returns ``(ranks (m, w), short (m,))``: short rows have fewer than depth values at or
@@ -115,7 +115,7 @@ class Block:
             return deep_fused.count(self, mixed, rows, top, threshold)
         m = rows.size
         window = self.bound_other[rows] + self.bound_rel[rows]
-        ends, at, cols, other = self._others(values, rows, top + 2 * window)
+        ends, at, cols, other = self.others(values, rows, top + 2 * window)
         padded = self.padded if m == len(self.queries) else self.padded[rows]
         nearest = padded[:, 1:-1]
         depth = self.depth[rows]
@@ -150,7 +150,7 @@ class Block:
         for i in np.flatnonzero(tied & ~short):
             seg = slice(ends[i], ends[i + 1])
             known = (other[seg], bound[seg]) if mixed else None  # float64 values: no longer in cols' order
-            exact, grades = self._candidates_row(rows[i], top[i] + 2 * window[i], cols[seg], known)
+            exact, grades = self.candidates_row(rows[i], top[i] + 2 * window[i], cols[seg], known)
             ranks[i] = np.inf
             ranks[i, : exact.size] = exact
             if self.grades is not None:
@@ -244,7 +244,7 @@ class Block:
         at = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
         return (keys[at] == wanted).reshape(b, columns.size)
 
-    def _others(self, values, rows, limit):
+    def others(self, values, rows, limit):
         """The other references of ``rows`` (m,) with values at most ``limit`` (m,), grouped by row.
 
         Returns ``(ends, at, cols, values)``: row i's are at ``ends[i]:ends[i + 1]``, ``at`` is
@@ -263,7 +263,7 @@ class Block:
             cols = flat - at * block.shape[1]
             return ends, at, cols, block[at, cols].astype(np.float64)
         parts = []
-        for i0, c0, chunk, lim in self._chunks_within(rows, limit):
+        for i0, c0, chunk, lim in self.chunks_within(rows, limit):
             flat = np.flatnonzero(chunk <= lim[:, None])
             at = flat // chunk.shape[1]
             parts.append((at + i0, flat - at * chunk.shape[1] + c0, chunk.ravel()[flat]))
@@ -275,7 +275,7 @@ class Block:
         at, cols, found = at[order], cols[order], found[order]
         return np.searchsorted(at, np.arange(rows.size + 1)), at, cols, found.astype(np.float64)
 
-    def _chunks_within(self, rows, limit):
+    def chunks_within(self, rows, limit):
         """``(i0, c0, chunk, lim)``: the other references' values of ``rows[i0:]`` at columns ``c0:``,
         a cache-sized chunk at a time (relevant slices and ignored references +inf), and ``limit``
         of those rows rounded up to the chunk's precision (class codes only)."""
@@ -344,7 +344,7 @@ class Block:
             by_code = np.argsort(codes, kind="stable")
             for rows in np.split(by_code, np.flatnonzero(np.diff(codes[by_code])) + 1):
                 span = slice(rows[0], rows[-1] + 1) if rows[-1] - rows[0] + 1 == rows.size else rows
-                found, _ = self._class_values(span, int(codes[rows[0]]))
+                found, _ = self.class_values(span, int(codes[rows[0]]))
                 steps.smallest_sorted(found, int(n_ranked[rows].max()), nearest, span)
         else:
             indptr, cols, grades = self.listed
@@ -369,7 +369,7 @@ class Block:
     # The per-row float64 work (also called by embedeval._search.deep_merged on a Block): product
     # values recomputed in float64 where float32 cannot tell them apart, and one row's exact ranks.
 
-    def _bounds_and_factors(self):
+    def bounds_and_factors(self):
         """``(bound32, bound64, factors32)``: each row's error bound on a float32 and on a float64
         product value (:func:`~embedeval._search.deep_exact.error_bounds`, (b,) each), and the
         rows' float32 factors (b, d [+ 1])."""
@@ -378,7 +378,7 @@ class Block:
         bound32, bound64 = error_bounds(q_norms, rk.max_norm, rk.dim, rk.euclidean)
         return bound32, bound64, rk.factors(self.queries, np.float32)
 
-    def _class_values(self, rows, code: int):
+    def class_values(self, rows, code: int):
         """The float64 product values of the block's ``rows`` (a slice or ascending positions, all
         of class ``code``) with their class's references, (m, class size), the ignored ones +inf;
         and where those are: (positions among ``rows``, columns in the class)."""
@@ -405,7 +405,7 @@ class Block:
             places[s:e] = np.searchsorted(nearest[r], values[s:e], side="right")
         return values, places
 
-    def _candidates_row(self, r: int, limit: float, cols, values):
+    def candidates_row(self, r: int, limit: float, cols, values):
         """Row r's ranks (and classes: grades, or 1) from its candidates: the others at ``cols`` and the
         marked values within ``limit``.
 

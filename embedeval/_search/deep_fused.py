@@ -1,5 +1,5 @@
 """The deep ranking's count of other references with the compiled pass (:mod:`.deep_kernels`):
-the results of :meth:`embedeval._search.deep_block.Block._count` (which the tests check on the
+the results of :meth:`embedeval._search.deep_block.Block.count` (which the tests check on the
 same cases) without collecting, regrouping and sorting every other reference within the limit.
 
 Only near-ties leave the compiled loop: in float32 (mixed precision) they are placed again in
@@ -37,7 +37,7 @@ def collects(units: int) -> bool:
 
 
 def count(block, mixed: bool, rows, top, threshold):
-    """``(ranks (m, w), short (m,))`` as :meth:`~embedeval._search.deep_block.Block._count` (class codes,
+    """``(ranks (m, w), short (m,))`` as :meth:`~embedeval._search.deep_block.Block.count` (class codes,
     no grades)."""
     from . import deep_kernels as kernels  # numba, imported only when compiled kernels are on
     from . import placed_kernels as placed
@@ -56,7 +56,7 @@ def count(block, mixed: bool, rows, top, threshold):
     tables = kernels.new_tables(m, nearest.shape[1])
     collected = None  # float32 chunks: values collected, then placed in order
     collect = collects(m * block.ranker.size)
-    for i0, c0, chunk, lim in block._chunks_within(rows, limits):
+    for i0, c0, chunk, lim in block.chunks_within(rows, limits):
         if out.shape[0] < chunk.size:
             out = np.empty((chunk.size, 3), dtype=np.int32)
         if listed.shape[1] < chunk.shape[1]:
@@ -87,5 +87,5 @@ def count(block, mixed: bool, rows, top, threshold):
     ranks = kernels.ranks_from_counts(counts, ranked, np.asarray(depth, dtype=np.float64))
     redo = np.flatnonzero(tied & ~short)
     if redo.size:  # rows with a near-tie: ranked exactly from their candidates by the numpy passes
-        ranks[redo] = block._count(None, mixed, rows[redo], top[redo], threshold[redo], fused=False)[0]
+        ranks[redo] = block.count(None, mixed, rows[redo], top[redo], threshold[redo], fused=False)[0]
     return ranks, short

@@ -21,7 +21,7 @@ Steps for a block of rows of one class (class codes, compiled kernels):
    kept where counting the relevant values would cost more: :func:`_counts_pay`).
 2. The others up to T + 2 (E_o + E_r), listed as each chunk product is made (:mod:`.merged_kernels`,
    by AVX-512 compress where the host has it), into per-row arrays sized from the sample (rows
-   past them listed again by :meth:`Block._others`). Where few are listed beside the columns the
+   past them listed again by :meth:`Block.others`). Where few are listed beside the columns the
    products are float32, listed up to the float32 bound beyond, and each listed one made again
    in float64 while its chunk's references are in cache; then every listed value is float64, so
    E_o = E_r = the float64 bound. Each row's others are sorted.
@@ -30,7 +30,7 @@ Steps for a block of rows of one class (class codes, compiled kernels):
 4. A row where fewer than ``depth`` values reach its guess is ranked again with a looser guess
    (then with the J-th relevant value, always enough), as the sorted path does.
 5. A row where a relevant value lies within E_o + E_r of an other is ranked exactly from its
-   candidates (:meth:`Block._candidates_row`), as the sorted path does.
+   candidates (:meth:`Block.candidates_row`), as the sorted path does.
 
 The proof of :mod:`embedeval._search.deep` holds as it stands: T is its T (a guess that
 ``depth`` values reach, checked by counting, or the J-th relevant value), every other that can
@@ -100,7 +100,7 @@ def ranks(block, out, at):
     from . import merged_kernels  # numba, imported only when compiled kernels are on
 
     rk, b = block.ranker, len(block.queries)
-    block.bound32, bound64, block.factors32 = block._bounds_and_factors()
+    block.bound32, bound64, block.factors32 = block.bounds_and_factors()
     block.factors64 = block.factors_other = rk.factors(block.queries, np.float64)
     block.bound_rel = block.bound_other = bound64  # the others' values are float64 when placed
     block.grades, block.exact_grades = None, {}
@@ -116,7 +116,7 @@ def ranks(block, out, at):
     sample = block.factors32 @ rk.sample_matrix.T
     a, z = np.searchsorted(rk.sample, [lo, hi])  # the sample is sorted: its class members are a run
     sampled_others = np.concatenate([sample[:, :a], sample[:, z:]], axis=1) if z > a else sample
-    found, inside = block._class_values(slice(None), code)
+    found, inside = block.class_values(slice(None), code)
     jth = _jth(found, inside, block.n_ranked)
     if jth is None:
         return None
@@ -184,7 +184,7 @@ def _rank_rows(block, found, rows, top, threshold, sample, out, at):
     tied, reached = merged_kernels.merged_ranks(*args)
     short = ~np.isnan(threshold) & (reached < block.depth[rows])
     for i in np.flatnonzero(tied & ~short):  # a near-tie: exactly, from the row's candidates
-        exact, _ = block._candidates_row(rows[i], limit[i], columns[i, : n_others[i]], None)
+        exact, _ = block.candidates_row(rows[i], limit[i], columns[i, : n_others[i]], None)
         out[at[i]] = np.inf
         out[at[i], : exact.size] = exact
     return short
@@ -194,7 +194,7 @@ def _others(block, rows, limit, sample):
     """The other values of ``rows`` (m,) at most ``limit`` (m,) and their columns, listed from the
     block's chunk products: (values (m, k) float64, columns (m, k) int64, how many (m,)), row i's
     first ``n[i]``. ``k`` is guessed from the sampled others generously; rows that hold more are
-    listed again by :meth:`Block._others`.
+    listed again by :meth:`Block.others`.
 
     Where the others listed are few beside the columns (fewer than 1 / :data:`embedeval._core.budget.WIDEN_COLUMNS` of
     them; always with the ranker's precision "mixed", never with "float64"), the chunk products
@@ -230,14 +230,14 @@ def _others(block, rows, limit, sample):
     listed = np.empty(0, dtype=np.int32)
     matrix = rk.matrix64  # Float64Factors: float32 rows and float64 squared norms
     widen = (block.factors64[rows], np.ascontiguousarray(matrix.float32), matrix.norms) if float32 else None
-    for i0, c0, chunk, lim in block._chunks_within(rows, limit):
+    for i0, c0, chunk, lim in block.chunks_within(rows, limit):
         if listed.size < chunk.shape[1]:
             listed = np.empty(chunk.shape[1], dtype=np.int32)
         merged_kernels.list_others(chunk, i0, c0, lim, values, columns, n_others, listed, widen)
     block.factors_other = block.factors64
     over = np.flatnonzero(n_others > room)
     if over.size:  # more than guessed: those rows again, in float64, into wider arrays
-        ends, _, cols, found = block._others(None, rows[over], limit[over])
+        ends, _, cols, found = block.others(None, rows[over], limit[over])
         n_others[over] = np.diff(ends)
         wide = int(n_others.max())
         values = np.pad(values, ((0, 0), (0, max(wide - room, 0))))

@@ -14,7 +14,7 @@ class ExactSearcher:
     """Exact k-nearest-neighbour search over gathered candidates (see :mod:`embedeval._search`).
 
     Subclasses say where candidates come from (:meth:`_gather`) and where float64 rows for
-    recomputation come from (:meth:`_reference_rows`), and set ``size`` (the number of
+    recomputation come from (:meth:`reference_rows`), and set ``size`` (the number of
     references), ``euclidean`` and ``max_norm`` (the largest norm of a prepared reference).
     """
 
@@ -30,7 +30,7 @@ class ExactSearcher:
         """At least the ``n`` best candidates of each query (all, if ``n`` >= ``size``)."""
         raise NotImplementedError
 
-    def _reference_rows(self, idx: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+    def reference_rows(self, idx: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         """The prepared float32 reference vectors at ``idx`` (c,), shape (c, d)."""
         raise NotImplementedError
 
@@ -145,7 +145,7 @@ class ExactSearcher:
             if c.exact is not None:
                 exact = c.exact[sel_rows, cols]
             else:
-                exact = pair_distances(queries, sel_rows, members, self._reference_rows, self.euclidean)
+                exact = pair_distances(queries, sel_rows, members, self.reference_rows, self.euclidean)
             # Each run occupies contiguous positions; sorting its members by (distance, index)
             # and writing them back into the same positions orders the run exactly.
             idx[sel_rows, cols] = members[_order_runs(run[sel_rows, cols], exact, members)]

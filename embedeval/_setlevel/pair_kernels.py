@@ -16,7 +16,7 @@ bin, count and kept pair equals the numpy path's (:mod:`.verification`).
 * the positions of the pairs in ``guessed`` bins in ``out[1]``.
 
 A second walk goes over the listed negatives: one whose cell is certain and holds at most
-``scan`` positives compares them one by one (as :meth:`.pair_auroc.HeldPositives._neighbours`
+``scan`` positives compares them one by one (as :meth:`.pair_auroc.HeldPositives.neighbours`
 does) and counts ``2 * (before + below)``; the others (a near-tie, a crowded or uncertain cell)
 go to ``out[0]``, for the caller. The table is tens of MB and read at random, so both walks
 prefetch it ``ahead`` pairs on (the second also the positives of a cell half as far on); a
