@@ -14,8 +14,8 @@ machine code loaded from the on-disk cache, or compiled when the cache is cold).
 Prints the seconds of ``import numba`` and of a first small pair verification (or, with
 ``--deep``, a first evaluate whose rankings take the deep ranking; with ``--ties``, a first
 evaluate with ``ties="expected"``, the tied scan; with ``--large``, a first evaluate of 12,000
-points, half of them in one class, which sorts 3.6e7 values: past ``deep_count.SORT_COMPILED_FROM``
-and ``kernels.HITS_COMPILED_FROM``, so that the radix sort and the Hits reductions compile in the
+points, half of them in one class, which sorts 3.6e7 values: past ``budget.SORT_COMPILED_FROM``
+and ``budget.HITS_COMPILED_FROM``, so that the radix sort and the Hits reductions compile in the
 call, the --cold figure less the warm one is what they and the deep pass compile) with the
 compiled kernels and with the numpy passes, each in a new interpreter. A last line times a fixed
 pure-Python loop in the same sitting: compilation is single-threaded Python and LLVM work, so

@@ -23,7 +23,7 @@ With ``--partition``: ns per value of two ways to the k smallest values of each 
 (``deep_count.smallest_sorted``), a partition then a sort of k, or a sort of the row and its
 first k, each with numpy's sort and with the compiled radix sort (``sort_kernels``), for rows of
 2,000 and 20,000 N(0, 1) values (4 million values in all, best of 3) and k from 5% to 99% of a
-row: where they cross sets ``deep_count.PARTITION_BELOW`` (numpy) and ``PARTITION_BELOW_RADIX``.
+row: where they cross sets ``budget.SORT_PARTITION_BELOW`` (numpy) and ``SORT_PARTITION_BELOW_RADIX``.
 With ``--collected``: the ``--evaluate`` calls with each row's float32 values within its limit
 collected and placed in order (``placed_kernels.place_collected``), and each placed at once.
 """

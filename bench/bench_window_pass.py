@@ -76,13 +76,14 @@ def main():
     parser.add_argument("--compare", help="check the pass's results equal those of this .npz (another checkout's)")
     args = parser.parse_args()
     os.environ["OMP_NUM_THREADS"] = os.environ["OPENBLAS_NUM_THREADS"] = "1"
-    from embedeval._search import tied_kernels, tied_scan
+    from embedeval._core import budget
+    from embedeval._search import tied_kernels
 
     kept = capture(args.n, args.d, args.chunks)
     tables, built = [], {}
     for _, _, _, _, low, high, n_windows in kept:  # one table per block, as the scan builds it
         if id(low) not in built:
-            n_buckets = int(min(tied_scan.BUCKETS_PER_WINDOW * low.shape[1], tied_scan.MAX_BUCKETS))
+            n_buckets = int(min(budget.TIED_BUCKETS_PER_WINDOW * low.shape[1], budget.TIED_MAX_BUCKETS))
             built[id(low)] = tied_kernels.bucket_tables(low, high, n_windows, n_buckets)
         tables.append(built[id(low)])
     values = sum(c[0].size for c in kept)

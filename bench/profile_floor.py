@@ -88,7 +88,7 @@ def verification_parts(args):
         (pairs.PairSpace, "approx", "tile products (float64 BLAS, all passes)"),
         (verification, "_positive_tile", "positive pairs' tiles (exact distances; products where made)"),
         (pair_auroc.HeldPositives, "__init__", "table of held positives"),
-        (pair_auroc.HeldPositives, "_neighbours", "negatives left to numpy (neighbours)"),
+        (pair_auroc.HeldPositives, "neighbours", "negatives left to numpy (neighbours)"),
     ]
     if enabled():
         from embedeval._setlevel import pair_kernels

@@ -36,7 +36,7 @@ _PUBLIC_MODULES = (
 
 
 def _version() -> str:
-    """The installed version (read on first use: importlib.metadata takes 12 ms to import)."""
+    """The installed version (read on first use: importing importlib.metadata is not free)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:

@@ -1,7 +1,44 @@
-"""Every working-memory budget and chunk size of the package, in one place.
+"""Every working-memory budget, chunk size and switch of the package, in one table.
 
-Work is done in blocks so that memory stays bounded whatever the input size; these numbers
-decide how big the blocks are. None of them changes a result, only time and memory.
+Work is done in blocks so that memory stays bounded whatever the input size, and a compiled
+kernel or a faster route takes over from numpy only where it pays; the numbers here decide
+both. None of them changes a result, only time and memory: every route they choose between is
+exact, and the tests check each against the others. The figures behind them are in
+``bench/NOTES.md`` (the section "Figures moved from the code (stop 52)" and the entries it
+names), with the commands that measure them; the code keeps only the reason.
+
+Compile switches. A compiled kernel is used once the numpy path has handled ``*_COMPILED_FROM``
+units in the process (about what its compilation costs with a cold cache), or at once where
+numba's on-disk cache holds it and a call has ``*_CACHED_FROM`` units (default
+:data:`embedeval._core.compiled.CACHED_FROM`): :func:`embedeval._core.compiled.repaid`.
+
+================================  ============================  ===============================================
+name                              unit                          decides
+================================  ============================  ===============================================
+``DEEP_FROM``                     ranked depth                  deep ranking past it (numpy passes)
+``DEEP_FROM_COMPILED``            ranked depth                  the same with compiled kernels (:func:`deep_from`)
+``DEEP_REACHED_COMPILED_FROM``    rows                          compiled merge walk of the sampled others
+``DEEP_FUSED_COMPILED_FROM``      values (rows x references)    compiled deep pass (``deep_fused.fuses``)
+``DEEP_COLLECTED_COMPILED_FROM``  values (rows x references)    the deep pass's collected placement
+``EXACT_COMPILED_FROM``           elements (pairs x d)          compiled exact float64 distances
+``SORT_COMPILED_FROM``            values sorted                 radix sort of nearest relevant values
+``SORT_CACHED_FROM``              values in one call            ... at once from numba's cache
+``BOOKS_COMPILED_FROM``           graded pairs                  the tied scan's compiled bookkeeping
+``BOOKS_CACHED_FROM``             graded pairs in one call      ... at once from numba's cache
+``HITS_COMPILED_FROM``            rank entries                  compiled Hits reductions (``_metrics``)
+``DEEP_SEARCH_FROM``              relevant values a row         ``deep_count.at_most``: search, not compare
+``SORT_PARTITION_BELOW``          share of a row kept           partition before numpy's sort
+``SORT_PARTITION_BELOW_RADIX``    share of a row kept           partition before the radix sort
+``MERGED_FROM``                   relevant values a row (J)     deep ranking from the others' side
+``MERGED_FROM_WIDE``              J                             the same for vectors wider than ...
+``MERGED_NARROW_DIM``             dimensions                    ... this
+``MERGED_ROOM``                   others a row                  room beyond the guess before listing again
+``WIDEN_COLUMNS``                 columns                       listed others made again in float64
+``GUESS_COMPARISONS``             comparisons                   whether the others' side guesses its lists
+``CENTRE_FROM``                   share of the largest norm     the flat searcher centres the references
+``DEEP_CENTRED_FROM``             share of the largest norm     collapsed references keep faiss's route
+``DISTINCT_SHARE``                share of the rows             search the distinct rows instead
+================================  ============================  ===============================================
 """
 
 from __future__ import annotations
@@ -18,25 +55,86 @@ BLOCK_ENTRIES = 1 << 22
 # The longest query block.
 MAX_BLOCK_ROWS = 4096
 # faiss searches a call of n queries of dimension d with BLAS only when n * d reaches this
-# (its distance_compute_blas_threshold); below it, a slower pair-by-pair loop (measured 2x).
+# (its distance_compute_blas_threshold); below it, a slower pair-by-pair loop.
 FAISS_BLAS_THRESHOLD = 128_000
 
 # float64 elements per recomputation chunk of near-tied candidates (1 MB: stays in cache).
 RECOMPUTE_ELEMENTS = 1 << 17
-# float64 elements per chunk of cosine normalisation (_inputs.prepare): 4 MB, cache-sized, where one
-# float64 copy of a 200,000 x 384 corpus (614 MB) cost 0.3 to 1.2 s in page faults alone.
+# float64 elements per chunk of cosine normalisation (_inputs.prepare): 4 MB, cache-sized, where a
+# whole float64 copy of a large corpus costs its page faults (bench/NOTES.md, stop 52 figures).
 NORMALISE_ELEMENTS = 1 << 19
+
+# --- Compile switches and routes (the table above) ---
+
 # Rankings deeper than this take the deep ranking (embedeval._search.deep) where the searcher
-# holds its references in memory, shallower ones faiss's search; deep_from() picks the depth for the
-# kernels in use. bench/bench_deep.py --crossover, CPU seconds on one thread (the shared machine's
-# wall clock moved by half between runs). With numpy passes (n = 20,000, d = 128, wall clock on a
-# quiet machine): deep / faiss = 1.74, 1.43, 1.12, 0.79 at R = 100, 200, 400, 800, crossing near
-# R = 550. With the compiled kernels (stop 49), at R = 100, 150, 200: 1.05, 0.87, 0.81 (20,000 x
-# 128), 0.88, 0.84, 0.81 (40,000 x 64), 0.83, 0.95, 0.84 (10,000 x 384), 1.11, 1.01, 1.01 (20,000
-# x 384), 0.82, 0.71, 0.64 (10,000 x 128): past 150 every measured size is at most 1.01.
-# docs/performance.md has the tables.
+# holds its references in memory, shallower ones faiss's search; deep_from() picks the depth for
+# the kernels in use: where deep / faiss crosses 1 (``python bench/bench_deep.py --crossover``;
+# bench/NOTES.md, stop 52 figures, "The deep ranking's depth").
 DEEP_FROM = 512
 DEEP_FROM_COMPILED = 150
+# Rows whose sampled others the numpy loop places before the deep ranking compiles its merge walk
+# for them (``deep_kernels.reached``).
+DEEP_REACHED_COMPILED_FROM = 1 << 14
+# Values the deep ranking's numpy passes count (products included) before the compiled deep pass
+# (``deep_kernels.place_chunk`` and the ranks from counts) is compiled (``bench_compile.py --place``).
+DEEP_FUSED_COMPILED_FROM = 1 << 27
+# Values the deep pass scans placing each at once before it compiles the collected placement
+# (``placed_kernels``' radix sort and walk, and the deep pass's collecting variant:
+# ``bench_compile.py --switched``), which a small evaluation never repays.
+DEEP_COLLECTED_COMPILED_FROM = 1 << 29
+# Elements (pairs x d) numpy's gathered passes compute before the compiled exact formula
+# (:mod:`embedeval._search.exact_kernels`) is compiled.
+EXACT_COMPILED_FROM = 1 << 28
+# Values numpy's sort orders in the process before ``deep_count.smallest_sorted`` compiles the
+# radix sort (on hosts where numpy's sort is not vectorised); calls this large look in the cache.
+SORT_COMPILED_FROM = 1 << 25
+SORT_CACHED_FROM = 1 << 16
+# smallest_sorted partitions first only when it keeps fewer than this share of a row's values
+# (``python bench/bench_search.py --partition``).
+SORT_PARTITION_BELOW = 0.7
+SORT_PARTITION_BELOW_RADIX = 0.1
+# Graded pairs the tied scan's numpy passes handle in the process before its bookkeeping takes the
+# compiled loops (tied_group_kernels); calls this large look in the cache.
+BOOKS_COMPILED_FROM = 1 << 23
+BOOKS_CACHED_FROM = 1 << 12
+# Rank entries numpy reduces in the process before the compiled Hits reductions
+# (``_metrics/hits_kernels.py``) take over (``python bench/bench_compile.py --switched``). Deep
+# classes give (queries x R) ranks.
+HITS_COMPILED_FROM = 1 << 25
+# ``deep_count.at_most`` compares every value of rows narrower than this in one numpy call, and
+# searches wider ones row by row (a row's Python overhead repaid).
+DEEP_SEARCH_FROM = 8192
+# The deep ranking from the others' side (``_search/deep_merged.py``) takes blocks whose rows rank
+# at least MERGED_FROM relevant values (J); below, sorting them costs little beside the others'
+# products. Vectors wider than MERGED_NARROW_DIM take it from MERGED_FROM_WIDE: each listed other
+# made again in float64 costs more there (bench/NOTES.md, stop 52 figures, "The others' side").
+MERGED_FROM = 1024
+MERGED_FROM_WIDE = 4096
+MERGED_NARROW_DIM = 128
+# Others listed per row beyond the sample's generous guess before a row is listed again.
+MERGED_ROOM = 256
+# Making one listed other again in float64 (with the chunk's references in cache) costs about as
+# much as this many columns of the float64 product's extra time over float32's.
+WIDEN_COLUMNS = 6.0
+# One other listed (its listing, widening, sorting and place in the table) costs about as much as
+# this many comparisons of the guess's counting passes.
+GUESS_COMPARISONS = 50.0
+# The flat searcher centres the references only where their mean's norm exceeds this share of
+# their largest norm: below it, centring could shrink the error bound by at most a quarter (inner
+# products), and it costs a float32 copy of the references (``bench_retrieval.py --peak``).
+CENTRE_FROM = 0.25
+# The deep ranking bounds its errors by the uncentred norms and ranks every copy of a row: on
+# references that have collapsed (exact copies, or rows close around a far mean) nearly every pair
+# is a near-tie there, recomputed one by one. Such references keep faiss's route, which searches
+# the centred rows and each distinct row once, at every depth: where the centred norm is below this
+# share of the largest norm (the deep ranking's bound at least 16 times the centred one), or at
+# most DISTINCT_SHARE of the rows are distinct.
+DEEP_CENTRED_FROM = 0.25
+# Search the distinct rows instead when they are at most this share of the references.
+DISTINCT_SHARE = 0.5
+
+# --- Chunks and blocks ---
+
 # Rows x references of one block of the deep ranking: its (rows x R) float64 products of the
 # relevant slices, nearest relevant values and ranks are each at most this many elements
 # (32 MB); without class codes, so is its (rows x references) float64 product.
@@ -45,24 +143,9 @@ DEEP_ELEMENTS = 1 << 22
 # compared while in cache (4 MB of float64); its float64 relevant slices are made whole.
 DEEP_CHUNK_ELEMENTS = 1 << 19
 # Rows of one such chunk at most, so that each row's chunk is long (2,048 values or more): a row's
-# relevant values, counts and bucket table are read into cache once per chunk, which cost about
-# a fifth of the compiled pass with all of a block's rows in every chunk (256 values each).
+# relevant values, counts and bucket table are then read into cache once per chunk instead of with
+# all of a block's rows in every chunk (256 values each).
 DEEP_CHUNK_ROWS = 256
-# Rows whose sampled others the numpy loop places (about 8 us a row at R ~ 2,000) before the
-# deep ranking compiles its merge walk for them (``deep_kernels.reached``, 0.1-0.2 s to compile
-# with a cold cache; at once where numba's cache holds it: ``compiled.repaid``).
-DEEP_REACHED_COMPILED_FROM = 1 << 14
-# Values (rows x references) the deep ranking's numpy passes count (about 8-10 ns a value, products
-# included: bench_floor.py's numpy column of row 2) before the compiled deep pass is compiled
-# (``deep_kernels.place_chunk`` and the ranks from counts, 1.3 s with a cold cache:
-# ``bench_compile.py --place``; at once where numba's cache holds them: ``compiled.repaid``).
-DEEP_FUSED_COMPILED_FROM = 1 << 27
-# Values (rows x references) the deep pass scans placing each at once (about 2.8 ns a value at
-# R ~ 2,000 on one thread: 2^29 of them take about 1.5 s) before it compiles the collected
-# placement (``placed_kernels``' radix sort and walk, 0.7 s with a cold cache, and the deep pass's
-# collecting variant, 1.2-1.3 s more: ``bench_compile.py --switched``; at once where numba's cache
-# holds them: ``compiled.repaid``), which a small evaluation never repays.
-DEEP_COLLECTED_COMPILED_FROM = 1 << 29
 # References sampled to place the deep ranking's thresholds (at most 1/16 of them), and how
 # many standard deviations of the sampled count a threshold aims above the depth (a row whose
 # threshold proves too tight is counted again with a looser one).
@@ -75,6 +158,8 @@ DEEP_TIE_COLUMNS = 40.0
 DEFAULT_SHARD_BYTES = 256 << 20
 # faiss indexes of reference shards cached per Dask worker process.
 CACHED_SHARDS = 8
+# 32-bit words hashed at a time by the duplicate-row check (8 MB of uint64 products).
+HASH_BLOCK = 1 << 20
 
 # (query, reference) pairs of one chunk of a Hamming scan (`_search/hamming.py`): about 40 bytes
 # each across the distances, their counting keys and the index rule's sort, so ~40 MB a chunk.
@@ -84,6 +169,11 @@ HAMMING_BLOCK_ROWS = 256
 # (query, reference) pairs of one chunk of the tie-aware scan of float embeddings
 # (`_search/tied_scan.py`): a float64 distance, its argsort and the sorted copy, ~32 MB a chunk.
 TIED_SCAN_PAIRS = 1 << 20
+# The tie-aware scan's compiled window pass places most values with a table of buckets (this many
+# per window, at most TIED_MAX_BUCKETS per query: int16, 4 MB for 256 queries) instead of a
+# binary search.
+TIED_BUCKETS_PER_WINDOW = 16
+TIED_MAX_BUCKETS = 1 << 13
 
 # Comparisons (ranked x judged, or items) per block when evaluating rankings and score matrices
 # (16 MB of booleans).
@@ -115,8 +205,8 @@ VERIFICATION_HELD = 1 << 22
 VERIFICATION_COLLECTED = 1 << 22
 VERIFICATION_CELLS = 1 << 23
 VERIFICATION_SAMPLE = 1 << 17
-# Columns ahead whose AUROC table cells the compiled tile pass prefetches (0: none); 32 measured
-# best of 4 to 128 (bench/bench_verification.py --prefetch).
+# Columns ahead whose AUROC table cells the compiled tile pass prefetches (0: none): the best of
+# those measured (``python bench/bench_verification.py --prefetch``).
 VERIFICATION_PREFETCH = 32
 AUROC_BATCH = 1 << 15
 

@@ -111,7 +111,7 @@ def repaid(key: str, units: int, after: int, cached=None, cached_from: int | Non
     kernels are in numba's on-disk cache, see :func:`cached`) says so, loading them costs
     milliseconds and a call of at least ``cached_from`` units (default :data:`CACHED_FROM`; less
     where the caller has imported numba anyway) takes them at once; while numba is not imported
-    yet (its import costs 0.15-0.2 s), only a call of ``after`` units looks. Nothing here imports
+    yet (its import is not free), only a call of ``after`` units looks. Nothing here imports
     numba before one of those. Both paths give identical results, so only speed depends on the
     switch; a race between threads only delays it.
     """

@@ -9,15 +9,15 @@ range; :func:`read_relevance` turns class labels or label sets and the ignore ru
 
 from __future__ import annotations
 
-from .._inputs.arrays import as_embeddings, as_labels, check_directions
-from .._inputs.codes import HAMMING, Codes, read_codes
-from .._inputs.magnitude import into_safe_range
+from .._inputs.arrays import as_labels
+from .._inputs.codes import HAMMING, Codes
 from .._pipeline import route
 from .._pipeline.options import Options
 from .._relevance import ClassLabels, IgnoreRules, Relevance
 from .._relevance.ignore import read_keys, read_lists
 from .._relevance.labels import multilabel_kind, read_multilabels
 from .._relevance.self_reference import with_own_rows
+from .pair import read_pair
 
 
 def rows(queries, references):
@@ -31,33 +31,15 @@ def read_embeddings(embeddings, reference, reference_labels, distance: str):
     """(queries, references, scale), checked before any work; scaled by a power of two where
     their magnitudes need it (:mod:`embedeval._inputs.magnitude`).
 
-    Queries are not normalised here: they are read (and normalised) block by block, so that
-    memory-mapped queries are streamed from disk; each searcher prepares the references itself.
+    ``reference`` and ``reference_labels`` come together or not at all; the pair itself is read by
+    :func:`embedeval._embeddings.pair.read_pair`.
     """
-    if distance == HAMMING:  # binary codes, packed (embedeval._inputs.codes)
-        queries, references = read_codes(embeddings, reference, ("embeddings", "reference"))
-    else:
-        queries = as_embeddings(embeddings, "embeddings", wide=True)
     if (reference is None) != (reference_labels is None):
         given, missing = (
             ("reference", "reference_labels") if reference is not None else ("reference_labels", "reference")
         )
         raise ValueError(f"'{missing}' is required when '{given}' is given; got None")
-    if distance == HAMMING:  # integer distances: no float32 range to keep them in
-        return queries, references, 1.0
-    references = queries
-    if reference is not None:
-        references = as_embeddings(reference, "reference", wide=True)
-        if references.shape[1] != queries.shape[1]:
-            raise ValueError(
-                f"'reference' must have the dimension of 'embeddings' ({queries.shape[1]}); got {references.shape[1]}"
-            )
-    queries, references, scale = into_safe_range(queries, references, ["embeddings", "reference"], distance)
-    if distance == "cosine":  # after rounding to float32: a row may have become all zeros
-        check_directions(queries, "embeddings")
-        if reference is not None:
-            check_directions(references, "reference")
-    return queries, references, scale
+    return read_pair(embeddings, reference, ("embeddings", "reference"), distance)
 
 
 def _label_side(value, n: int, name: str, against: str):

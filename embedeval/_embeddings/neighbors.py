@@ -14,11 +14,11 @@ import numpy as np
 
 from .._core import budget as _budget
 from .._core.neighbors import Neighbors
-from .._inputs.arrays import DISTANCES, as_embeddings, check_choice, check_directions, prepare
-from .._inputs.magnitude import into_safe_range
+from .._inputs.arrays import DISTANCES, check_choice, prepare
 from .._pipeline.searchers import make_searcher
 from .._search import Device
 from .._search.float64 import pair_distances
+from .pair import read_pair
 
 __all__ = ["Neighbors", "neighbors"]
 
@@ -98,16 +98,8 @@ def neighbors(
     if not isinstance(device, Device):
         device = check_choice(device, "device", ("cpu", "gpu"))
     leave_one_out = reference is None
-    q = as_embeddings(queries, "queries", wide=True)
-    r = q if leave_one_out else as_embeddings(reference, "reference", wide=True)
-    if r.shape[1] != q.shape[1]:
-        raise ValueError(f"'reference' must have the dimension of 'queries' ({q.shape[1]}); got {r.shape[1]}")
+    q, r, scale = read_pair(queries, reference, ("queries", "reference"), distance)
     _check_k(k, r.shape[0], leave_one_out)
-    q, r, scale = into_safe_range(q, r, ["queries", "reference"], distance)
-    if distance == "cosine":
-        check_directions(q, "queries")
-        if not leave_one_out:
-            check_directions(r, "reference")
     searcher = make_searcher(r, distance, device=device)
     indices = np.empty((q.shape[0], k), dtype=np.int64)
     distances = np.empty((q.shape[0], k), dtype=np.float64)
@@ -134,7 +126,7 @@ def _distances(searcher, block: np.ndarray, found: np.ndarray, distance: str) ->
     decided the order of near-ties (squared euclidean or minus the inner product)."""
     b, k = found.shape
     rows = np.repeat(np.arange(b), k)
-    keys = pair_distances(block, rows, found.ravel(), searcher._reference_rows, distance == "euclidean")
+    keys = pair_distances(block, rows, found.ravel(), searcher.reference_rows, distance == "euclidean")
     return keys.reshape(b, k)
 
 

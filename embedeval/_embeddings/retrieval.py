@@ -13,10 +13,10 @@ import warnings
 import numpy as np
 
 from .._forms.graded import check_threshold, conventions, warn_no_relevant
-from .._inputs.arrays import as_embeddings, check_choice, check_directions
-from .._inputs.codes import HAMMING, read_codes
+from .._inputs.arrays import check_choice
+from .._inputs.codes import HAMMING
 from .._inputs.groups import read_groups
-from .._inputs.magnitude import into_safe_range, scale_config
+from .._inputs.magnitude import scale_config
 from .._metrics.registry import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
 from .._metrics.ties import check_ties
 from .._pipeline import route
@@ -28,6 +28,7 @@ from .._relevance.judged import ABSENT_DOCS, id_positions, read_judgements
 from .._search import Device
 from ..result import EvaluationResult
 from .kept import with_kept
+from .pair import read_pair
 
 SKIP_REASONS = (
     "no judged item reaches the relevance threshold (R = 0)",
@@ -150,7 +151,7 @@ def evaluate_retrieval(
     check_choice(empty, "empty", ("skip", "zero"))
     ties = check_ties(ties)
     options = Options.from_arguments(parsed, locals())
-    q, c, scale = _read_embeddings(queries, corpus, distance)
+    q, c, scale = read_pair(queries, corpus, ("queries", "corpus"), distance, optional=False)
     query_groups = read_groups(groups, q.shape[0], _id_list(query_ids))
     check_choice(absent_docs, "absent_docs", ABSENT_DOCS)
     relevance, judged = _read_relevance(
@@ -199,20 +200,6 @@ def _id_list(ids) -> list | None:
     if ids is None:
         return None
     return list(np.asarray(ids).tolist() if hasattr(ids, "__array__") else ids)
-
-
-def _read_embeddings(queries, corpus, distance: str):
-    if distance == HAMMING:  # integer distances: no float32 range to keep them in
-        return (*read_codes(queries, corpus, ("queries", "corpus")), 1.0)
-    q = as_embeddings(queries, "queries", wide=True)
-    c = as_embeddings(corpus, "corpus", wide=True)
-    if c.shape[1] != q.shape[1]:
-        raise ValueError(f"'corpus' must have the dimension of 'queries' ({q.shape[1]}); got {c.shape[1]}")
-    q, c, scale = into_safe_range(q, c, ["queries", "corpus"], distance)
-    if distance == "cosine":  # after rounding to float32: a row may have become all zeros
-        check_directions(q, "queries")
-        check_directions(c, "corpus")
-    return q, c, scale
 
 
 def _read_relevance(

@@ -32,8 +32,8 @@ from ..result import EvaluationResult
 
 # Queries whose whole listings (trec_eval's bpref, infAP, set and utility measures) are
 # evaluated together: their matrices hold block x retrieved entries (2 MB per float64 matrix at
-# 1,000 retrieved). embedeval trec_eval -m all_trec on 1,000 and 5,000 queries x 1,000: 256
-# took 0.70 and 1.96 s at 179 and 353 MB peak, 1,024 0.88 and 2.63 s at 231 and 391 MB, 128 no less.
+# 1,000 retrieved); larger blocks were slower and took more memory, smaller ones no faster
+# (bench/NOTES.md, 'Figures moved from the code (stop 52)').
 LISTING_QUERY_BLOCK = 256
 
 

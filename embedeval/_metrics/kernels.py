@@ -24,13 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._core import budget as _budget
 from .._core import compiled
 
-# Rank entries numpy reduces in a process before the compiled reductions (:mod:`.hits_kernels`)
-# take over (:func:`embedeval._core.compiled.repaid`: about the 0.2 s of their compilation with
-# a cold cache, ``python bench/bench_compile.py --switched``, at numpy's 5-10 ns an entry), or at
-# once where numba's cache holds them. Deep classes give (queries x R) ranks.
-HITS_COMPILED_FROM = 1 << 25
 _HITS_CACHED = compiled.in_cache(f"{__package__}.hits_kernels", "_within_into", "_precision_sums_into")
 
 
@@ -125,8 +121,8 @@ def finite_count(ranks: np.ndarray, ascending: bool = False) -> np.ndarray:
 
 
 def _compiled(ranks: np.ndarray) -> bool:
-    """Whether the compiled reductions take ``ranks`` (:data:`HITS_COMPILED_FROM`)."""
-    return compiled.repaid("hits", ranks.size, HITS_COMPILED_FROM, _HITS_CACHED)
+    """Whether the compiled reductions take ``ranks`` (:data:`embedeval._core.budget.HITS_COMPILED_FROM`)."""
+    return compiled.repaid("hits", ranks.size, _budget.HITS_COMPILED_FROM, _HITS_CACHED)
 
 
 def precision(h: Hits, cutoff) -> np.ndarray:

@@ -92,7 +92,7 @@ class DaskSearcher(ExactSearcher):
             parts = client.gather(futures)
         return merge(parts, [a for a, _ in self._bounds])
 
-    def _reference_rows(self, idx):  # pragma: no cover - float64 distances come with the candidates
+    def reference_rows(self, idx):  # pragma: no cover - float64 distances come with the candidates
         raise AssertionError("shard tasks return float64 distances for every candidate")
 
 

@@ -8,8 +8,8 @@ for each ``(rows, job)`` of ``jobs``, in any order, with a bounded number of blo
 
 On threads: faiss releases the GIL while it searches and numpy while it works on large arrays, so blocks
 on separate threads run in parallel. One faiss (OpenMP and OpenBLAS) thread per block instead
-of every thread on one block measured 0 to 8% faster for the search alone (bench_core's b2
-against b), and it also spreads the ranking and metric work, which is single-threaded numpy,
+of every thread on one block was no slower for the search alone (bench/NOTES.md, 'Figures
+moved from the code (stop 52)'), and it also spreads the ranking and metric work, which is single-threaded numpy,
 over the cores.
 
 numpy's own BLAS (the deep ranking's products, :mod:`embedeval._search.deep`) must also run one

@@ -12,7 +12,7 @@ ranks (:class:`embedeval._metrics.kernels.Hits`) for blocks of query rows
    class, so a query's relevant references are one slice: their values come from a float64
    product of that slice, and the others' from products made a cache-sized chunk of columns
    at a time, in float32 where its near-ties would cost less than float64
-   (:meth:`DeepRanker._mixed`). Without class codes, one float64 product of the block.
+   (:meth:`DeepRanker.mixed`). Without class codes, one float64 product of the block.
 2. Relevant values: per row the J = min(depth, R) smallest, sorted (``np.sort``); or, for a
    block of one class with J past :func:`.deep_merged.switch` and compiled kernels, left
    unsorted and placed among the row's few sorted others (:mod:`~embedeval._search.deep_merged`).
@@ -85,6 +85,23 @@ class DeepRanker:
     seed : int
         Chooses the sampled references (only time depends on it).
 
+    Attributes
+    ----------
+    Read by a block of rows (:mod:`.deep_block`, :mod:`.deep_merged`, :mod:`.deep_fused`); the
+    references are held as "columns": in class order with class codes, in index order without.
+
+    by_class : bool
+        Whether the ranker was made with class codes.
+    index_of_column, column_of_reference : numpy.ndarray of shape (n_references,), int64
+        The reference index of each column, and its inverse.
+    class_start, class_stop : numpy.ndarray of shape (n_classes + 1,), int64
+        Each class's columns (class codes only; the last class is empty).
+    matrix32, matrix64 : factor matrices of the columns
+        float32 (class codes only, else None) and float64 (:class:`.deep_factors.Float64Factors`
+        with class codes, made on demand); products with :meth:`factors` give the distances.
+    sample, sample_matrix, sigmas
+        The sampled columns (ascending), their float32 factors, and ``sample_sigmas``.
+
     Notes
     -----
     Memory: the references as a (n_references, d + 1) float64 matrix (and a float32 one for
@@ -111,36 +128,36 @@ class DeepRanker:
         self.size, self.dim = self.reference.shape
         self.euclidean = euclidean
         self.precision = precision
-        self._classes = class_codes is not None
-        if self._classes:  # columns: references sorted by class, by index within a class
+        self.by_class = class_codes is not None
+        if self.by_class:  # columns: references sorted by class, by index within a class
             class_codes = np.asarray(class_codes, dtype=np.int64)
-            self._index = np.argsort(class_codes, kind="stable")
-            codes = class_codes[self._index]
+            self.index_of_column = np.argsort(class_codes, kind="stable")
+            codes = class_codes[self.index_of_column]
             # one code more than the references have: an empty slice, for queries of other classes
             every = np.arange(int(class_codes.max(initial=-1)) + 2)
-            self._class_start = np.searchsorted(codes, every)
-            self._class_stop = np.searchsorted(codes, every, side="right")
-            columns = self.reference[self._index]
+            self.class_start = np.searchsorted(codes, every)
+            self.class_stop = np.searchsorted(codes, every, side="right")
+            columns = self.reference[self.index_of_column]
         else:
-            self._index = np.arange(self.size)
+            self.index_of_column = np.arange(self.size)
             columns = self.reference
-        self._column = np.empty(self.size, dtype=np.int64)
-        self._column[self._index] = np.arange(self.size)
+        self.column_of_reference = np.empty(self.size, dtype=np.int64)
+        self.column_of_reference[self.index_of_column] = np.arange(self.size)
         norms = np.einsum("ij,ij->i", columns, columns, dtype=np.float64)
         self.max_norm = float(np.sqrt(norms.max(initial=0.0)))
-        self._matrix32 = factor_matrix(columns, norms, euclidean, np.float32) if self._classes else None
+        self.matrix32 = factor_matrix(columns, norms, euclidean, np.float32) if self.by_class else None
         # With class codes, float64 factors are made on demand, a slice or a gather at a time (held
         # whole they were twice the references). Without, every block multiplies by all of them,
         # so they are made once.
-        if self._classes:
-            self._matrix64 = Float64Factors(self._matrix32, norms, euclidean)
+        if self.by_class:
+            self.matrix64 = Float64Factors(self.matrix32, norms, euclidean)
         else:
-            self._matrix64 = factor_matrix(columns, norms, euclidean, np.float64)
+            self.matrix64 = factor_matrix(columns, norms, euclidean, np.float64)
         n_sample = min(sample_columns, self.size // 16)
         rng = np.random.default_rng(seed)
-        self._sample = np.sort(rng.choice(self.size, n_sample, replace=False))
-        self._sample_matrix = factor_matrix(columns[self._sample], norms[self._sample], euclidean, np.float32)
-        self._sigmas = sample_sigmas
+        self.sample = np.sort(rng.choice(self.size, n_sample, replace=False))
+        self.sample_matrix = factor_matrix(columns[self.sample], norms[self.sample], euclidean, np.float32)
+        self.sigmas = sample_sigmas
         self._block_elements = block_elements
 
     def ranks(self, queries: np.ndarray, marked, depth, first=None, ignored: np.ndarray | None = None):
@@ -175,8 +192,8 @@ class DeepRanker:
         """
         queries, depth, ignored = self._checked(queries, marked, depth, ignored)
         b = len(queries)
-        if self._classes:  # a class no reference has: the empty slice of the last code
-            marked = dataclasses.replace(marked, codes=np.minimum(marked.codes, self._class_start.size - 1))
+        if self.by_class:  # a class no reference has: the empty slice of the last code
+            marked = dataclasses.replace(marked, codes=np.minimum(marked.codes, self.class_start.size - 1))
         counts = np.asarray(marked.counts, dtype=np.int64)
         wanted = counts if first is None or marked.graded else np.minimum(counts, first)
         n_ranked = np.minimum(depth, wanted)
@@ -186,7 +203,7 @@ class DeepRanker:
         # every row is written by one block: no fill first (32 MB at R ~ 2,000)
         ranks, grades = np.empty(shape), np.zeros(shape) if marked.graded else None
         # Blocks of queries of one class where possible: one product with its relevant slice.
-        order = np.argsort(marked.codes, kind="stable") if self._classes else np.arange(b)
+        order = np.argsort(marked.codes, kind="stable") if self.by_class else np.arange(b)
         blocks = self._blocks(order, marked, n_ranked)
         for rows in (part for group in blocks for part in deep_merged.split(self, group, marked, n_ranked)):
             ign = None if ignored is None else ignored[rows]
@@ -211,11 +228,11 @@ class DeepRanker:
         products are made whole; the others' are made in chunks) and its J; without, every
         reference (the whole product is made).
         """
-        if not self._classes:
+        if not self.by_class:
             step = max(1, self._block_elements // self.size)
             yield from (order[s : s + step] for s in range(0, order.size, step))
             return
-        sizes = self._class_stop - self._class_start
+        sizes = self.class_stop - self.class_start
         width = np.maximum(sizes[marked.codes], n_ranked)[order]
         start = 0
         while start < order.size:
@@ -232,7 +249,7 @@ class DeepRanker:
         b = len(queries)
         if np.shape(marked.counts) != (b,):
             raise ValueError(f"'marked' must describe {b} queries; got {np.shape(marked.counts)[0]}")
-        if self._classes != (marked.codes is not None):
+        if self.by_class != (marked.codes is not None):
             raise ValueError("'marked' must give class codes exactly when the ranker was made with class_codes")
         n_ignored = np.zeros(b, dtype=np.int64)
         if ignored is not None:
@@ -250,7 +267,7 @@ class DeepRanker:
             )
         return queries, depth, ignored
 
-    def _factors(self, queries: np.ndarray, dtype) -> np.ndarray:
+    def factors(self, queries: np.ndarray, dtype) -> np.ndarray:
         """The queries' side of the product: (-2q, 1) (euclidean) or -q, shape (b, d (+ 1))."""
         if not self.euclidean:
             return np.negative(queries, dtype=dtype)
@@ -259,7 +276,7 @@ class DeepRanker:
         out[:, -1] = 1
         return out
 
-    def _mixed(self, sample, depth, codes, n_relevant, bound32, bound64) -> bool:
+    def mixed(self, sample, depth, codes, n_relevant, bound32, bound64) -> bool:
         """Whether other references are cheaper in float32 than in float64 for these rows.
 
         float32 saves about half the product for the other references but leaves near-ties to
@@ -270,13 +287,13 @@ class DeepRanker:
         costs about as much as ``_budget.DEEP_TIE_COLUMNS`` columns of the float64 product's
         extra time, and the float64 product of the relevant slice is paid either way.
         """
-        if not self._classes or self.precision != "auto" or sample.shape[1] == 0:
-            return self._classes and self.precision == "mixed"
-        start, stop = self._class_start[codes], self._class_stop[codes]
-        is_relevant = (self._sample[None, :] >= start[:, None]) & (self._sample[None, :] < stop[:, None])
-        threshold = self._sampled_threshold(np.sort(sample, axis=1), depth, self._sigmas)
+        if not self.by_class or self.precision != "auto" or sample.shape[1] == 0:
+            return self.by_class and self.precision == "mixed"
+        start, stop = self.class_start[codes], self.class_stop[codes]
+        is_relevant = (self.sample[None, :] >= start[:, None]) & (self.sample[None, :] < stop[:, None])
+        threshold = self.sampled_threshold(np.sort(sample, axis=1), depth, self.sigmas)
         inside = sample <= np.minimum(threshold, np.max(sample, axis=1))[:, None]
-        scale = self.size / len(self._sample)
+        scale = self.size / len(self.sample)
         others = scale * np.count_nonzero(inside & ~is_relevant, axis=1)
         spread = np.where(inside, sample, -np.inf).max(axis=1).astype(np.float64) - sample.min(axis=1)
         relevant = scale * np.count_nonzero(inside & is_relevant, axis=1)
@@ -289,7 +306,7 @@ class DeepRanker:
         ties = others * chance
         return bool(ties.sum() * _budget.DEEP_TIE_COLUMNS < np.sum(self.size - 2 * n_relevant))
 
-    def _sampled_threshold(self, sample: np.ndarray, depth: np.ndarray, sigmas: float) -> np.ndarray:
+    def sampled_threshold(self, sample: np.ndarray, depth: np.ndarray, sigmas: float) -> np.ndarray:
         """Per row, a value that probably at least ``depth`` of its values do not exceed (+inf: none).
 
         ``sample`` (b, s) holds each row's values at the sampled references, sorted.
@@ -302,12 +319,12 @@ class DeepRanker:
 
     def _sample_rank(self, depth: np.ndarray, sigmas: float) -> np.ndarray:
         """The 1-based rank k among the sampled values of :meth:`_sampled_threshold`'s guess."""
-        s = self._sample.size
+        s = self.sample.size
         # The k-th smallest of s sampled values has about k n / s of the row's values below it,
         # give or take sqrt(k) n / s: aim ``sigmas`` standard deviations above depth.
         mean = np.asarray(depth) * (s / self.size)
         return np.maximum(np.ceil(mean + sigmas * np.sqrt(mean) + 1), 1).astype(np.int64)
 
-    def _beyond_sample(self, depth: np.ndarray, sigmas: float) -> np.ndarray:
+    def beyond_sample(self, depth: np.ndarray, sigmas: float) -> np.ndarray:
         """Rows (bool) so deep that :meth:`_sampled_threshold` cannot guess them (its +inf)."""
-        return self._sample_rank(depth, sigmas) > self._sample.size
+        return self._sample_rank(depth, sigmas) > self.sample.size

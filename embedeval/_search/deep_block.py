@@ -14,12 +14,12 @@ from .._core import budget as _budget
 from .._core import compiled
 from . import deep_count as steps
 from . import deep_fused
-from .deep_rows import ExactRows
+from .deep_exact import error_bounds, exact_ranks
 
 _REACHED_CACHED = compiled.in_cache(f"{__package__}.deep_kernels", "_reached_into")
 
 
-class Block(ExactRows):
+class Block:
     """The ranks of one block of query rows; all of its working memory lives here.
 
     Parameters
@@ -41,28 +41,28 @@ class Block(ExactRows):
         self.ignored_at = None  # (rows, columns) of the ignored references
         if ignored is not None:
             rows, cols = np.nonzero(ignored >= 0)
-            self.ignored_at = (rows, ranker._column[ignored[rows, cols]])
+            self.ignored_at = (rows, ranker.column_of_reference[ignored[rows, cols]])
         # Without class codes: each row's marked references (CSR, columns of the ranker) and grades.
         self.listed = None
-        if not ranker._classes:
+        if not ranker.by_class:
             indptr, refs, grades = marked.columns()
-            self.listed = (np.asarray(indptr, dtype=np.int64), ranker._column[refs], grades)
+            self.listed = (np.asarray(indptr, dtype=np.int64), ranker.column_of_reference[refs], grades)
 
     def ranks(self):
         """Ranks of each row's first J marked references within depth, shape (b, h), padded with +inf,
         and with grades their grades (b, h), else None."""
         rk, b = self.ranker, len(self.queries)
-        bound32, bound64, factors32 = self._bounds_and_factors()
-        sample = factors32 @ rk._sample_matrix.T  # (b, s): values at the sampled references
-        sigmas = rk._sigmas
+        bound32, bound64, factors32 = self.bounds_and_factors()
+        sample = factors32 @ rk.sample_matrix.T  # (b, s): values at the sampled references
+        sigmas = rk.sigmas
         mixed = self._mixed(sample, bound32, bound64)
-        self.factors64 = rk._factors(self.queries, np.float64)
+        self.factors64 = rk.factors(self.queries, np.float64)
         self.factors_other = factors32 if mixed else self.factors64
         # With class codes the other references' values are made chunk by chunk (_others);
         # otherwise the whole (rows x references) product first.
         values = None
-        if not rk._classes:
-            values = self.factors64 @ rk._matrix64.T
+        if not rk.by_class:
+            values = self.factors64 @ rk.matrix64.T
             if self.ignored_at is not None:
                 values[self.ignored_at] = np.inf
         n_ranked = self.n_ranked  # J
@@ -85,7 +85,7 @@ class Block(ExactRows):
                 threshold = steps.threshold(*(e[rows] for e in estimate), self.depth[rows], sigmas)
             top = np.minimum(threshold, jth[rows])
             sampled = np.where(threshold < jth[rows], threshold, np.nan)
-            found, short = self._count(values, mixed, rows, top, sampled)
+            found, short = self.count(values, mixed, rows, top, sampled)
             if ranks is None:
                 ranks = found
             else:
@@ -104,7 +104,7 @@ class Block(ExactRows):
             out[i, : found.size] = found
         return out
 
-    def _count(self, values, mixed: bool, rows, top, threshold, fused: bool = True):
+    def count(self, values, mixed: bool, rows, top, threshold, fused: bool = True):
         """Ranks of ``rows`` (m,) from the other values within top + 2 (E_o + E_r).
 
         Returns ``(ranks (m, w), short (m,))``: short rows have fewer than depth values at or
@@ -115,12 +115,12 @@ class Block(ExactRows):
             return deep_fused.count(self, mixed, rows, top, threshold)
         m = rows.size
         window = self.bound_other[rows] + self.bound_rel[rows]
-        ends, at, cols, other = self._others(values, rows, top + 2 * window)
+        ends, at, cols, other = self.others(values, rows, top + 2 * window)
         padded = self.padded if m == len(self.queries) else self.padded[rows]
         nearest = padded[:, 1:-1]
         depth = self.depth[rows]
         # Each other value's place among its row's nearest relevant values, searched in
-        # ascending order (which numpy's search exploits: 2x); near: within the bounds of the
+        # ascending order (which numpy's search exploits); near: within the bounds of the
         # relevant value on either side. Float32 values that may need float64 keep their
         # columns (a sort of keys); float64 values are sorted alone, their columns kept for
         # the rare row with a near-tie.
@@ -150,7 +150,7 @@ class Block(ExactRows):
         for i in np.flatnonzero(tied & ~short):
             seg = slice(ends[i], ends[i + 1])
             known = (other[seg], bound[seg]) if mixed else None  # float64 values: no longer in cols' order
-            exact, grades = self._candidates_row(rows[i], top[i] + 2 * window[i], cols[seg], known)
+            exact, grades = self.candidates_row(rows[i], top[i] + 2 * window[i], cols[seg], known)
             ranks[i] = np.inf
             ranks[i, : exact.size] = exact
             if self.grades is not None:
@@ -167,21 +167,21 @@ class Block(ExactRows):
         return (close & (values[:, :-1] <= limit[:, None])).any(axis=1)
 
     def _mixed(self, sample, bound32, bound64) -> bool:
-        """:meth:`DeepRanker._mixed` on a few rows of the block (its rows are much alike: one class, similar depth)."""
-        if not self.ranker._classes:
+        """:meth:`DeepRanker.mixed` on a few rows of the block (its rows are much alike: one class, similar depth)."""
+        if not self.ranker.by_class:
             return False
         few = np.linspace(0, len(sample) - 1, min(len(sample), 16)).astype(np.int64)
         args = (self.depth, self.codes, self.n_relevant, bound32, bound64)
-        return self.ranker._mixed(sample[few], *(a[few] for a in args))
+        return self.ranker.mixed(sample[few], *(a[few] for a in args))
 
     def _threshold_may_bind(self, sigmas) -> bool:
         """Whether :func:`.deep_count.threshold` may be finite for any row (:func:`.deep_count.may_bind`)."""
         rk = self.ranker
-        if rk._classes:  # the sampled references in each row's class slice are not its others
-            lo, hi = np.searchsorted(rk._sample, [rk._class_start[self.codes], rk._class_stop[self.codes]])
-            count = rk._sample.size - (hi - lo)
+        if rk.by_class:  # the sampled references in each row's class slice are not its others
+            lo, hi = np.searchsorted(rk.sample, [rk.class_start[self.codes], rk.class_stop[self.codes]])
+            count = rk.sample.size - (hi - lo)
         else:
-            count = rk._sample.size - np.count_nonzero(self._listed_at(rk._sample), axis=1)
+            count = rk.sample.size - np.count_nonzero(self._listed_at(rk.sample), axis=1)
         scale = (rk.size - self.n_relevant) / np.maximum(count, 1)
         return bool(steps.may_bind(count, scale, self.n_ranked, self.depth, sigmas).any())
 
@@ -193,20 +193,20 @@ class Block(ExactRows):
         relevant values each reaches (exact); and how many others one sampled other stands for (b,).
         """
         rk, b = self.ranker, len(sample)
-        if rk._classes:
-            spans = [(i0, i1, *np.searchsorted(rk._sample, [lo, hi])) for i0, i1, lo, hi in self._spans(np.arange(b))]
+        if rk.by_class:
+            spans = [(i0, i1, *np.searchsorted(rk.sample, [lo, hi])) for i0, i1, lo, hi in self._spans(np.arange(b))]
             count = np.zeros(b, dtype=np.int64)
             for i0, i1, a, z in spans:
                 count[i0:i1] = sample.shape[1] - (z - a)
         else:
-            relevant = self._listed_at(rk._sample)
+            relevant = self._listed_at(rk.sample)
             count = sample.shape[1] - np.count_nonzero(relevant, axis=1)
         scale = (rk.size - self.n_relevant) / np.maximum(count, 1)
         # Only the first few sampled others can be the threshold (up to a generous sigmas): kept alone
         expected = np.minimum(self.depth / np.maximum(scale, 1e-9), sample.shape[1])
         width = min(sample.shape[1], int(np.ceil((expected + 12 * np.sqrt(expected)).max(initial=0))) + 4)
         others = np.full((b, width), np.inf)
-        if rk._classes:
+        if rk.by_class:
             for i0, i1, a, z in spans:
                 part = np.concatenate([sample[i0:i1, :a], sample[i0:i1, z:]], axis=1, dtype=np.float64)
                 steps.smallest_sorted(part, min(width, part.shape[1]), others, slice(i0, i1))
@@ -244,7 +244,7 @@ class Block(ExactRows):
         at = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
         return (keys[at] == wanted).reshape(b, columns.size)
 
-    def _others(self, values, rows, limit):
+    def others(self, values, rows, limit):
         """The other references of ``rows`` (m,) with values at most ``limit`` (m,), grouped by row.
 
         Returns ``(ends, at, cols, values)``: row i's are at ``ends[i]:ends[i + 1]``, ``at`` is
@@ -263,11 +263,11 @@ class Block(ExactRows):
             cols = flat - at * block.shape[1]
             return ends, at, cols, block[at, cols].astype(np.float64)
         parts = []
-        for i0, c0, chunk, lim in self._chunks_within(rows, limit):
+        for i0, c0, chunk, lim in self.chunks_within(rows, limit):
             flat = np.flatnonzero(chunk <= lim[:, None])
             at = flat // chunk.shape[1]
             parts.append((at + i0, flat - at * chunk.shape[1] + c0, chunk.ravel()[flat]))
-        matrix = self.ranker._matrix32 if self.factors_other.dtype == np.float32 else self.ranker._matrix64
+        matrix = self.ranker.matrix32 if self.factors_other.dtype == np.float32 else self.ranker.matrix64
         empty = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, matrix.dtype))
         at, cols, found = (np.concatenate([e] + [p[j] for p in parts]) for j, e in enumerate(empty))
         # chunk by chunk, then row by row: regroup by row (a radix sort of small integers)
@@ -275,12 +275,12 @@ class Block(ExactRows):
         at, cols, found = at[order], cols[order], found[order]
         return np.searchsorted(at, np.arange(rows.size + 1)), at, cols, found.astype(np.float64)
 
-    def _chunks_within(self, rows, limit):
+    def chunks_within(self, rows, limit):
         """``(i0, c0, chunk, lim)``: the other references' values of ``rows[i0:]`` at columns ``c0:``,
         a cache-sized chunk at a time (relevant slices and ignored references +inf), and ``limit``
         of those rows rounded up to the chunk's precision (class codes only)."""
         rk = self.ranker
-        matrix = rk._matrix32 if self.factors_other.dtype == np.float32 else rk._matrix64
+        matrix = rk.matrix32 if self.factors_other.dtype == np.float32 else rk.matrix64
         spans = self._spans(rows)
         # One class: its slice is skipped. Several: one product of every row with every column
         # (a product per class would read the references once per class), slices masked.
@@ -319,12 +319,12 @@ class Block(ExactRows):
 
         Without class codes one run, with an empty slice: relevant entries are +inf instead.
         """
-        if not self.ranker._classes:
+        if not self.ranker.by_class:
             return [(0, rows.size, 0, 0)]
         codes = self.codes[rows]
         cuts = np.concatenate([[0], np.flatnonzero(np.diff(codes)) + 1, [rows.size]])
         rk = self.ranker
-        return [(a, z, rk._class_start[codes[a]], rk._class_stop[codes[a]]) for a, z in itertools.pairwise(cuts)]
+        return [(a, z, rk.class_start[codes[a]], rk.class_stop[codes[a]]) for a, z in itertools.pairwise(cuts)]
 
     def _nearest_relevant(self, values, n_ranked, mixed: bool) -> np.ndarray:
         """(b, max J + 2): -inf, each row's J smallest marked values ascending (+inf after J), +inf.
@@ -339,12 +339,12 @@ class Block(ExactRows):
         padded[:, 0], padded[:, -1] = -np.inf, np.inf
         nearest = padded[:, 1:-1]
         self.grades, self.exact_grades = None, {}
-        if rk._classes:
+        if rk.by_class:
             codes = self.codes
             by_code = np.argsort(codes, kind="stable")
             for rows in np.split(by_code, np.flatnonzero(np.diff(codes[by_code])) + 1):
                 span = slice(rows[0], rows[-1] + 1) if rows[-1] - rows[0] + 1 == rows.size else rows
-                found, _ = self._class_values(span, int(codes[rows[0]]))
+                found, _ = self.class_values(span, int(codes[rows[0]]))
                 steps.smallest_sorted(found, int(n_ranked[rows].max()), nearest, span)
         else:
             indptr, cols, grades = self.listed
@@ -365,6 +365,86 @@ class Block(ExactRows):
         if (n_ranked < w).any():
             nearest[np.arange(w)[None, :] >= n_ranked[:, None]] = np.inf
         return padded
+
+    # The per-row float64 work (also called by embedeval._search.deep_merged on a Block): product
+    # values recomputed in float64 where float32 cannot tell them apart, and one row's exact ranks.
+
+    def bounds_and_factors(self):
+        """``(bound32, bound64, factors32)``: each row's error bound on a float32 and on a float64
+        product value (:func:`~embedeval._search.deep_exact.error_bounds`, (b,) each), and the
+        rows' float32 factors (b, d [+ 1])."""
+        rk = self.ranker
+        q_norms = np.sqrt(np.einsum("ij,ij->i", self.queries, self.queries, dtype=np.float64))
+        bound32, bound64 = error_bounds(q_norms, rk.max_norm, rk.dim, rk.euclidean)
+        return bound32, bound64, rk.factors(self.queries, np.float32)
+
+    def class_values(self, rows, code: int):
+        """The float64 product values of the block's ``rows`` (a slice or ascending positions, all
+        of class ``code``) with their class's references, (m, class size), the ignored ones +inf;
+        and where those are: (positions among ``rows``, columns in the class)."""
+        rk = self.ranker
+        lo, hi = int(rk.class_start[code]), int(rk.class_stop[code])
+        found = self.factors64[rows] @ rk.matrix64.rows(lo, hi).T
+        inside = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+        if self.ignored_at is not None:
+            r, c = self.ignored_at
+            keep = (self.codes[r] == code) & (c >= lo) & (c < hi)
+            inside = (np.searchsorted(np.arange(len(self.queries))[rows], r[keep]), c[keep] - lo)
+            found[inside] = np.inf
+        return found, inside
+
+    def _float64_places(self, nearest, rows, at, cols):
+        """float64 product values of the pairs (rows[at[i]], cols[i]), ``at`` ascending, and their places."""
+        values, places = np.empty(at.size), np.empty(at.size, dtype=np.int64)
+        ends = np.flatnonzero(np.diff(at, prepend=-1, append=len(rows)))
+        # per row: faster than one einsum of gathered rows (bench/NOTES.md, stop 52)
+        for s, e in itertools.pairwise(ends):
+            r = at[s]
+            # einsum, not matmul: a BLAS call this small costs more in thread hand-offs than it does
+            values[s:e] = np.einsum("ij,j->i", self.ranker.matrix64[cols[s:e]], self.factors64[rows[r]])
+            places[s:e] = np.searchsorted(nearest[r], values[s:e], side="right")
+        return values, places
+
+    def candidates_row(self, r: int, limit: float, cols, values):
+        """Row r's ranks (and classes: grades, or 1) from its candidates: the others at ``cols`` and the
+        marked values within ``limit``.
+
+        ``values`` holds the others' (values, bounds), or None to compute them again in float64;
+        the relevant values are computed again in float64 (any value within its bound will do).
+        """
+        rk = self.ranker
+        if values is None:
+            values = (
+                np.einsum("ij,j->i", rk.matrix64[cols], self.factors64[r]),
+                np.full(cols.size, self.bound_rel[r]),
+            )
+        values, bounds = values
+        rel_grades = None
+        if rk.by_class:
+            code = self.codes[r]
+            rel_cols = np.arange(rk.class_start[code], rk.class_stop[code])
+        else:
+            indptr, listed, grades = self.listed
+            rel_cols = listed[indptr[r] : indptr[r + 1]]
+            rel_grades = None if grades is None else grades[indptr[r] : indptr[r + 1]]
+        rel_values = np.einsum("ij,j->i", rk.matrix64[rel_cols], self.factors64[r])
+        if self.ignored_at is not None:
+            rel_values[np.isin(rel_cols, self.ignored_at[1][self.ignored_at[0] == r])] = np.inf
+        keep = np.flatnonzero(rel_values <= limit)
+        classes = np.zeros(keep.size + cols.size)
+        classes[: keep.size] = 1.0 if rel_grades is None else rel_grades[keep]
+        ranks, grades = exact_ranks(
+            self.queries[r],
+            int(self.depth[r]),
+            np.concatenate([rel_values[keep], values]),
+            np.concatenate([np.full(keep.size, self.bound_rel[r]), bounds]),
+            classes,
+            rk.index_of_column[np.concatenate([rel_cols[keep], cols])],
+            rk.reference,
+            rk.euclidean,
+        )
+        n = int(self.n_ranked[r])  # only the first J marked references are asked for
+        return ranks[:n], grades[:n]
 
 
 def _chunks(ranges, step: int):

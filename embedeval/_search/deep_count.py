@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core import budget as _budget
 from .._core import compiled
 
 
@@ -42,12 +43,6 @@ def may_bind(count, scale, reachable, depth, sigmas: float) -> np.ndarray:
     return (count > 0) & (reachable + most + 1 >= depth)
 
 
-# at_most compares every value of rows narrower than this (one numpy call for the block, about
-# 0.25 ns a value), and searches wider ones row by row (about 2.5 us of Python a row; half of the
-# points in one class: rows of 20,000 values).
-SEARCH_FROM = 8192
-
-
 def at_most(padded: np.ndarray, n_ranked: np.ndarray, probes: np.ndarray) -> np.ndarray:
     """(m,) int64: how many of each row's nearest relevant values are at most its probe (NaN: none).
 
@@ -58,7 +53,7 @@ def at_most(padded: np.ndarray, n_ranked: np.ndarray, probes: np.ndarray) -> np.
     """
     nearest = padded[:, 1:-1]
     w = nearest.shape[1]
-    if w < SEARCH_FROM:
+    if w < _budget.DEEP_SEARCH_FROM:  # one numpy call; wider rows searched one by one
         return np.count_nonzero(nearest <= probes[:, None], axis=1)
     out = np.zeros(len(probes), dtype=np.int64)
     for r, x in enumerate(probes.tolist()):
@@ -134,15 +129,6 @@ def near(flat_padded: np.ndarray, at: np.ndarray, values: np.ndarray, window: np
     return (values - flat_padded[at] <= window) | (flat_padded[at + 1] - values <= window)
 
 
-# smallest_sorted takes the compiled radix sort once numpy's sort has ordered this many values in
-# the process (about 0.7 s of numpy's sort, which is what the radix sort's compilation costs with
-# a cold cache: :func:`embedeval._core.compiled.repaid`), or at once where numba's cache holds
-# it. It partitions first only when it keeps fewer than a share of a row's values: 70% with
-# numpy's sort, 10% with the radix sort (``python bench/bench_search.py --partition``).
-SORT_COMPILED_FROM = 1 << 25
-SORT_CACHED_FROM = 1 << 16  # the cache is looked at by calls this large (the deep pass has imported numba)
-PARTITION_BELOW = 0.7
-PARTITION_BELOW_RADIX = 0.1
 _RADIX_CACHED = compiled.in_cache(f"{__package__}.sort_kernels", "_sorted_rows_into")
 
 
@@ -156,10 +142,9 @@ def _vectorised_sort() -> bool:
     return bool(__cpu_features__.get("AVX512_SKX", False))
 
 
-# The radix sort serves hosts where numpy's sort compares values one by one (30 ns a value for
-# rows of 20,000). Where numpy's sort is vectorised it is the faster: the half-in-one-class row of
-# ``bench_floor.py`` sorted its 4e8 nearest relevant values in 1.8 s with it against 6.0 s with
-# the radix sort (``python bench/profile_floor.py --row 3 --threads 1``, AVX-512 host).
+# The radix sort serves hosts where numpy's sort compares values one by one; where numpy's sort
+# is vectorised it is the faster (``python bench/profile_floor.py --row 3 --threads 1``;
+# bench/NOTES.md, stop 52 figures, "The radix sort").
 RADIX_SORT = not _vectorised_sort()
 
 
@@ -168,7 +153,7 @@ def smallest_sorted(values: np.ndarray, k: int, out: np.ndarray, rows) -> None:
 
     ``k`` is at most m; rows beyond k of ``out`` are left as they are; ``values`` may be left
     reordered (the callers pass temporaries). With compiled kernels, once
-    the process has sorted :data:`SORT_COMPILED_FROM` values, a radix sort (:mod:`.sort_kernels`)
+    the process has sorted :data:`embedeval._core.budget.SORT_COMPILED_FROM` values, a radix sort (:mod:`.sort_kernels`)
     orders the rows, bit for bit as numpy's sort does, on hosts where numpy's sort is not
     vectorised (:data:`RADIX_SORT`).
     """
@@ -176,13 +161,15 @@ def smallest_sorted(values: np.ndarray, k: int, out: np.ndarray, rows) -> None:
         return
     m = values.shape[1]
     radix = RADIX_SORT and compiled.repaid(
-        "radix sort", values.size, SORT_COMPILED_FROM, _RADIX_CACHED, SORT_CACHED_FROM
+        "radix sort", values.size, _budget.SORT_COMPILED_FROM, _RADIX_CACHED, _budget.SORT_CACHED_FROM
     )
-    if k < (PARTITION_BELOW_RADIX if radix else PARTITION_BELOW) * m:  # linear: only the k kept are sorted
+    if (
+        k < (_budget.SORT_PARTITION_BELOW_RADIX if radix else _budget.SORT_PARTITION_BELOW) * m
+    ):  # linear: only the k kept are sorted
         values = np.partition(values, k - 1, axis=1)[:, :k]
     if radix and _sorted_compiled(values, k, out, rows):
         return
-    values.sort(axis=1)  # in place: np.sort's copy of a block (41 MB in row 3) cost 0.76 s there
+    values.sort(axis=1)  # in place: np.sort's copy of a block costs its page faults (bench/NOTES.md, stop 52)
     out[rows, :k] = values[:, :k]
 
 

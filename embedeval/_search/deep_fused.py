@@ -1,5 +1,5 @@
 """The deep ranking's count of other references with the compiled pass (:mod:`.deep_kernels`):
-the results of :meth:`embedeval._search.deep_block.Block._count` (which the tests check on the
+the results of :meth:`embedeval._search.deep_block.Block.count` (which the tests check on the
 same cases) without collecting, regrouping and sorting every other reference within the limit.
 
 Only near-ties leave the compiled loop: in float32 (mixed precision) they are placed again in
@@ -22,8 +22,8 @@ _FUSED = compiled.in_cache(f"{__package__}.deep_kernels", "_place_chunk_into", "
 
 def fuses(units: int) -> bool:
     """Whether a count that scans ``units`` values (rows x references) takes the compiled pass
-    (:func:`count`) rather than the numpy passes: once it repays its compilation (about 1.3 s with
-    a cold cache, :func:`embedeval._core.compiled.repaid`), at once where numba's cache holds it.
+    (:func:`count`) rather than the numpy passes: once it repays its compilation with a cold cache
+    (:data:`embedeval._core.budget.DEEP_FUSED_COMPILED_FROM`), at once where numba's cache holds it.
     A small evaluation with deep classes (``embedeval reality-check``: 2,000 points in two
     classes) then never compiles it."""
     return compiled.repaid("deep pass", units, _budget.DEEP_FUSED_COMPILED_FROM, _FUSED)
@@ -37,7 +37,7 @@ def collects(units: int) -> bool:
 
 
 def count(block, mixed: bool, rows, top, threshold):
-    """``(ranks (m, w), short (m,))`` as :meth:`~embedeval._search.deep_block.Block._count` (class codes,
+    """``(ranks (m, w), short (m,))`` as :meth:`~embedeval._search.deep_block.Block.count` (class codes,
     no grades)."""
     from . import deep_kernels as kernels  # numba, imported only when compiled kernels are on
     from . import placed_kernels as placed
@@ -56,7 +56,7 @@ def count(block, mixed: bool, rows, top, threshold):
     tables = kernels.new_tables(m, nearest.shape[1])
     collected = None  # float32 chunks: values collected, then placed in order
     collect = collects(m * block.ranker.size)
-    for i0, c0, chunk, lim in block._chunks_within(rows, limits):
+    for i0, c0, chunk, lim in block.chunks_within(rows, limits):
         if out.shape[0] < chunk.size:
             out = np.empty((chunk.size, 3), dtype=np.int32)
         if listed.shape[1] < chunk.shape[1]:
@@ -77,7 +77,7 @@ def count(block, mixed: bool, rows, top, threshold):
     if found:
         near = np.concatenate(found)
         if mixed:  # those others again, in float64
-            factors = block.ranker._matrix64  # made from float32 factors and float64 norms
+            factors = block.ranker.matrix64  # made from float32 factors and float64 norms
             bound = np.ascontiguousarray(block.bound_rel[rows])
             args = (factors.float32, factors.norms, padded, ranked, bound, counts)
             still = kernels.replace_float64(near, rows, block.factors64, *args)
@@ -87,5 +87,5 @@ def count(block, mixed: bool, rows, top, threshold):
     ranks = kernels.ranks_from_counts(counts, ranked, np.asarray(depth, dtype=np.float64))
     redo = np.flatnonzero(tied & ~short)
     if redo.size:  # rows with a near-tie: ranked exactly from their candidates by the numpy passes
-        ranks[redo] = block._count(None, mixed, rows[redo], top[redo], threshold[redo], fused=False)[0]
+        ranks[redo] = block.count(None, mixed, rows[redo], top[redo], threshold[redo], fused=False)[0]
     return ranks, short

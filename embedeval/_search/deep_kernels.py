@@ -1,7 +1,7 @@
 """Compiled pass of the deep ranking (numba; imported only when
 :func:`embedeval._core.compiled.enabled`): each chunk of other references' values placed among
 its row's nearest relevant values in one loop, with the comparisons of
-:meth:`embedeval._search.deep_block.Block._count`'s numpy passes in the same precision, so that
+:meth:`embedeval._search.deep_block.Block.count`'s numpy passes in the same precision, so that
 counts and near-ties are the same.
 
 For every value v of row i within the row's limit (the columns within listed first,

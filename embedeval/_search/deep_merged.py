@@ -17,11 +17,11 @@ Steps for a block of rows of one class (class codes, compiled kernels):
    The guess counts the row's relevant values exactly and estimates only its others from the
    sampled other references (:func:`.merged_kernels.guesses`), so its margin is the others'
    sampling error alone: fewer others are listed past depth, and fewer rows prove too tight,
-   than when every value is estimated from the sample (:meth:`DeepRanker._sampled_threshold`,
+   than when every value is estimated from the sample (:meth:`DeepRanker.sampled_threshold`,
    kept where counting the relevant values would cost more: :func:`_counts_pay`).
 2. The others up to T + 2 (E_o + E_r), listed as each chunk product is made (:mod:`.merged_kernels`,
    by AVX-512 compress where the host has it), into per-row arrays sized from the sample (rows
-   past them listed again by :meth:`Block._others`). Where few are listed beside the columns the
+   past them listed again by :meth:`Block.others`). Where few are listed beside the columns the
    products are float32, listed up to the float32 bound beyond, and each listed one made again
    in float64 while its chunk's references are in cache; then every listed value is float64, so
    E_o = E_r = the float64 bound. Each row's others are sorted.
@@ -30,7 +30,7 @@ Steps for a block of rows of one class (class codes, compiled kernels):
 4. A row where fewer than ``depth`` values reach its guess is ranked again with a looser guess
    (then with the J-th relevant value, always enough), as the sorted path does.
 5. A row where a relevant value lies within E_o + E_r of an other is ranked exactly from its
-   candidates (:meth:`Block._candidates_row`), as the sorted path does.
+   candidates (:meth:`Block.candidates_row`), as the sorted path does.
 
 The proof of :mod:`embedeval._search.deep` holds as it stands: T is its T (a guess that
 ``depth`` values reach, checked by counting, or the J-th relevant value), every other that can
@@ -49,39 +49,21 @@ import numpy as np
 from .._core import budget as _budget
 from .._core import compiled
 
-# The path takes blocks whose rows rank at least this many relevant values (J); below, sorting
-# them costs little beside the others' products. Vectors wider than NARROW_DIM take it from
-# MERGED_FROM_WIDE: each listed other made again in float64 costs more there (J ~ 2,000 ran 8-32%
-# slower than the sorted path at d = 256 and 384, J ~ 5,000 and 12,000 at d = 256 faster;
-# bench/NOTES.md).
-MERGED_FROM = 1024
-MERGED_FROM_WIDE = 4096
-NARROW_DIM = 128
-# Others listed per row beyond the sample's generous guess before a row is listed again.
-ROOM = 256
-# Making one listed other again in float64 (with the chunk's references in cache) costs about as
-# much as this many columns of the float64 product's extra time over float32's (half in one
-# class, d = 64: 0.45 s more for the float64 product of 4e8 pairs; the widened listing of 4e7
-# pairs about 12 ns each at d = 128).
-WIDEN_COLUMNS = 6.0
-# One other listed (its listing, widening, sorting and place in the table) costs about as much
-# as this many comparisons of the guess's counting passes (vectorised, about 0.1 ns each; a
-# widened other tens of ns, one from a float64 product a few): between R ~ 2,000 at n = 20,000,
-# which gains by counting, and half of 40,000 points in one class, which loses (bench/NOTES.md).
-GUESS_COMPARISONS = 50.0
 _CACHED = compiled.in_cache(f"{__package__}.merged_kernels", "_merged_rows_into", "_list_into", "_guesses_into")
 
 
 def switch(dim: int) -> int:
-    """The J from which blocks of ``dim``-wide vectors take this path."""
-    return MERGED_FROM if dim <= NARROW_DIM else max(MERGED_FROM, MERGED_FROM_WIDE)
+    """The J from which blocks of ``dim``-wide vectors take this path (:data:`embedeval._core.budget.MERGED_FROM`,
+    ``MERGED_FROM_WIDE`` past ``MERGED_NARROW_DIM``)."""
+    narrow = dim <= _budget.MERGED_NARROW_DIM
+    return _budget.MERGED_FROM if narrow else max(_budget.MERGED_FROM, _budget.MERGED_FROM_WIDE)
 
 
 def split(ranker, rows, marked, n_ranked):
     """The ``rows`` of a block (in class order) as blocks of their own: each run of one class
     where some row ranks at least :func:`switch` relevant references (for :func:`ranks`), and
     the other runs together."""
-    codes = marked.codes[rows] if ranker._classes else None
+    codes = marked.codes[rows] if ranker.by_class else None
     least = switch(ranker.dim)
     if codes is None or codes[0] == codes[-1] or n_ranked[rows].max(initial=0) < least:
         yield rows
@@ -102,7 +84,7 @@ def takes(block) -> bool:
     :func:`switch`, and compiled kernels that repay their compilation
     (:func:`embedeval._core.compiled.repaid`, counted with the deep pass's work)."""
     rk = block.ranker
-    if not rk._classes or not len(block.queries) or int(block.n_ranked.max(initial=0)) < switch(rk.dim):
+    if not rk.by_class or not len(block.queries) or int(block.n_ranked.max(initial=0)) < switch(rk.dim):
         return False
     if block.codes.min() != block.codes.max():
         return False
@@ -118,30 +100,30 @@ def ranks(block, out, at):
     from . import merged_kernels  # numba, imported only when compiled kernels are on
 
     rk, b = block.ranker, len(block.queries)
-    block.bound32, bound64, block.factors32 = block._bounds_and_factors()
-    block.factors64 = block.factors_other = rk._factors(block.queries, np.float64)
+    block.bound32, bound64, block.factors32 = block.bounds_and_factors()
+    block.factors64 = block.factors_other = rk.factors(block.queries, np.float64)
     block.bound_rel = block.bound_other = bound64  # the others' values are float64 when placed
     block.grades, block.exact_grades = None, {}
     code = int(block.codes[0])
-    lo, hi = int(rk._class_start[code]), int(rk._class_stop[code])
+    lo, hi = int(rk.class_start[code]), int(rk.class_stop[code])
     # T: a guess of a value that depth values reach, where it is below the J-th relevant value
     # (else the J-th); rows where fewer than depth values reach it are ranked again with a looser
     # guess, and at last with the J-th (always enough), as the sorted path does. Rows ranked
     # deeper than the sample can guess (whole rankings) list every other up to their J-th value:
     # the sorted path ranks blocks where more than an eighth of the rows are such.
-    if 8 * np.count_nonzero(rk._beyond_sample(block.depth, rk._sigmas)) > b:
+    if 8 * np.count_nonzero(rk.beyond_sample(block.depth, rk.sigmas)) > b:
         return None
-    sample = block.factors32 @ rk._sample_matrix.T
-    a, z = np.searchsorted(rk._sample, [lo, hi])  # the sample is sorted: its class members are a run
+    sample = block.factors32 @ rk.sample_matrix.T
+    a, z = np.searchsorted(rk.sample, [lo, hi])  # the sample is sorted: its class members are a run
     sampled_others = np.concatenate([sample[:, :a], sample[:, z:]], axis=1) if z > a else sample
-    found, inside = block._class_values(slice(None), code)
+    found, inside = block.class_values(slice(None), code)
     jth = _jth(found, inside, block.n_ranked)
     if jth is None:
         return None
     n_other = rk.size - (hi - lo)  # N: the rows' other references
     counts = _counts_pay(rk, block, sampled_others.shape[1], n_other)
     ordered = np.sort(sampled_others if counts else sample, axis=1)
-    rows, sigmas = np.arange(b), rk._sigmas
+    rows, sigmas = np.arange(b), rk.sigmas
     while rows.size:
         every = rows.size == b
         found_rows = found if every else found[rows]
@@ -150,7 +132,7 @@ def ranks(block, out, at):
             if counts:
                 guess = merged_kernels.guesses(ordered[rows], found_rows, block.depth[rows], n_other, sigmas)
             else:
-                guess = rk._sampled_threshold(ordered[rows], block.depth[rows], sigmas)
+                guess = rk.sampled_threshold(ordered[rows], block.depth[rows], sigmas)
             threshold = np.where(guess < jth[rows], guess, np.nan)
         args = (found_rows, rows, np.fmin(threshold, jth[rows]), threshold, sampled_others[rows])
         short = _rank_rows(block, *args, out, at[rows])
@@ -163,22 +145,22 @@ def ranks(block, out, at):
 
 def _counts_pay(rk, block, n_sampled_others: int, n_other: int) -> bool:
     """Whether the block's guesses count its relevant values exactly (:func:`.merged_kernels.guesses`)
-    rather than estimate every value from the sample (:meth:`DeepRanker._sampled_threshold`).
+    rather than estimate every value from the sample (:meth:`DeepRanker.sampled_threshold`).
 
     Counting costs a pass over a row's J relevant values per step of a bisection over its
     ``n_sampled_others`` sampled others (of its ``n_other`` others); it saves most of the sampled
     guess's margin, about sigmas sqrt(depth n / s) ranks past depth, nearly all of them others
-    listed for nothing. One listed other costs about :data:`GUESS_COMPARISONS` comparisons of the
+    listed for nothing. One listed other costs about :data:`embedeval._core.budget.GUESS_COMPARISONS` comparisons of the
     counting passes.
     """
-    sigmas = rk._sigmas
+    sigmas = rk.sigmas
     if sigmas is None or sigmas <= 0:  # no margin to save
         return False
     depth, n_ranked = float(np.mean(block.depth)), float(np.max(block.n_ranked))
     most = depth * n_sampled_others / max(n_other, 1)  # the bisection's range, as guesses bounds it
     steps = np.log2(most + sigmas * np.sqrt(most) + 2)
-    margin = sigmas * np.sqrt(depth * rk.size / max(rk._sample.size, 1))
-    return bool(n_ranked * steps <= GUESS_COMPARISONS * margin)
+    margin = sigmas * np.sqrt(depth * rk.size / max(rk.sample.size, 1))
+    return bool(n_ranked * steps <= _budget.GUESS_COMPARISONS * margin)
 
 
 def _rank_rows(block, found, rows, top, threshold, sample, out, at):
@@ -202,7 +184,7 @@ def _rank_rows(block, found, rows, top, threshold, sample, out, at):
     tied, reached = merged_kernels.merged_ranks(*args)
     short = ~np.isnan(threshold) & (reached < block.depth[rows])
     for i in np.flatnonzero(tied & ~short):  # a near-tie: exactly, from the row's candidates
-        exact, _ = block._candidates_row(rows[i], limit[i], columns[i, : n_others[i]], None)
+        exact, _ = block.candidates_row(rows[i], limit[i], columns[i, : n_others[i]], None)
         out[at[i]] = np.inf
         out[at[i], : exact.size] = exact
     return short
@@ -212,9 +194,9 @@ def _others(block, rows, limit, sample):
     """The other values of ``rows`` (m,) at most ``limit`` (m,) and their columns, listed from the
     block's chunk products: (values (m, k) float64, columns (m, k) int64, how many (m,)), row i's
     first ``n[i]``. ``k`` is guessed from the sampled others generously; rows that hold more are
-    listed again by :meth:`Block._others`.
+    listed again by :meth:`Block.others`.
 
-    Where the others listed are few beside the columns (fewer than 1 / :data:`WIDEN_COLUMNS` of
+    Where the others listed are few beside the columns (fewer than 1 / :data:`embedeval._core.budget.WIDEN_COLUMNS` of
     them; always with the ranker's precision "mixed", never with "float64"), the chunk products
     are float32, listed up to ``limit`` + E_32 + E_64 (every other
     whose float64 value is at most ``limit``), and the listed ones made again in float64 (their
@@ -224,10 +206,10 @@ def _others(block, rows, limit, sample):
 
     rk = block.ranker
     code = int(block.codes[rows[0]])
-    n_other = rk.size - (rk._class_stop[code] - rk._class_start[code])
+    n_other = rk.size - (rk.class_stop[code] - rk.class_start[code])
     expected = np.count_nonzero(sample <= limit[:, None], axis=1) * (n_other / max(sample.shape[1], 1))
     if rk.precision == "auto":
-        float32 = expected.sum() * WIDEN_COLUMNS < n_other * max(rows.size, 1)
+        float32 = expected.sum() * _budget.WIDEN_COLUMNS < n_other * max(rows.size, 1)
     else:
         float32 = rk.precision == "mixed"
     if float32:
@@ -235,21 +217,27 @@ def _others(block, rows, limit, sample):
         limit = limit + block.bound32[rows] + block.bound_rel[rows]
     most = float(expected.max(initial=0))
     # at most twice a block's elements (rows past it are listed again, as the sorted path lists them)
-    room = int(min(n_other, 1.5 * most + 8 * np.sqrt(most) + ROOM, max(ROOM, 2 * _budget.DEEP_ELEMENTS // rows.size)))
+    room = int(
+        min(
+            n_other,
+            1.5 * most + 8 * np.sqrt(most) + _budget.MERGED_ROOM,
+            max(_budget.MERGED_ROOM, 2 * _budget.DEEP_ELEMENTS // rows.size),
+        )
+    )
     values = np.empty((rows.size, room))
     columns = np.empty((rows.size, room), dtype=np.int64)
     n_others = np.zeros(rows.size, dtype=np.int64)
     listed = np.empty(0, dtype=np.int32)
-    matrix = rk._matrix64  # Float64Factors: float32 rows and float64 squared norms
+    matrix = rk.matrix64  # Float64Factors: float32 rows and float64 squared norms
     widen = (block.factors64[rows], np.ascontiguousarray(matrix.float32), matrix.norms) if float32 else None
-    for i0, c0, chunk, lim in block._chunks_within(rows, limit):
+    for i0, c0, chunk, lim in block.chunks_within(rows, limit):
         if listed.size < chunk.shape[1]:
             listed = np.empty(chunk.shape[1], dtype=np.int32)
         merged_kernels.list_others(chunk, i0, c0, lim, values, columns, n_others, listed, widen)
     block.factors_other = block.factors64
     over = np.flatnonzero(n_others > room)
     if over.size:  # more than guessed: those rows again, in float64, into wider arrays
-        ends, _, cols, found = block._others(None, rows[over], limit[over])
+        ends, _, cols, found = block.others(None, rows[over], limit[over])
         n_others[over] = np.diff(ends)
         wide = int(n_others.max())
         values = np.pad(values, ((0, 0), (0, max(wide - room, 0))))

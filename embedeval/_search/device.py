@@ -160,7 +160,7 @@ class DeviceSearcher(ExactSearcher):
         self._turn = itertools.cycle(range(len(self._on)))
         self._lock = threading.Lock()
 
-    def _reference_rows(self, idx):
+    def reference_rows(self, idx):
         return self._reference[idx]
 
     def _error_bound(self, queries, unit_roundoff):

@@ -20,33 +20,29 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core import budget as _budget
 from .float64 import pair_distances
 from .ignored import as_ignored, drop_ignored
-
-# Search the distinct rows instead when they are at most this share of the references.
-DISTINCT_SHARE = 0.5
-# 32-bit words hashed at a time (8 MB of uint64 products).
-HASH_BLOCK = 1 << 20
 
 
 def distinct_rows(reference: np.ndarray):
     """``(first, inverse, counts)`` of the bitwise-distinct rows of ``reference`` (n, d), or None
-    when more than ``DISTINCT_SHARE`` of the rows are distinct.
+    when more than :data:`embedeval._core.budget.DISTINCT_SHARE` of the rows are distinct.
 
     A cheap row hash decides first, so that data without many duplicates pays one pass: a
     weighted sum of each row's 32-bit words modulo 2**64, equal for rows equal bit for bit
-    (rows that share a hash are told apart exactly after it), computed ``HASH_BLOCK`` words at a
-    time (the whole array in uint64 at once took 1.2 GB and 2.7 s for a 200,000 x 384 corpus).
+    (rows that share a hash are told apart exactly after it), computed ``budget.HASH_BLOCK`` words at a
+    time (the whole array in uint64 at once costs gigabytes: bench/NOTES.md, stop 52 figures).
     """
     n = reference.shape[0]
     if n < 2:
         return None
     hashes = _row_hashes(reference)
-    if np.unique(hashes).size > DISTINCT_SHARE * n:
+    if np.unique(hashes).size > _budget.DISTINCT_SHARE * n:
         return None
     rows = np.ascontiguousarray(reference).view(np.dtype((np.void, reference.dtype.itemsize * reference.shape[1])))
     _, first, inverse, counts = np.unique(rows.ravel(), return_index=True, return_inverse=True, return_counts=True)
-    if first.size > DISTINCT_SHARE * n:
+    if first.size > _budget.DISTINCT_SHARE * n:
         return None
     return first, inverse.ravel(), counts
 
@@ -56,7 +52,7 @@ def _row_hashes(reference: np.ndarray) -> np.ndarray:
     words = np.ascontiguousarray(reference).view(np.uint32)
     weights = np.random.default_rng(0).integers(1, 2**61, size=words.shape[1], dtype=np.uint64) | np.uint64(1)
     hashes = np.empty(words.shape[0], dtype=np.uint64)
-    step = max(1, HASH_BLOCK // max(words.shape[1], 1))
+    step = max(1, _budget.HASH_BLOCK // max(words.shape[1], 1))
     with np.errstate(over="ignore"):
         for start in range(0, words.shape[0], step):
             hashes[start : start + step] = (words[start : start + step].astype(np.uint64) * weights).sum(axis=1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core import budget as _budget
 from .candidates import ArrayIndex, from_index
 from .duplicates import DuplicateRows, distinct_rows
 from .error_bound import error_bound, scale, terms
@@ -12,19 +13,6 @@ from .memory import InMemorySearcher
 
 # How many extra unit roundoffs the centring costs the error bound (see FlatSearcher).
 CENTRING_SLACK = 3
-# The references are centred only where their mean's norm exceeds this share of their largest
-# norm: below it, centring could shrink the error bound by at most a quarter (inner products),
-# and it costs a float32 copy of the references (a judged dense retrieval over 200,000 x 384
-# peaks 211 MB lower without it: ``python bench/bench_retrieval.py --peak``).
-CENTRE_FROM = 0.25
-# The deep ranking (:mod:`embedeval._search.deep`) bounds its errors by the uncentred norms and
-# ranks every copy of a row: on references that have collapsed (exact copies, or rows close
-# around a far mean) nearly every pair is a near-tie there, recomputed one by one (20,000
-# identical rows of 100 classes: 177 s against 0.7 s for random ones). Such references keep
-# faiss's route, which searches the centred rows and each distinct row once, at every depth:
-# where the centred norm is below this share of the largest norm (the deep ranking's bound at
-# least 16 times the centred one), or at most half of the rows are distinct.
-DEEP_CENTRED_FROM = 0.25
 
 
 class FlatSearcher(InMemorySearcher):
@@ -47,10 +35,10 @@ class FlatSearcher(InMemorySearcher):
     vectors). ``CENTRING_SLACK`` = 3 more unit roundoffs in the bound's factor cover both. The
     float64 recomputation of near-ties reads the original rows, so the ranking is unchanged.
 
-    Where ``||c|| <= CENTRE_FROM * max ||r||`` (spread-out data: centring would shrink the bound
-    by a quarter at most), faiss searches the references as they are, ``c`` is None and the bound
-    takes their own norms; the ranking is the same exact one either way, only the near-ties that
-    float64 settles may differ.
+    Where ``||c|| <= CENTRE_FROM * max ||r||`` (:data:`embedeval._core.budget.CENTRE_FROM`;
+    spread-out data: centring would shrink the bound by a quarter at most), faiss searches the
+    references as they are, ``c`` is None and the bound takes their own norms; the ranking is the
+    same exact one either way, only the near-ties that float64 settles may differ.
 
     Parameters
     ----------
@@ -67,7 +55,7 @@ class FlatSearcher(InMemorySearcher):
         super().__init__(reference, distance)
         ref = self._reference
         mean = ref.mean(axis=0, dtype=np.float64)
-        centring = np.linalg.norm(mean) > CENTRE_FROM * self.max_norm
+        centring = np.linalg.norm(mean) > _budget.CENTRE_FROM * self.max_norm
         self._centre = mean.astype(np.float32) if centring else None
         centred = ref - self._centre if centring else ref
         self._centred_norm = max_norm(centred) if centring else self.max_norm
@@ -80,7 +68,7 @@ class FlatSearcher(InMemorySearcher):
             kind = "euclidean" if self.euclidean else "inner_product"
             searcher = FlatSearcher(ref[first], kind, distinct_search=False)
             self._duplicates = DuplicateRows(searcher, ref, inverse, counts, self.euclidean)
-        self.ranks_deep = self._duplicates is None and self._centred_norm >= DEEP_CENTRED_FROM * self.max_norm
+        self.ranks_deep = self._duplicates is None and self._centred_norm >= _budget.DEEP_CENTRED_FROM * self.max_norm
 
     def search(self, queries, k, ignore=None, classes=None):
         if self._duplicates is not None:  # exact for every reference, so for every class too

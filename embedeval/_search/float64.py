@@ -9,9 +9,6 @@ import numpy as np
 from .._core import budget as _budget
 from .._core import compiled
 
-# The compiled exact formula (:mod:`.exact_kernels`) compiles in about 0.7 s with a cold cache;
-# numpy's gathered passes take about 2 ns an element (d per pair): it pays after ~2**28.
-EXACT_COMPILED_FROM = 1 << 28
 _EXACT_CACHED = compiled.in_cache(f"{__package__}.exact_kernels", "_pair_values_into")
 
 
@@ -37,8 +34,9 @@ def exact_distance(queries: np.ndarray, references: np.ndarray, euclidean: bool)
 
 def compiles_exact(units: int) -> bool:
     """Whether :func:`exact_pairs` of ``units`` elements (pairs x d) takes the compiled kernel:
-    compiled kernels on, and it is in numba's on-disk cache or has repaid its compilation."""
-    return compiled.repaid("exact", units, EXACT_COMPILED_FROM, _EXACT_CACHED)
+    compiled kernels on, and it is in numba's on-disk cache or has repaid its compilation
+    (:data:`embedeval._core.budget.EXACT_COMPILED_FROM`)."""
+    return compiled.repaid("exact", units, _budget.EXACT_COMPILED_FROM, _EXACT_CACHED)
 
 
 def exact_pairs(

@@ -70,5 +70,5 @@ class InMemorySearcher(ExactSearcher):
     def deep_ranker(self, class_codes: np.ndarray | None) -> DeepRanker:
         return self._rankers.get(class_codes)
 
-    def _reference_rows(self, idx):
+    def reference_rows(self, idx):
         return self._reference[idx]

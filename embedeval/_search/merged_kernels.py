@@ -103,7 +103,7 @@ def guesses(others, found, depth, n_other, sigmas):
     """Per row, a value that probably at least ``depth`` of its values do not exceed (+inf: the
     sample cannot tell), from its relevant values known exactly and its other values sampled.
 
-    The sampled guess of :meth:`embedeval._search.deep.DeepRanker._sampled_threshold` estimates
+    The sampled guess of :meth:`embedeval._search.deep.DeepRanker.sampled_threshold` estimates
     every value from the sample, relevant or not; here only the others are estimated, so the
     guess errs by the others' sampling alone (as the sorted path's
     :func:`embedeval._search.deep_count.threshold`, which reads the relevant counts off its

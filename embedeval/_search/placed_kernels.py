@@ -6,8 +6,9 @@ same rows, by collecting them, sorting them by row and value and walking along e
 
 Why the walk: a row's relevant values are 16 KB at R ~ 2,000 (160 KB at 20,000), and a chunk
 of 256 rows does not keep them in cache; a binary search then waits on memory at each step
-(about 90 to 140 ns a value), while the walk reads the row in order, each value starting from
-the place of the one before (a few steps, then a galloping search where they are far apart).
+(bench/NOTES.md, 'Figures moved from the code (stop 52)'), while the walk reads the row in
+order, each value starting from the place of the one before (a few steps, then a galloping
+search where they are far apart).
 
 Collected values are float32 (the deep pass's mixed precision): a key is ``row << 32`` and the
 float32's order key (its bits, all flipped for negative values and the sign bit set for the

@@ -14,13 +14,13 @@ class ExactSearcher:
     """Exact k-nearest-neighbour search over gathered candidates (see :mod:`embedeval._search`).
 
     Subclasses say where candidates come from (:meth:`_gather`) and where float64 rows for
-    recomputation come from (:meth:`_reference_rows`), and set ``size`` (the number of
+    recomputation come from (:meth:`reference_rows`), and set ``size`` (the number of
     references), ``euclidean`` and ``max_norm`` (the largest norm of a prepared reference).
     """
 
     exact = True  # every searcher but the approximate one
     # whether rankings past the deep switch take deep_ranker's DeepRanker (references in memory,
-    # and not collapsed: :data:`embedeval._search.flat.DEEP_CENTRED_FROM`)
+    # and not collapsed: :data:`embedeval._core.budget.DEEP_CENTRED_FROM`)
     ranks_deep = False
     size: int
     euclidean: bool
@@ -30,7 +30,7 @@ class ExactSearcher:
         """At least the ``n`` best candidates of each query (all, if ``n`` >= ``size``)."""
         raise NotImplementedError
 
-    def _reference_rows(self, idx: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+    def reference_rows(self, idx: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
         """The prepared float32 reference vectors at ``idx`` (c,), shape (c, d)."""
         raise NotImplementedError
 
@@ -145,7 +145,7 @@ class ExactSearcher:
             if c.exact is not None:
                 exact = c.exact[sel_rows, cols]
             else:
-                exact = pair_distances(queries, sel_rows, members, self._reference_rows, self.euclidean)
+                exact = pair_distances(queries, sel_rows, members, self.reference_rows, self.euclidean)
             # Each run occupies contiguous positions; sorting its members by (distance, index)
             # and writing them back into the same positions orders the run exactly.
             idx[sel_rows, cols] = members[_order_runs(run[sel_rows, cols], exact, members)]
@@ -170,9 +170,10 @@ def _gap_from(gap: np.ndarray, last: np.ndarray) -> np.ndarray:
 def _order_runs(run: np.ndarray, exact: np.ndarray, members: np.ndarray) -> np.ndarray:
     """The permutation that sorts entries by (run, exact distance, reference index).
 
-    One sort of the distances and one of an integer (run, rank of the distance) key is about
-    4 times faster than a three-key lexsort; it is exact unless two members of one run have
-    equal distances, in which case the index must decide and the lexsort is used.
+    One sort of the distances and one of an integer (run, rank of the distance) key is several
+    times faster than a three-key lexsort (bench/NOTES.md, 'Figures moved from the code (stop
+    52)'); it is exact unless two members of one run have equal distances, in which case the
+    index must decide and the lexsort is used.
 
     Parameters
     ----------

@@ -75,7 +75,7 @@ class ShardedSearcher(ExactSearcher):
             parts.append(from_index(index, queries, n, self.euclidean))
         return merge(parts, [a for a, _ in self._bounds])
 
-    def _reference_rows(self, idx):
+    def reference_rows(self, idx):
         order = np.argsort(idx, kind="stable")  # sorted reads are kinder to a memory map
         rows = np.empty((idx.size, self._reference.shape[1]), dtype=np.float32)
         rows[order] = prepare(np.asarray(self._reference[idx[order]], dtype=np.float32), self._distance)

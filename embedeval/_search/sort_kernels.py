@@ -2,8 +2,8 @@
 :func:`embedeval._core.compiled.enabled`): the deep ranking's nearest relevant values of each
 row, ascending (:func:`embedeval._search.deep_count.smallest_sorted`).
 
-numpy's sort compares values one by one (on hosts without its vectorised sort, about 30 ns a
-value for rows of 20,000), and a deep class sorts ``R`` values for each of its ``R`` queries.
+numpy's sort compares values one by one (on hosts without its vectorised sort: bench/NOTES.md,
+'Figures moved from the code (stop 52)'), and a deep class sorts ``R`` values for each of its ``R`` queries.
 Here each value becomes a 64-bit key that orders as the value does (the IEEE-754 bits, with
 every bit flipped for negative values and the sign bit set for the others), and the keys are
 sorted by a least-significant-digit radix sort on their top 32 bits (sign, exponent and 20

@@ -3,8 +3,8 @@
 * :func:`arrange`: the graded pairs sorted by (query, a), chained, and their merged windows: the
   same :class:`~embedeval._search.tied_groups.Items` as :meth:`Items.arrange`. The sort is
   numpy's sort of one 64-bit key per pair (its query, the top bits of a key that orders as a
-  does, its index), vectorised on hosts that have it (a compiled merge sort took 40 ns a
-  pair); the pairs whose keys tie in those bits are then sorted by a itself;
+  does, its index), vectorised on hosts that have it (faster than a compiled merge sort: bench/NOTES.md, stop
+  52); the pairs whose keys tie in those bits are then sorted by a itself;
 * :func:`resolve_counts`: the members placed against the graded values, the chains that need
   the exact formula sorted by it, the tie groups, and the scan's counts (``total``, ``graded``)
   in the layout of :meth:`~embedeval._search.tied_scan.TiedScanner.count`.

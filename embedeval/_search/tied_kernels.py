@@ -139,13 +139,13 @@ def _window_pass_into(
         lo_row, hi_row = low[i], high[i]
         first, last, inverse = lo_row[0], hi_row[n - 1], inverses[i]
         # The values below every window (NaN and +inf after every window), and the columns
-        # within [first, last] (a quarter of them in the floor table's row 6) with their
+        # within [first, last] (a large share in bench_floor.py's tied row) with their
         # buckets, listed 16 at a time (list_between).
         n_inside, n_below = list_between(row_products, norms, scale, first, last, inverse, top, columns, buckets)
         hist[: n + 2] = 0
         hist[0] = n_below
         tabled = inverse > 0.0
-        if tabled:  # each value by its bucket (those of marked buckets, 7% in row 6, listed)
+        if tabled:  # each value by its bucket (those of marked buckets, a few, listed)
             n_marked = _count_tabled(buckets, n_inside, table[i], hist, marked)
         else:  # no table: every value placed one by one
             for t in range(n_inside):
@@ -245,8 +245,8 @@ def pair_values(queries, reference, norms, euclidean, rows, cols):
 def _pair_values_into(queries, reference, norms, euclidean, rows, cols, out):  # pragma: no cover - compiled
     """:func:`pair_values` into ``out`` (rows.size,). The reference row of the pair
     :data:`PAIR_AHEAD` on is prefetched: the rows are read at random from the whole reference
-    (20,000 x 512 bytes in row 6, beyond L2 once the block's products have passed), and in row 6
-    the wait for them was half the loop's time."""
+    (beyond L2 once the block's products have passed), and waiting for them was a large part of
+    the loop's time (bench/NOTES.md, 'Figures moved from the code (stop 52)')."""
     d = queries.shape[1]
     n = rows.size
     for t in range(n):
@@ -281,7 +281,7 @@ def _graded_pairs_into(positive, left_out, has_left, m, rows, cols, excluded):  
     """:func:`graded_pairs` into ``rows``, ``cols`` and ``excluded`` (large enough) from the flat
     masks (``left_out`` unread unless ``has_left``); returns how many each holds. Each 64 bytes
     of the masks become two 64-bit words of their set bytes (:func:`.window_kernels.nonzero_bits`),
-    whose set bits are visited lowest first (a graded pair is about 1 in 100 in row 6)."""
+    whose set bits are visited lowest first (graded pairs are rare)."""
     n, k = 0, 0
     row, row_start = 0, 0  # the row of a flat position, without a division
     whole = positive.size - positive.size % 64

@@ -64,14 +64,6 @@ from .tied_groups import Items, resolve
 # (max ||q|| + M)^2 outside these: the chunk products in float64 (float32 overflow, or an
 # underflow term that would swamp the bound).
 FLOAT32_SCALES = (2.0**-100, 2.0**100)
-# The compiled window pass places most values with a table of buckets (16 per window, at most
-# 8192 per query: int16, 4 MB for 256 queries) instead of a binary search.
-BUCKETS_PER_WINDOW, MAX_BUCKETS = 16, 1 << 13
-# The bookkeeping over the graded pairs takes its compiled loops (tied_group_kernels) once the
-# numpy passes have handled this many graded pairs in the process (about 2 s of them at 250 ns
-# a pair, what the loops' compilation costs with a cold cache: compiled.repaid), or at once
-# (calls of BOOKS_CACHED_FROM pairs or more) where numba's cache holds them.
-BOOKS_COMPILED_FROM, BOOKS_CACHED_FROM = 1 << 23, 1 << 12
 _BOOKS_CACHED = compiled.in_cache(
     f"{__package__}.tied_group_kernels", "_pack_into", "_arrange_into", "_touch_into", "_groups_into", "_layout_into"
 )
@@ -221,7 +213,7 @@ class TiedScanner:
         if compiled.enabled():
             from . import tied_kernels
 
-            n_buckets = int(min(BUCKETS_PER_WINDOW * items.low.shape[1], MAX_BUCKETS))
+            n_buckets = int(min(_budget.TIED_BUCKETS_PER_WINDOW * items.low.shape[1], _budget.TIED_MAX_BUCKETS))
             tables = tied_kernels.bucket_tables(items.low, items.high, items.n_windows, n_buckets)
         for (start, stop), out in zip(chunks, excluded, strict=True):
             products = self._products(queries, start, stop, wide)
@@ -283,8 +275,10 @@ def _windows(products, excluded, norms, euclidean, low, high, n_windows, tables=
 
 def _compiled_books(units: int) -> bool:
     """Whether the bookkeeping of ``units`` graded pairs takes the compiled loops
-    (:data:`BOOKS_COMPILED_FROM`)."""
-    return compiled.repaid("tied bookkeeping", units, BOOKS_COMPILED_FROM, _BOOKS_CACHED, BOOKS_CACHED_FROM)
+    (:data:`embedeval._core.budget.BOOKS_COMPILED_FROM`)."""
+    return compiled.repaid(
+        "tied bookkeeping", units, _budget.BOOKS_COMPILED_FROM, _BOOKS_CACHED, _budget.BOOKS_CACHED_FROM
+    )
 
 
 def _layout(nearer, equal, at, n_groups):

@@ -23,7 +23,7 @@ stored whole at ``listed[n]`` and ``buckets[n]`` (the lanes past the count are o
 the next block; n is at most the block's first column, so no store passes column w).
 Elsewhere, and after the last whole block, a scalar loop: one store a column and an index that
 moves only for the columns within (no branch: a branch on "within" mispredicts where those are
-interleaved, a quarter of them in the floor table's row 6). The tests check both ways against
+interleaved, as in ``bench_floor.py``'s tied row: bench/NOTES.md, stop 52). The tests check both ways against
 numpy on the same rows.
 
 :mod:`.tied_kernels` compiles these into its cached kernel; an edit here compiles it again

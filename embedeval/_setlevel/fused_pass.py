@@ -37,7 +37,7 @@ def main_pass(
             local2 += fast
             for s in range(0, slow.size, _budget.AUROC_BATCH):
                 at = slow[s : s + _budget.AUROC_BATCH]
-                local2 += held._neighbours(
+                local2 += held.neighbours(
                     coords[at],
                     slow_bins[s : s + _budget.AUROC_BATCH],
                     margin,

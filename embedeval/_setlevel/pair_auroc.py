@@ -120,10 +120,10 @@ class HeldPositives:
         total = 2 * int(before.sum(dtype=np.int64)) - 2 * int(before[slow].sum(dtype=np.int64))
         for s in range(0, slow.size, _budget.AUROC_BATCH):
             at = slow[s : s + _budget.AUROC_BATCH]
-            total += self._neighbours(coords[at], bins[at], margin, lambda i, at=at: exact(at[i]))
+            total += self.neighbours(coords[at], bins[at], margin, lambda i, at=at: exact(at[i]))
         return total
 
-    def _neighbours(self, coords, bins, margin, exact) -> int:
+    def neighbours(self, coords, bins, margin, exact) -> int:
         """``sum L + R`` (within the bin) for negatives near held positives: the positives of
         the cells the margin touches are compared one by one, exact distances decide near-ties."""
         low = self._index(coords - margin, bins)

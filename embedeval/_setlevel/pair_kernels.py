@@ -16,7 +16,7 @@ bin, count and kept pair equals the numpy path's (:mod:`.verification`).
 * the positions of the pairs in ``guessed`` bins in ``out[1]``.
 
 A second walk goes over the listed negatives: one whose cell is certain and holds at most
-``scan`` positives compares them one by one (as :meth:`.pair_auroc.HeldPositives._neighbours`
+``scan`` positives compares them one by one (as :meth:`.pair_auroc.HeldPositives.neighbours`
 does) and counts ``2 * (before + below)``; the others (a near-tie, a crowded or uncertain cell)
 go to ``out[0]``, for the caller. The table is tens of MB and read at random, so both walks
 prefetch it ``ahead`` pairs on (the second also the positives of a cell half as far on); a
@@ -27,7 +27,7 @@ One kernel rather than two keeps the tile's memory read once and the first call'
 short (one function to compile: ``python bench/bench_compile.py --cold``). Each row is binned
 first (a loop LLVM vectorises), then walked. The clipping is written as conditional expressions
 (numba compiles them faster than ``min``/``max``; the same values), and the table lookup is
-written inline (a helper function, even inlined, made the loop 40% slower).
+written inline (a helper function, even inlined, made the loop slower: bench/NOTES.md, stop 52).
 """
 
 from __future__ import annotations

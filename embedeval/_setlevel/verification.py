@@ -77,8 +77,8 @@ class Budgets:
     cells: cells of the lookup table over the held positive distances (at most 4 per positive;
     2**23: 32 MB as pairs of uint16, 64 MB of int32 where a bin holds 2**16 positives or more).
     Fewer cells send more negative pairs to the slow path (a negative
-    sharing a cell with positives is compared with them one by one): at n = 20,000 with 100
-    classes, 2**20 cells sent 37 million there, 2**23 cells 9 million.
+    sharing a cell with positives is compared with them one by one; bench/NOTES.md, 'Figures
+    moved from the code (stop 52)').
     """
 
     tile_rows: int = _budget.VERIFICATION_TILE_ROWS

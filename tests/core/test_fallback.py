@@ -81,8 +81,8 @@ print(json.dumps(out))
 FORCED = """
 from embedeval._core import compiled as _compiled
 _compiled.repaid = lambda key, units, after, cached=None, cached_from=None: _compiled.enabled()
-from embedeval._search import deep_merged as _merged
-_merged.MERGED_FROM = 64
+from embedeval._core import budget as _budget
+_budget.MERGED_FROM = 64
 """
 KERNELS = [
     ("embedeval._search.deep_kernels", "_place_chunk_into"),

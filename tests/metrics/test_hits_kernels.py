@@ -14,7 +14,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from embedeval._core import compiled
+from embedeval._core import budget, compiled
 from embedeval._metrics import kernels
 from embedeval._metrics.kernels import Hits
 
@@ -75,7 +75,7 @@ def test_compiled_reductions_equal_the_numpy_ones(monkeypatch, seed, kind):
             found = []
             for mode in ("numpy", "auto"):
                 monkeypatch.setenv(compiled.KERNELS_VARIABLE, mode)
-                monkeypatch.setattr(kernels, "HITS_COMPILED_FROM", 0)
+                monkeypatch.setattr(budget, "HITS_COMPILED_FROM", 0)
                 with np.errstate(divide="ignore", invalid="ignore"):
                     found.append(kernel(hits, cutoff))
             np.testing.assert_array_equal(found[0], found[1], err_msg=f"{kernel.__name__} {cutoff}")
@@ -95,7 +95,7 @@ def test_map_at_r_of_a_deep_class_is_the_same_both_ways(monkeypatch):
     found = []
     for mode in ("numpy", "auto"):
         monkeypatch.setenv(compiled.KERNELS_VARIABLE, mode)
-        monkeypatch.setattr(kernels, "HITS_COMPILED_FROM", 0)
+        monkeypatch.setattr(budget, "HITS_COMPILED_FROM", 0)
         result = embedeval.evaluate(x, labels, metrics=metrics).to_dict()
         found.append([result[m] for m in metrics])
     assert found[0] == found[1]
@@ -109,7 +109,7 @@ def test_finite_count_is_numpys_both_ways(monkeypatch, seed):
     want = np.count_nonzero(np.isfinite(hits.ranks), axis=1)
     for mode, ascending in (("numpy", False), ("auto", False), ("auto", kind != "nan")):
         monkeypatch.setenv(compiled.KERNELS_VARIABLE, mode)
-        monkeypatch.setattr(kernels, "HITS_COMPILED_FROM", 0)
+        monkeypatch.setattr(budget, "HITS_COMPILED_FROM", 0)
         got = kernels.finite_count(hits.ranks, ascending)
         np.testing.assert_array_equal(got, want)
         assert got.dtype == want.dtype

@@ -320,7 +320,7 @@ def test_codes_bypass_the_float_inputs_magnitude_scaling_and_cosine_normalisatio
     """Both readers hand the packed bytes to the scan unchanged (scale 1, no 'scaled' in config),
     never as float embeddings through _inputs/_magnitude."""
     from embedeval._embeddings import labelled as _labelled
-    from embedeval._embeddings import retrieval as _retrieval
+    from embedeval._embeddings.pair import read_pair
     from embedeval._inputs.codes import Codes
 
     rng = np.random.default_rng(13)
@@ -329,7 +329,7 @@ def test_codes_bypass_the_float_inputs_magnitude_scaling_and_cosine_normalisatio
     packed[0] = 255  # every bit set: a byte value no float path would keep as it is
     read = [
         _labelled.read_embeddings(bits, packed, np.zeros(40), "hamming"),
-        _retrieval._read_embeddings(bits, packed, "hamming"),
+        read_pair(bits, packed, ("queries", "corpus"), "hamming", optional=False),  # evaluate_retrieval's
     ]
     for q, r, scale in read:
         assert isinstance(q, Codes) and isinstance(r, Codes) and scale == 1.0

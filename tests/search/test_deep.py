@@ -339,13 +339,13 @@ def test_error_bounds_hold_for_products_in_either_precision(seed, euclidean):
     q = x[:20]
     q_norms = np.sqrt(np.einsum("ij,ij->i", q, q, dtype=np.float64))
     bound32, bound64 = error_bounds(q_norms, ranker.max_norm, d, euclidean)
-    cols = ranker._column[np.arange(n)]
+    cols = ranker.column_of_reference[np.arange(n)]
     exact = np.array([[-(r.astype(np.float64) @ v.astype(np.float64)) for r in x] for v in q])
     if euclidean:  # the exact formula, less ||q||^2
         exact = np.array([((x.astype(np.float64) - v.astype(np.float64)) ** 2).sum(axis=1) for v in q])
         exact -= (q.astype(np.float64) ** 2).sum(axis=1)[:, None]
-    for dtype, bound, matrix in ((np.float32, bound32, ranker._matrix32), (np.float64, bound64, ranker._matrix64)):
-        values = (ranker._factors(q, dtype) @ matrix[:].T)[:, cols].astype(np.float64)
+    for dtype, bound, matrix in ((np.float32, bound32, ranker.matrix32), (np.float64, bound64, ranker.matrix64)):
+        values = (ranker.factors(q, dtype) @ matrix[:].T)[:, cols].astype(np.float64)
         assert (np.abs(values - exact) <= bound[:, None]).all()
 
 
@@ -432,25 +432,25 @@ def test_float64_factors_are_made_on_demand_and_equal_the_whole_matrix(euclidean
     x = (rng.standard_normal((300, 9)) * 10.0 ** rng.uniform(-3, 3, (300, 1))).astype(np.float32)
     codes = rng.integers(0, 7, 300)
     ranker = DeepRanker(x, euclidean, codes)
-    assert isinstance(ranker._matrix64, Float64Factors)
-    columns = x[ranker._index]
+    assert isinstance(ranker.matrix64, Float64Factors)
+    columns = x[ranker.index_of_column]
     norms = np.einsum("ij,ij->i", columns, columns, dtype=np.float64)
     whole = factor_matrix(columns, norms, euclidean, np.float64)
-    assert ranker._matrix64.shape == whole.shape and ranker._matrix64.dtype == np.float64
+    assert ranker.matrix64.shape == whole.shape and ranker.matrix64.dtype == np.float64
     gather = rng.integers(0, 300, 50)
     for key in (slice(None), slice(40, 170), slice(5, 5), gather, ...):
-        got = ranker._matrix64[key]
+        got = ranker.matrix64[key]
         assert got.flags.c_contiguous
         np.testing.assert_array_equal(got.view(np.uint64), whole[key].view(np.uint64))
-    assert isinstance(DeepRanker(x, euclidean)._matrix64, np.ndarray)  # no classes: made once
+    assert isinstance(DeepRanker(x, euclidean).matrix64, np.ndarray)  # no classes: made once
     # rows(start, stop): the slice, read-only, kept for the calling thread's next call of the same
-    first = ranker._matrix64.rows(40, 170)
+    first = ranker.matrix64.rows(40, 170)
     np.testing.assert_array_equal(first.view(np.uint64), whole[40:170].view(np.uint64))
     assert not first.flags.writeable
-    assert ranker._matrix64.rows(40, 170) is first
-    assert ranker._matrix64.rows(41, 170) is not first
+    assert ranker.matrix64.rows(40, 170) is first
+    assert ranker.matrix64.rows(41, 170) is not first
     # a ranker travels (pickled) without the slices its threads keep, and keeps working
     import pickle
 
-    again = pickle.loads(pickle.dumps(ranker))._matrix64.rows(40, 170)
+    again = pickle.loads(pickle.dumps(ranker)).matrix64.rows(40, 170)
     np.testing.assert_array_equal(again.view(np.uint64), whole[40:170].view(np.uint64))

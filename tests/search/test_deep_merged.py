@@ -31,7 +31,7 @@ def ranks_both_ways(monkeypatch, x, codes, depth, ignored, first=None, **options
         return out
 
     monkeypatch.setattr(deep_merged, "ranks", spied)
-    monkeypatch.setattr(deep_merged, "MERGED_FROM", 1)
+    monkeypatch.setattr(_budget, "MERGED_FROM", 1)
     monkeypatch.setattr(_budget, "DEEP_FUSED_COMPILED_FROM", 0)
     found = []
     for kernels in ("numpy", "auto"):
@@ -57,7 +57,7 @@ def test_merged_ranks_equal_the_numpy_passes_and_a_full_sort(monkeypatch, seed):
         ignored = np.column_stack([np.arange(n), (np.arange(n) + rng.integers(1, n, n)) % n])
     first = rng.integers(1, 6, n) if seed % 6 == 5 else None  # J below the class: a selection
     if seed % 5 == 4:
-        monkeypatch.setattr(deep_merged, "ROOM", 0)  # rows past the guessed room listed again
+        monkeypatch.setattr(_budget, "MERGED_ROOM", 0)  # rows past the guessed room listed again
     # guesses from the relevant values counted exactly, or every value estimated from the sample
     monkeypatch.setattr(deep_merged, "_counts_pay", lambda *_, counts=bool(seed // 2 % 2): counts)
     options = {
@@ -214,5 +214,5 @@ def test_evaluate_through_the_merged_path_equals_a_full_sort(monkeypatch):
 
 
 def test_wide_vectors_take_the_path_from_a_larger_j():
-    assert deep_merged.switch(64) == deep_merged.switch(deep_merged.NARROW_DIM) == deep_merged.MERGED_FROM
-    assert deep_merged.switch(deep_merged.NARROW_DIM + 1) == deep_merged.MERGED_FROM_WIDE > deep_merged.MERGED_FROM
+    assert deep_merged.switch(64) == deep_merged.switch(_budget.MERGED_NARROW_DIM) == _budget.MERGED_FROM
+    assert deep_merged.switch(_budget.MERGED_NARROW_DIM + 1) == _budget.MERGED_FROM_WIDE > _budget.MERGED_FROM

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from embedeval._core import budget
 from embedeval._search import deep_count
 
 
@@ -80,7 +81,7 @@ def test_at_most_searching_rows_equals_comparing_every_value(seed, monkeypatch):
     padded = np.concatenate([np.full((m, 1), -np.inf), nearest, np.full((m, 1), np.inf)], axis=1)
     probes = rng.choice(np.concatenate([pool, [0.5, -0.5, 3.5]]), m)
     want = np.count_nonzero(nearest <= probes[:, None], axis=1)
-    monkeypatch.setattr(deep_count, "SEARCH_FROM", 0)
+    monkeypatch.setattr(budget, "DEEP_SEARCH_FROM", 0)
     np.testing.assert_array_equal(deep_count.at_most(padded, n_ranked, probes), want)
-    monkeypatch.setattr(deep_count, "SEARCH_FROM", 1 << 30)
+    monkeypatch.setattr(budget, "DEEP_SEARCH_FROM", 1 << 30)
     np.testing.assert_array_equal(deep_count.at_most(padded, n_ranked, probes), want)

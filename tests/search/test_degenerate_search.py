@@ -16,6 +16,7 @@ from reference import full_ranking
 
 import embedeval
 import embedeval._search.float64 as float64
+from embedeval._core import budget
 from embedeval._inputs.arrays import prepare
 from embedeval._search import FlatSearcher
 
@@ -93,7 +94,7 @@ def test_row_hashes_are_blocked_and_equal_for_equal_rows(block, monkeypatch):
     weights = np.random.default_rng(0).integers(1, 2**61, size=5, dtype=np.uint64) | np.uint64(1)
     with np.errstate(over="ignore"):
         want = (words * weights).sum(axis=1)
-    monkeypatch.setattr(duplicates, "HASH_BLOCK", block)
+    monkeypatch.setattr(budget, "HASH_BLOCK", block)
     hashes = duplicates._row_hashes(x)
     np.testing.assert_array_equal(hashes, want)
     same = (x.view(np.uint32)[:, None, :] == x.view(np.uint32)[None, :, :]).all(axis=2)
@@ -110,7 +111,6 @@ def test_references_are_centred_only_where_their_mean_is_large(distance, shift):
     """faiss searches the references minus their mean only where the mean's norm exceeds
     ``CENTRE_FROM`` of the largest norm (centring a spread-out set could shrink the error bound
     by a quarter at most, and costs a copy); either way the ranking is the float64 sort's."""
-    from embedeval._search import flat
 
     rng = np.random.default_rng(int(shift * 10))
     n, d = 300, 8
@@ -122,7 +122,7 @@ def test_references_are_centred_only_where_their_mean_is_large(distance, shift):
     searcher = FlatSearcher(x, distance)
     mean = np.linalg.norm(prepared.mean(axis=0, dtype=np.float64))
     largest = np.sqrt(np.einsum("ij,ij->i", prepared, prepared, dtype=np.float64).max())
-    assert (searcher._centre is not None) == (mean > flat.CENTRE_FROM * largest)
+    assert (searcher._centre is not None) == (mean > budget.CENTRE_FROM * largest)
     assert (searcher._centre is not None) == (shift >= 0.5)  # the cases cover both sides
     ref_distance = "inner_product" if distance == "cosine" else distance
     got = searcher.search(prepared, 20, np.arange(n))

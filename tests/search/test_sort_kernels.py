@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from embedeval._core import compiled
+from embedeval._core import budget, compiled
 from embedeval._search import deep_count
 
 pytest.importorskip("numba")
@@ -105,7 +105,7 @@ def test_any_finite_or_infinite_rows(rows):
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("shape", ["slice", "rows"])
 def test_smallest_sorted_is_the_same_in_both_paths(monkeypatch, seed, shape):
-    monkeypatch.setattr(deep_count, "SORT_COMPILED_FROM", 0)  # the compiled sort on rows of any size
+    monkeypatch.setattr(budget, "SORT_COMPILED_FROM", 0)  # the compiled sort on rows of any size
     monkeypatch.setattr(deep_count, "RADIX_SORT", True)  # also where numpy's sort is vectorised
     calls = []
     monkeypatch.setattr(sort_kernels, "sorted_rows", lambda *a: calls.append(1) or _sorted_rows(*a))
@@ -130,7 +130,7 @@ def test_smallest_sorted_is_the_same_in_both_paths(monkeypatch, seed, shape):
 
 def test_the_radix_sort_starts_once_numpy_has_sorted_enough(monkeypatch):
     monkeypatch.setenv(compiled.KERNELS_VARIABLE, "auto")
-    monkeypatch.setattr(deep_count, "SORT_COMPILED_FROM", 100)
+    monkeypatch.setattr(budget, "SORT_COMPILED_FROM", 100)
     monkeypatch.setattr(deep_count, "RADIX_SORT", True)
     monkeypatch.setattr(compiled, "_done_by_numpy", {})
     monkeypatch.setattr(compiled, "_found_cached", {})
@@ -150,9 +150,9 @@ def test_the_radix_sort_starts_once_numpy_has_sorted_enough(monkeypatch):
 
 def test_a_cached_radix_sort_is_taken_at_once(monkeypatch):
     monkeypatch.setenv(compiled.KERNELS_VARIABLE, "auto")
-    monkeypatch.setattr(deep_count, "SORT_COMPILED_FROM", 1000)
+    monkeypatch.setattr(budget, "SORT_COMPILED_FROM", 1000)
     monkeypatch.setattr(deep_count, "RADIX_SORT", True)
-    monkeypatch.setattr(deep_count, "SORT_CACHED_FROM", 60)
+    monkeypatch.setattr(budget, "SORT_CACHED_FROM", 60)
     monkeypatch.setattr(compiled, "_done_by_numpy", {})
     monkeypatch.setattr(compiled, "_found_cached", {})
     calls = []
@@ -167,7 +167,7 @@ def test_a_cached_radix_sort_is_taken_at_once(monkeypatch):
 def test_no_radix_sort_where_numpys_sort_is_vectorised(monkeypatch):
     """``RADIX_SORT`` False (a host with AVX-512): numpy's sort, whatever the switch says."""
     monkeypatch.setenv(compiled.KERNELS_VARIABLE, "auto")
-    monkeypatch.setattr(deep_count, "SORT_COMPILED_FROM", 0)
+    monkeypatch.setattr(budget, "SORT_COMPILED_FROM", 0)
     monkeypatch.setattr(deep_count, "RADIX_SORT", False)
     calls = []
     monkeypatch.setattr(sort_kernels, "sorted_rows", lambda *a: calls.append(1) or _sorted_rows(*a))
