@@ -321,18 +321,18 @@ def plot_critical_difference(comparison, path, title: str = "") -> Path:
         label = f"{s}{star} ({r:.2f})" if on_left else f"({r:.2f}) {s}{star}"
         # parse_math=False: a name is text, never mathtext ("$x_{$" would stop the drawing)
         ax.text(end, y, label, ha="right" if on_left else "left", va="center", fontsize=9, parse_math=False)
-    if c.settings["control"] is None:
+    if c.settings["baseline"] is None:
         different = {frozenset((p["a"], p["b"])) for p in c.pairs if p["significant"]}
         bars = [
             (c.mean_ranks[g[0]]["mean_rank"], c.mean_ranks[g[-1]]["mean_rank"])
             for g in not_different_groups(order, different)
         ]
     else:
-        centre = c.mean_ranks[c.settings["control"]]["mean_rank"]
+        centre = c.mean_ranks[c.settings["baseline"]]["mean_rank"]
         bars = [(max(1.0, centre - cd), min(float(k), centre + cd))]
     for j, (lo, hi) in enumerate(bars):
         ax.hlines(-0.12 - 0.12 * j, lo - 0.05, hi + 0.05, color="#c0392b", lw=3.5)
     test = "Nemenyi" if c.settings["post_hoc"] == "nemenyi" else "Wilcoxon, Holm"
-    what = "within one CD of the control" if c.settings["control"] else f"not told apart ({test})"
+    what = "within one CD of the control" if c.settings["baseline"] else f"not told apart ({test})"
     ax.text((k + 1) / 2, -depth - 0.2, f"* tied for first; red bars: {what}", ha="center", fontsize=8, color="0.3")
     return _save(fig, path, title)

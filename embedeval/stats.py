@@ -13,10 +13,32 @@ import numpy as np
 
 from ._core.text import format_p_value
 from ._inputs.arrays import check_choice, check_positive_int, encode_labels
-from ._stats.across import compare_across  # noqa: F401  (across datasets: documented there)
-from ._stats.across_files import read_mteb_results  # noqa: F401
+from ._stats.across import compare_across
+from ._stats.across_files import read_mteb_results
+from ._stats.across_outcome import AcrossComparison
 from ._stats.outcome import MIN_BOOTSTRAP_UNITS, SystemComparison
 from .result import EvaluationResult
+
+__all__ = [
+    "MIN_BOOTSTRAP_UNITS",
+    "AcrossComparison",
+    "Comparison",
+    "Interval",
+    "SystemComparison",
+    "bootstrap",
+    "compare",
+    "compare_across",
+    "compare_systems",
+    "holm",
+    "no_interval",
+    "paired_randomization_test",
+    "read_mteb_results",
+]
+
+
+def __dir__() -> list[str]:
+    """The public names only (not the helpers this module imports)."""
+    return sorted(__all__)
 
 
 def _check_level(confidence: float) -> float:

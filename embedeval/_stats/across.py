@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._inputs.arrays import check_choice, check_positive_int
@@ -33,12 +35,12 @@ def _check(o: dict) -> None:
         raise ValueError(f"'rope' must be a number >= 0 (half-width of practical equivalence), or None; got {rope!r}")
 
 
-def _pairs(names: list[str], control) -> list[tuple[int, int]]:
-    if control is None:
+def _pairs(names: list[str], baseline) -> list[tuple[int, int]]:
+    if baseline is None:
         return [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
-    if control not in names:
-        raise ValueError(f"'control' must name one of the systems {names}; got {control!r}")
-    c = names.index(control)
+    if baseline not in names:
+        raise ValueError(f"'baseline' must name one of the systems {names}; got {baseline!r}")
+    c = names.index(baseline)
     return [(c, j) for j in range(len(names)) if j != c]
 
 
@@ -102,7 +104,7 @@ def compare_across(
     systems=None,
     datasets=None,
     post_hoc: str = "nemenyi",
-    control=None,
+    baseline=None,
     alpha: float = 0.05,
     confidence: float | None = 0.95,
     n_bootstrap: int = 2000,
@@ -112,6 +114,7 @@ def compare_across(
     rope: float | None = None,
     n_bayes_samples: int = 50000,
     seed: int = 0,
+    control=None,
 ) -> AcrossComparison:
     """Compare systems over several datasets: which are really better overall.
 
@@ -132,8 +135,11 @@ def compare_across(
         The test that says which pairs differ, and so which systems are tied for first:
         Nemenyi's (mean ranks, studentized range) or Wilcoxon's signed-rank over the datasets'
         scores with Holm's correction over the pairs compared.
+    baseline : str, optional
+        Compare every system with this one only (k - 1 pairs) instead of all pairs (the word
+        :func:`compare_systems` and ``embedeval leaderboard --baseline`` use).
     control : str, optional
-        Compare every system with this one only (k - 1 pairs) instead of all pairs.
+        Deprecated spelling of ``baseline`` (a DeprecationWarning; removed in 0.2).
     alpha : float
         Level of the post-hoc tests, the critical difference and the per-dataset tests.
     confidence : float or None
@@ -177,7 +183,7 @@ def compare_across(
     per-query values exist (each drawn dataset takes one of its query resamples, at random).
     *Tied for first*: the system of lowest mean rank and every system the post-hoc test does not
     find significantly worse than it at ``alpha`` (Nemenyi's p; or Wilcoxon's with Holm over all
-    pairs, whatever ``control``: the best is picked from the same data, and only a family of
+    pairs, whatever ``baseline``: the best is picked from the same data, and only a family of
     every pair covers that pick); *could be first*: the systems whose place in
     the bootstrap's replicates has an interval that includes 1. Per pair, the datasets where B is
     above A, below A, or neither, by the paired randomization test of that dataset's per-query
@@ -200,9 +206,16 @@ def compare_across(
     >>> c.best, c.mean_ranks["e5"]["mean_rank"], round(c.friedman["p_value"], 4)
     ('e5', 1.0, 0.0833)
     """
+    if control is not None:
+        warnings.warn(
+            "compare_across(control=...) is deprecated: pass baseline=... (as compare_systems takes it)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        baseline = control if baseline is None else baseline
     o = dict(
         post_hoc=post_hoc,
-        control=control,
+        baseline=baseline,
         alpha=alpha,
         confidence=confidence,
         n_bootstrap=n_bootstrap,
@@ -216,7 +229,7 @@ def compare_across(
     _check(o)
     data = read_across(data, metric=metric, systems=systems, datasets=datasets)
     rng = np.random.default_rng(seed)
-    pairs = _pairs(data.systems, control)
+    pairs = _pairs(data.systems, baseline)
     ranks = average_ranks(data.scores)
     mean_ranks = ranks.mean(axis=0)
     n, k = data.scores.shape

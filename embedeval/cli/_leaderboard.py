@@ -228,7 +228,7 @@ def leaderboard_command(args) -> int:
             data,
             metric=metric,
             post_hoc=args.post_hoc,
-            control=args.baseline,
+            baseline=args.baseline,
             alpha=args.alpha,
             confidence=None if args.no_ci else (args.ci or 0.95),
             n_bootstrap=args.bootstrap,
@@ -239,8 +239,8 @@ def leaderboard_command(args) -> int:
             n_bayes_samples=args.bayes_samples,
             seed=args.seed,
         )
-    except (ValueError, TypeError) as exc:  # compare_across's 'control' is the command's --baseline
-        raise UsageError([str(exc).replace("'control'", "--baseline")]) from None
+    except (ValueError, TypeError) as exc:  # compare_across's 'baseline' is the command's --baseline
+        raise UsageError([str(exc).replace("'baseline'", "--baseline")]) from None
     print(comparison.table(args.format))
     if args.plot:
         from ..plotting import plot_critical_difference

@@ -68,3 +68,25 @@ def test_per_class_and_per_group_say_to_dict_like_every_result():
     for holder in (r.per_class, r.per_group):
         with pytest.warns(DeprecationWarning, match=r"to_dict\(\)"):
             assert holder.as_dict() == holder.to_dict()
+
+
+def test_stats_lists_its_public_names_only():
+    from embedeval import stats
+
+    assert dir(stats) == sorted(stats.__all__)
+    assert not {"check_choice", "format_p_value", "np", "warnings"} & set(dir(stats))
+    assert all(getattr(stats, name) is not None for name in stats.__all__)
+
+
+def test_compare_across_takes_baseline_as_compare_systems_does():
+    import pytest
+
+    from embedeval import stats
+
+    scores = {f"d{i}": {"A": 0.5 + 0.01 * i, "B": 0.6, "C": 0.55 - 0.01 * i} for i in range(5)}
+    new = stats.compare_across(scores, baseline="A", confidence=None)
+    assert {(p["a"], p["b"]) for p in new.pairs} <= {("A", "B"), ("A", "C"), ("B", "A"), ("C", "A")}
+    assert len(new.pairs) == 2 and new.settings["baseline"] == "A"
+    with pytest.warns(DeprecationWarning, match="baseline="):
+        old = stats.compare_across(scores, control="A", confidence=None)
+    assert old.pairs == new.pairs

@@ -108,7 +108,7 @@ def test_wilcoxon_pairs_carry_holm_over_the_pairs_and_a_control_limits_the_pairs
     from embedeval._stats.corrections import holm
 
     table = np.random.default_rng(5).normal(size=(10, 4)) + np.arange(4) * 0.5
-    c = compare_across(table, post_hoc="wilcoxon", control="A", confidence=None)
+    c = compare_across(table, post_hoc="wilcoxon", baseline="A", confidence=None)
     assert [(p["a"], p["b"]) for p in c.pairs] == [("A", "B"), ("A", "C"), ("A", "D")]
     raw = np.array([p["p_wilcoxon"] for p in c.pairs])
     assert [p["p_wilcoxon_holm"] for p in c.pairs] == pytest.approx(holm(raw))
@@ -173,7 +173,7 @@ def test_not_different_groups_are_maximal_runs():
         (dict(data=np.ones((3, 2)), systems=["a"]), "'systems' must hold 2 distinct names"),
         (dict(data=np.ones((3, 2)), alpha=1.5), "'alpha' must be in"),
         (dict(data=np.ones((3, 2)), post_hoc="tukey"), "'post_hoc' must be one of"),
-        (dict(data=np.ones((3, 2)), control="Z"), "'control' must name one of"),
+        (dict(data=np.ones((3, 2)), baseline="Z"), "'baseline' must name one of"),
         (dict(data=np.ones((3, 2)), rope=-1), "'rope' must be a number >= 0"),
         (dict(data=np.ones((3, 2)), n_bootstrap=0), "'n_bootstrap' must be an int >= 1"),
     ],
@@ -197,7 +197,7 @@ def test_a_note_says_when_wilcoxon_holm_cannot_reject_with_so_few_datasets():
     assert not any("no pair can be significant" in n for n in many.notes)
 
 
-@pytest.mark.parametrize("options", [dict(), dict(control="B"), dict(post_hoc="wilcoxon")])
+@pytest.mark.parametrize("options", [dict(), dict(baseline="B"), dict(post_hoc="wilcoxon")])
 def test_the_diagram_names_every_system_and_its_mean_rank(tmp_path, options):
     from embedeval.plotting import plot_critical_difference
 
