@@ -10,6 +10,7 @@ it, the name is the ``<model>`` folder with ``__`` read as ``/``, as MTEB's own 
 from __future__ import annotations
 
 import csv
+import io
 import json
 from pathlib import Path
 
@@ -27,7 +28,7 @@ def _number(text: str, where: str) -> float:
 def _rows(path: Path) -> list[list[str]]:
     text = path.read_text(encoding="utf-8-sig")
     dialect = csv.excel_tab if path.suffix.lower() in (".tsv", ".txt") else csv.excel
-    return [[c.strip() for c in row] for row in csv.reader(text.splitlines(), dialect) if row and any(row)]
+    return [[c.strip() for c in row] for row in csv.reader(io.StringIO(text, newline=""), dialect) if row and any(row)]
 
 
 def _put(table: dict, dataset: str, system: str, value, where: str) -> None:

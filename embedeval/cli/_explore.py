@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from .._inputs.arrays import DISTANCES
-from ._loaders import load_array
+from ._loaders import load_array, load_labels
 from ._problems import UsageError
 
 EXPLORED = ("evaluate", "retrieval", "rankings", "scores", "compare")  # the commands that take --explore
@@ -44,8 +44,10 @@ def add_explorer_commands(sub, **parser_kw) -> None:
             p.add_argument(
                 "--images",
                 metavar="FILE",
-                help="for --explore: a thumbnail path or URL per reference row (corpus row), one per line",
+                help="for --explore: a thumbnail path or URL per reference row (corpus row): a text file, one "
+                "per line, or a column of a .parquet/.npz file (the labels file itself, say) named by --images-key",
             )
+            p.add_argument("--images-key", metavar="COLUMN", help="the column of --images that holds the thumbnails")
 
 
 KEPT_BYTES = 25  # memory per kept neighbour: its row (int64), distance (float64), relevance, label or grade
@@ -84,7 +86,8 @@ def explore_result(result, args, intervals) -> None:
 
     images = None
     if getattr(args, "images", None):
-        images = [line.strip() for line in Path(args.images).read_text(encoding="utf-8").splitlines() if line.strip()]
+        column = load_labels(Path(args.images), getattr(args, "images_key", None), what="images")
+        images = [str(v) for v in column.tolist()]
     title = " ".join(getattr(args, "command_line", "embedeval").split()[1:3])
     write_page(result, args.explore, images=images, intervals=intervals, title=title)
     print(f"wrote {args.explore}", file=sys.stderr)

@@ -96,11 +96,13 @@ def output_problems(args) -> list[str]:
     images = getattr(args, "images", None)
     if images is not None:
         problem = input_problem("--images", images)
-        if problem is None:
+        if problem is None and Path(images).suffix.lower() not in (".parquet", ".npz", ".npy"):
             try:
                 Path(images).read_bytes().decode("utf-8-sig")
             except UnicodeDecodeError as exc:
                 problem = f"--images: {images} is not UTF-8 text ({exc.reason} at byte {exc.start})"
+        if problem is None:
+            problem = _images_problem(Path(images), getattr(args, "images_key", None))
         problems += [problem] if problem else []
     return problems
 
@@ -173,3 +175,15 @@ def warnings_as_lines(command: str):
         yield
     for w in caught:
         print(f"embedeval {command}: warning: {w.message}", file=sys.stderr)
+
+
+def _images_problem(path: Path, key) -> str | None:
+    """Whether ``--images`` reads as one thumbnail per line (or as its ``--images-key`` column)."""
+    from ._loaders import load_labels
+
+    try:
+        load_labels(path, key, what="images")
+    except (ValueError, KeyError, OSError) as exc:
+        return f"--images: {exc}"
+    return None
+

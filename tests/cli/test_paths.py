@@ -88,3 +88,29 @@ def test_reality_check_out_names_the_option(files):
         "(it is created if missing)"
     ]
     assert out.stdout == ""
+
+
+def test_thumbnails_come_from_a_column_of_the_labels_file_or_one_per_line(files):
+    """--images names a text file (lines end at \\n only: a U+2028 inside a path stays in it) or,
+    with --images-key, a column of a .parquet file such as the labels file itself."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    thumbs = [f"img/{i}\u2028x.jpg" for i in range(30)]
+    table = pa.table({"label": [i % 3 for i in range(30)], "thumb": thumbs})
+    pq.write_table(table, files / "labels.parquet")
+    (files / "thumbs.txt").write_text("".join(f"{t}\n" for t in thumbs), encoding="utf-8")
+    for extra in (["--images", files / "thumbs.txt"], ["--images", files / "labels.parquet", "--images-key", "thumb"]):
+        page = files / "page.html"
+        out = run_cli(
+            "evaluate", files / "e.npy", files / "labels.parquet", "--label-key", "label", "--no-ci",
+            "--explore", page, *extra,
+        )  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        text = page.read_text(encoding="utf-8")
+        assert "img/29" in text and "x.jpg" in text
+        page.unlink()
+    (files / "short.txt").write_text("a.jpg\n\nb.jpg\n")
+    lines = _errors(run_cli("evaluate", files / "e.npy", files / "labels.txt", "--explore", files / "p.html",
+                            "--images", files / "short.txt"))  # fmt: skip
+    assert len(lines) == 1 and lines[0].startswith("embedeval evaluate: error: --images: ") and "blank line" in lines[0]
+    assert not (files / "p.html").exists()  # refused before any work

@@ -145,3 +145,10 @@ def test_files_written_by_mteb_read_back_to_its_own_get_score(tmp_path):
     folder.mkdir(parents=True)
     task.to_disk(folder / "sample_task.json")
     assert read_mteb_results(tmp_path) == {"sample_task": {"org/model": pytest.approx(task.get_score(splits=["test"]))}}
+
+
+def test_tables_end_rows_at_newlines_only(tmp_path):
+    """A U+2028 or form feed inside a name stays in it (str.splitlines cut the row there)."""
+    wide = tmp_path / "scores.csv"
+    wide.write_text("dataset,a\u2028b,c\fd\nx,0.1,0.2\r\ny,0.3,0.4\n", encoding="utf-8")
+    assert read_score_table(wide) == {"x": {"a\u2028b": 0.1, "c\fd": 0.2}, "y": {"a\u2028b": 0.3, "c\fd": 0.4}}
