@@ -139,6 +139,14 @@ def wrap(fragment: str) -> str:
     return f"<div class='embedeval-display'>{_STYLE}{fragment}</div>"
 
 
+class ShownAsTable:
+    """Jupyter's view of an object whose ``table("html")`` draws it: that table, in the
+    notebook's colours (the comparisons share it)."""
+
+    def _repr_html_(self) -> str:
+        return wrap(self.table("html"))
+
+
 def frame_of(tables: dict, what: str, name: str):
     """``tables[what]()`` (each a function returning a DataFrame), or ValueError naming the choices."""
     if what not in tables:

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._core.display import ShownAsTable
+
 
 def _num(x) -> float | None:
     """A float, or None for NaN (JSON has no NaN)."""
@@ -14,7 +16,7 @@ def _num(x) -> float | None:
 
 
 @dataclass(frozen=True, repr=False)
-class AcrossComparison:
+class AcrossComparison(ShownAsTable):
     """Every number of a comparison of systems over several datasets.
 
     Attributes
@@ -180,11 +182,6 @@ class AcrossComparison:
         from .._core.display import across_frames, frame_of
 
         return frame_of(across_frames(self), what, "AcrossComparison.to_pandas")
-
-    def _repr_html_(self) -> str:
-        from .._core.display import wrap
-
-        return wrap(self.table("html"))
 
     def __str__(self) -> str:
         return self.table()

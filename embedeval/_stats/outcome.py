@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._core.display import ShownAsTable
 from .._core.skips import ZERO_HINT
 
 # Below this many resampled units (queries, or classes with by="class") a percentile bootstrap
@@ -16,7 +17,7 @@ MIN_BOOTSTRAP_UNITS = 10
 
 
 @dataclass(frozen=True, repr=False)
-class SystemComparison:
+class SystemComparison(ShownAsTable):
     """Every number of a comparison of systems on the same queries.
 
     Attributes
@@ -200,11 +201,6 @@ class SystemComparison:
         from .._core.display import comparison_frames, frame_of
 
         return frame_of(comparison_frames(self), what, "SystemComparison.to_pandas")
-
-    def _repr_html_(self) -> str:
-        from .._core.display import wrap
-
-        return wrap(self.table("html"))
 
     def __str__(self) -> str:
         return self.table()

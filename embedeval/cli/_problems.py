@@ -186,4 +186,3 @@ def _images_problem(path: Path, key) -> str | None:
     except (ValueError, KeyError, OSError) as exc:
         return f"--images: {exc}"
     return None
-
