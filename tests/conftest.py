@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import os
+import tempfile
 
 import pytest
 
 # Small TREC files are read by the line reader in normal use (pyarrow's import costs more): the
 # tests' small files go through the pyarrow reader too, in this process and in the commands it runs.
 os.environ.setdefault("EMBEDEVAL_BATCHES_FROM", "0")
+# The compiled kernels' cache in one folder that outlives a checkout, so that a run in a fresh clone
+# of the same sources (CI's) loads what an earlier run compiled instead of compiling every kernel
+# again; the key is the package's sources (embedeval._core.compiled.kernel_numba), so an edit
+# anywhere still compiles again.
+os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(tempfile.gettempdir(), "embedeval-numba"))
 
 
 @pytest.fixture(scope="session")

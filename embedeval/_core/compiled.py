@@ -73,6 +73,13 @@ def stamped_locators(caching, package: Path, stamp) -> list:
             def get_source_stamp(self):
                 return stamp()
 
+            @classmethod
+            def get_suitable_cache_subpath(cls, py_file):
+                # The same folder wherever the package sits (a clone elsewhere finds the entries
+                # a run of the same sources left in NUMBA_CACHE_DIR): the stamp keeps them fresh.
+                parts = Path(py_file).resolve().parent.relative_to(package).parts
+                return "_".join((package.name, *parts))
+
         Stamped.__name__ = Stamped.__qualname__ = f"PackageStamped{base.__name__}"
         made.append(Stamped)
     return made

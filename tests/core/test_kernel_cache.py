@@ -85,3 +85,24 @@ def test_the_stamp_changes_with_any_source(tmp_path):
     first = sources_stamp.__wrapped__(tmp_path)
     (tmp_path / "sub" / "b.py").write_text("y = 3\n")
     assert sources_stamp.__wrapped__(tmp_path) != first
+
+
+def test_a_copy_of_the_package_elsewhere_finds_the_same_cache_folder(tmp_path):
+    """With NUMBA_CACHE_DIR, a kernel's cache folder is named from its place in the package, not
+    from the checkout's absolute path: a fresh clone of the same sources loads what was compiled."""
+    from numba.core import caching
+
+    from embedeval._core import compiled
+
+    folders = []
+    for root in (tmp_path / "one", tmp_path / "two"):
+        (root / "kpkg" / "sub").mkdir(parents=True)
+        module = root / "kpkg" / "sub" / "mod.py"
+        module.write_text("def f():\n    return 1\n")
+        located = next(
+            cls
+            for cls in compiled.stamped_locators(caching, root / "kpkg", lambda: "stamp")
+            if cls.__mro__[1] is caching.UserProvidedCacheLocator
+        )
+        folders.append(located.get_suitable_cache_subpath(str(module)))
+    assert folders[0] == folders[1] == "kpkg_sub"
