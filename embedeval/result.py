@@ -391,9 +391,9 @@ class EvaluationResult:
         -------
         pandas.DataFrame
         """
-        from ._core.display import result_frame
+        from ._core.display import frame_of, result_frames
 
-        return result_frame(self, what)
+        return frame_of(result_frames(self), what, "EvaluationResult.to_pandas")
 
     def _repr_html_(self) -> str:
         """Jupyter's view: :meth:`table` as ``"html"``, in the notebook's own colours."""

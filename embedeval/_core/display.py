@@ -100,10 +100,12 @@ class InlinePage:
         return f"InlinePage({len(self.html.encode('utf-8', 'surrogateescape')):,} bytes; shown inline by Jupyter)"
 
 
-def result_frame(result, what: str):
-    """:meth:`embedeval.result.EvaluationResult.to_pandas` (its docstring says each frame)."""
-    pd = require_pandas()
-    if what == "per_query":
+def result_frames(result) -> dict:
+    """The frames of :meth:`embedeval.result.EvaluationResult.to_pandas` (its docstring says
+    each), as :func:`frame_of` takes them."""
+
+    def per_query():
+        pd = require_pandas()
         columns = {}
         if result.config.get("query_ids") is not None:
             columns["query_id"] = list(result.config["query_ids"])
@@ -115,23 +117,27 @@ def result_frame(result, what: str):
         columns["skipped"] = pd.array([names[c] if c >= 0 else None for c in codes.tolist()], dtype=object)
         columns.update({name: np.asarray(v, dtype=np.float64) for name, v in result.per_query.items()})
         return pd.DataFrame(columns, index=pd.RangeIndex(result.n_queries, name="query"))
-    if what == "summary":
+
+    def summary():
         frame = {"value": list(result.summary.values())}
         if result.per_class is not None:
             frame["macro"] = [result.per_class.macro.get(n, float("nan")) for n in result.summary]
         frame["definition"] = [result.definitions[n] for n in result.summary]
-        return pd.DataFrame(frame, index=pd.Index(list(result.summary), name="metric"))
-    if what == "per_class":
-        if result.per_class is None:
-            raise ValueError("to_pandas('per_class') needs per-class averages (class labels); this result has none")
+        return require_pandas().DataFrame(frame, index=require_pandas().Index(list(result.summary), name="metric"))
+
+    def per_class():
         pc = result.per_class
+        if pc is None:
+            raise ValueError("to_pandas('per_class') needs per-class averages (class labels); this result has none")
         frame = {"n_evaluated": pc.counts, **{m: np.asarray(v, dtype=np.float64) for m, v in pc.values.items()}}
-        return pd.DataFrame(frame, index=pd.Index(pc.labels.tolist(), name="label"))
-    if what == "per_group":
+        return require_pandas().DataFrame(frame, index=require_pandas().Index(pc.labels.tolist(), name="label"))
+
+    def per_group():
         if result.per_group is None:
             raise ValueError("to_pandas('per_group') needs groups (evaluate(..., groups=...)); this result has none")
-        return pd.DataFrame.from_dict(result.per_group.to_dict(), orient="index").rename_axis("group")
-    raise ValueError(f"'what' must be one of 'per_query', 'summary', 'per_class', 'per_group'; got {what!r}")
+        return require_pandas().DataFrame.from_dict(result.per_group.to_dict(), orient="index").rename_axis("group")
+
+    return {"per_query": per_query, "summary": summary, "per_class": per_class, "per_group": per_group}
 
 
 def wrap(fragment: str) -> str:

@@ -40,12 +40,11 @@ def test_every_path_cites_the_one_bound(euclidean):
     q = x[:5]
     q_norms = np.sqrt(np.einsum("ij,ij->i", q, q, dtype=np.float64))
     searcher = FlatSearcher(x, distance)
-    m = searcher._centred_norm if searcher._centre is None else None
-    if m is not None:
-        s = scale(q_norms, m, euclidean)
-        np.testing.assert_array_equal(
-            searcher._error_bound(q, FLOAT32_UNIT_ROUNDOFF), error_bound(s, terms(d, euclidean), 2.0**-24, d)
-        )
+    assert searcher._centre is None  # centred data: no centring term, M the largest norm
+    s = scale(q_norms, searcher._centred_norm, euclidean)
+    np.testing.assert_array_equal(
+        searcher._error_bound(q, FLOAT32_UNIT_ROUNDOFF), error_bound(s, terms(d, euclidean), 2.0**-24, d)
+    )
     max_norm = float(np.sqrt(np.einsum("ij,ij->i", x, x, dtype=np.float64)).max())
     s = scale(q_norms, max_norm, euclidean)
     exact = error_bound(s, terms(d, euclidean), FLOAT64_UNIT_ROUNDOFF, d)
