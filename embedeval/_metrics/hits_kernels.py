@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.compiled import kernel_numba
+from .._search.primitives import count_at_most
 
 numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
@@ -64,25 +65,12 @@ def _within_into(ranks, bound, ascending, out):  # pragma: no cover - compiled
     h = ranks.shape[1]
     for i in range(ranks.shape[0]):
         if ascending:
-            out[i] = _count_ascending(ranks[i], bound[i])
+            out[i] = count_at_most(ranks[i], 0, h, bound[i])
             continue
         cut, n = bound[i], 0
         for j in range(h):
             n += ranks[i, j] <= cut
         out[i] = n
-
-
-@numba.njit(inline="always")
-def _count_ascending(row, cut):  # pragma: no cover - compiled
-    """How many of ``row`` (ascending, NaN-free) are <= cut: the first j with row[j] > cut."""
-    n, top = 0, row.size
-    while n < top:
-        mid = (n + top) >> 1
-        if row[mid] <= cut:
-            n = mid + 1
-        else:
-            top = mid
-    return n
 
 
 @numba.njit(cache=True, nogil=True)
@@ -104,15 +92,15 @@ def _ascending_sums(ranks, bound, every, out):  # pragma: no cover - compiled
     """:func:`precision_sums` of ascending rows: each row's terms up to its count within the cutoff
     (every: its finite ranks; the rest add 0), four rows at a time, so that the four sums' additions
     (each still left to right) overlap instead of waiting on one another."""
-    m = ranks.shape[0]
+    m, h = ranks.shape
     largest = np.finfo(np.float64).max
     i = 0
     while i + 4 <= m:
         r0, r1, r2, r3 = ranks[i], ranks[i + 1], ranks[i + 2], ranks[i + 3]
-        e0 = _count_ascending(r0, largest if every else bound[i])
-        e1 = _count_ascending(r1, largest if every else bound[i + 1])
-        e2 = _count_ascending(r2, largest if every else bound[i + 2])
-        e3 = _count_ascending(r3, largest if every else bound[i + 3])
+        e0 = count_at_most(r0, 0, h, largest if every else bound[i])
+        e1 = count_at_most(r1, 0, h, largest if every else bound[i + 1])
+        e2 = count_at_most(r2, 0, h, largest if every else bound[i + 2])
+        e3 = count_at_most(r3, 0, h, largest if every else bound[i + 3])
         common = min(min(e0, e1), min(e2, e3))
         t0 = t1 = t2 = t3 = 0.0
         for j in range(common):
@@ -127,7 +115,7 @@ def _ascending_sums(ranks, bound, every, out):  # pragma: no cover - compiled
         out[i + 3] = _sum_from(r3, common, e3, t3)
         i += 4
     while i < m:
-        out[i] = _sum_from(ranks[i], 0, _count_ascending(ranks[i], largest if every else bound[i]), 0.0)
+        out[i] = _sum_from(ranks[i], 0, count_at_most(ranks[i], 0, h, largest if every else bound[i]), 0.0)
         i += 1
 
 

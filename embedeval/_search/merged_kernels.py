@@ -21,24 +21,12 @@ import numpy as np
 
 from .._core.compiled import kernel_numba
 from .list_kernels import list_within
+from .primitives import bucket, count_at_most, fill_table, span_inverse, table_size, write_ranks
 
 numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
 # A cell holding more than two others (duplicates, crowded values) is searched by bisection.
 CROWDED = 2
-
-
-@numba.njit(inline="always")
-def _table_size(n_others):  # pragma: no cover - compiled
-    """Cells of a row's table for ``n_others`` others: a power of two, at least 16 and twice
-    ``n_others``."""
-    cells = 16
-    while cells < 2 * n_others:
-        cells *= 2
-    return cells
-
-
-table_size = _table_size.py_func  # the same, in Python: the wrapper sizes the widest row's table
 
 
 def list_others(chunk, i0, c0, lim, values, columns, n_listed, listed, widen=None):
@@ -187,7 +175,7 @@ def merged_ranks(found, others, n_others, limit, threshold, n_ranked, depth, win
         The row of ``ranks`` each row is written to (default: row i to row i).
     """
     widest = int(n_others.max(initial=0))
-    table = np.empty(table_size(widest) + 1, dtype=np.int32)
+    table = np.empty(table_size.py_func(2 * widest) + 1, dtype=np.int32)
     padded = np.empty(widest + 5)  # a row's others between -inf and +inf
     counts = np.empty(widest + 2, dtype=np.int64)
     tied = np.zeros(len(found), dtype=np.bool_)
@@ -211,8 +199,8 @@ def _merged_rows_into(
             counts[k] = 0
         places = (table, padded, counts, first, inverse, cells)
         tied[i], below = _place_row(found[i], *places, limit[i], window[i], threshold[i])
-        reached[i] = below + _count_at_most(padded, 0, k_others, threshold[i])  # NaN: none
-        _write_ranks(counts, k_others, n_ranked[i], depth[i], ranks[at[i]])
+        reached[i] = below + count_at_most(padded, 1, k_others + 1, threshold[i]) - 1  # NaN: none
+        write_ranks(counts[: k_others + 1], n_ranked[i], depth[i], ranks[at[i]])
 
 
 @numba.njit(nogil=True)
@@ -228,9 +216,7 @@ def _place_row(row, table, padded, counts, first, inverse, cells, lim, win, t): 
     n_below = 0
     for c in range(row.size):
         v = row[np.uint64(c)]
-        f = (v - first) * inverse  # the cell: _cell without a branch
-        f = f if f > 0.0 else 0.0
-        cell = np.uint64(f if f < top else top)
+        cell = np.uint64(bucket(v, first, inverse, top))
         low, high = np.uint64(table[cell]), np.uint64(table[cell + one])
         # others of later cells exceed v: in a cell of at most two, p is low, low + 1 or low + 2
         a, b, c2, d = padded[low], padded[low + one], padded[low + two], padded[low + three]
@@ -239,7 +225,7 @@ def _place_row(row, table, padded, counts, first, inverse, cells, lim, win, t): 
         before = c2 if up2 else (b if up1 else a)  # the others on either side: padded[p], [p + 1]
         after = d if up2 else (c2 if up1 else b)
         if high - low > CROWDED:
-            p = np.uint64(_count_at_most(padded, np.int64(low), np.int64(high), v))
+            p = np.uint64(count_at_most(padded, np.int64(low) + 1, np.int64(high) + 1, v) - 1)
             before, after = padded[p], padded[p + one]
         within = v <= lim
         counts[p if within else skip] += 1
@@ -259,60 +245,11 @@ def _fill(row, table, padded):  # pragma: no cover - compiled
         padded[k + 1] = row[k]
     for k in range(k_others + 1, k_others + 5):
         padded[k] = np.inf
-    cells = _table_size(k_others)
+    cells = table_size(2 * k_others)
     first, inverse = 0.0, 0.0
     if k_others > 0:
-        span = row[k_others - 1] - row[0]
-        if span > 0.0 and span < np.inf and cells / span < np.inf:
-            first, inverse = row[0], cells / span
+        first, inverse = row[0], span_inverse(row[0], row[k_others - 1], cells)
     if inverse == 0.0:
-        cells = 1
-    for c in range(cells + 1):
-        table[c] = 0
-    for k in range(k_others):
-        table[_cell(row[k], first, inverse, cells) + 1] += 1
-    for c in range(1, cells + 1):
-        table[c] += table[c - 1]
+        first, cells = 0.0, 1
+    fill_table(row, first, inverse, table[: cells + 1])
     return first, inverse, cells
-
-
-@numba.njit(inline="always")
-def _write_ranks(counts, k_others, n_ranked, depth, out):  # pragma: no cover - compiled
-    """``out[j]`` = j + 1 + p for the relevant value at position j, p the others before it, for j
-    below J and the ranked values (``counts[:k_others + 1]``: how many lie in each gap); +inf
-    past ``depth`` and after."""
-    ranked = 0
-    for p in range(k_others + 1):
-        ranked += counts[p]
-    ranked = min(ranked, n_ranked)
-    j = 0
-    for p in range(k_others + 1):
-        stop = min(j + counts[p], ranked)
-        while j < stop:
-            r = np.float64(j + 1 + p)
-            out[j] = r if r <= depth else np.inf
-            j += 1
-        if j >= ranked:
-            break
-    for k in range(j, out.size):
-        out[k] = np.inf
-
-
-@numba.njit(inline="always")
-def _cell(v, first, inverse, cells):  # pragma: no cover - compiled
-    """The cell (0 .. cells - 1) of v: non-decreasing in v under any rounding."""
-    f = (v - first) * inverse
-    f = f if f > 0.0 else 0.0
-    return np.int64(f if f < cells - 1 else cells - 1)
-
-
-@numba.njit(inline="always")
-def _count_at_most(padded, low, high, v):  # pragma: no cover - compiled
-    """low + how many of ``padded[low + 1 : high + 1]`` (ascending) are <= v, by bisection."""
-    while low < high:
-        mid = (low + high) >> 1
-        if padded[mid + 1] <= v:
-            low = mid + 1
-        else:
-            high = mid
-    return low

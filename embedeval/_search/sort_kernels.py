@@ -4,8 +4,8 @@ row, ascending (:func:`embedeval._search.deep_count.smallest_sorted`).
 
 numpy's sort compares values one by one (on hosts without its vectorised sort: bench/NOTES.md,
 'Figures moved from the code (stop 52)'), and a deep class sorts ``R`` values for each of its ``R`` queries.
-Here each value becomes a 64-bit key that orders as the value does (the IEEE-754 bits, with
-every bit flipped for negative values and the sign bit set for the others), and the keys are
+Here each value becomes a 64-bit key that orders as the value does
+(:func:`.primitives.ordered_key`), and the keys are
 sorted by a least-significant-digit radix sort on their top 32 bits (sign, exponent and 20
 bits of mantissa) in digits of :data:`DIGIT` bits, a digit that all keys of the row share
 being skipped. Keys equal in those 32 bits (values within a relative 1e-6 or so of each other)
@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.compiled import kernel_numba
+from .primitives import ordered_bits, ordered_key
 
 numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
@@ -35,7 +36,6 @@ DIGIT = 11
 # Runs of keys equal in their top 32 bits up to this length are ordered by insertion.
 INSERTION = 32
 
-_SIGN = np.uint64(1 << 63)
 _HIGH = np.uint64(32)
 _PLUS_INF = np.uint64(0x7FF0_0000_0000_0000 | (1 << 63))  # the key of +inf
 _MINUS_INF = np.uint64(~0xFFF0_0000_0000_0000 & 0xFFFF_FFFF_FFFF_FFFF)  # the key of -inf
@@ -52,22 +52,6 @@ def sorted_rows(values: np.ndarray, out: np.ndarray, rows: np.ndarray) -> bool:
     scratch = np.empty(2 * m, dtype=np.uint64)
     counts = np.empty(-(-32 // DIGIT) << DIGIT, dtype=np.int64)
     return _sorted_rows_into(values.view(np.uint64), out.view(np.uint64), rows, scratch, counts)
-
-
-@numba.njit(inline="always")
-def _key(bits):  # pragma: no cover - compiled
-    """The key of a float64's bits: unsigned comparison of keys is the float comparison."""
-    if bits & _SIGN:
-        return ~bits
-    return bits | _SIGN
-
-
-@numba.njit(inline="always")
-def _value(key):  # pragma: no cover - compiled
-    """The float64 bits of a key (the inverse of :func:`_key`)."""
-    if key & _SIGN:
-        return key & ~_SIGN
-    return ~key
 
 
 @numba.njit(inline="always")
@@ -108,9 +92,9 @@ def _radix(buf, lo, n, low_bit, counts):  # pragma: no cover - compiled
 
 @numba.njit(inline="always")
 def _keys(row, a):  # pragma: no cover - compiled
-    """``a[j] = _key(row[j])`` for the row; False at a NaN."""
+    """``a[j] = ordered_key(row[j])`` for the row; False at a NaN."""
     for j in range(row.size):
-        x = _key(row[j])
+        x = ordered_key(row[j])
         if x > _PLUS_INF or x < _MINUS_INF:  # a NaN
             return False
         a[j] = x
@@ -161,5 +145,5 @@ def _sorted_rows_into(bits, out, rows, buf, counts):  # pragma: no cover - compi
             j = e
         o = out[rows[r]]
         for j in range(k):
-            o[j] = _value(a[j])
+            o[j] = ordered_bits(a[j])
     return True

@@ -10,14 +10,13 @@ neighbouring entries. A row fills its table once it has placed enough values to 
 
 from __future__ import annotations
 
-import llvmlite.ir as llvm_ir
 import numpy as np
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from .._core.compiled import kernel_numba
-from .list_kernels import _splat, compresses
-from .placed_kernels import _search
+from .._core.intrinsics import Vectors, compresses
+from .primitives import bucket, count_at_most, fill_table, span_inverse, table_size
 
 numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
@@ -31,42 +30,26 @@ def new_tables(m, n_nearest):
     state (m,) int64: binary searches so far, -1 once the row's table is filled, -2 where it cannot
     be). ``n_buckets``: a power of two, at least 16 and ``n_nearest``. ``np.empty``: the pages of
     rows never filled are never touched."""
-    n_buckets = 16
-    while n_buckets < n_nearest:
-        n_buckets *= 2
+    n_buckets = table_size.py_func(n_nearest)
     return np.empty((m, n_buckets + 1), np.int32), np.empty((m, 3)), np.zeros(m, np.int64)
 
 
 @numba.njit(nogil=True)
 def _fill_table(row, n_nearest, table, info):  # pragma: no cover
-    """Buckets of equal width over the row's finite values [first, last]: ``table[k]`` = how many
-    of them lie in buckets before k (``table[-1]``: all of them), ``info`` = (first, last,
+    """The bucket table of the row's finite values (:func:`.primitives.fill_table`: ``table[k]``
+    = how many lie in buckets before k, ``table[-1]``: all of them) and ``info`` = (first, last,
     1 / width). Returns False where no such buckets exist (no finite value, one value repeated,
-    a span that overflows).
-
-    A value v in [first, last) has its place (how many row values are <= v) in
-    [table[k], table[k + 1]] for k = its bucket: the bucket is a non-decreasing function of v,
-    computed the same way for both, so a row value in an earlier bucket is below v and one in a
-    later bucket above it, whatever the rounding.
-    """
+    a span that overflows)."""
     n_fin = n_nearest
     while n_fin > 0 and not row[n_fin] < np.inf:  # row[k + 1] holds value k; +inf values last
         n_fin -= 1
     if n_fin == 0:
         return False
     first, last = row[1], row[n_fin]
-    n_buckets = table.shape[0] - 1
-    width = (last - first) / n_buckets
-    if not (first > -np.inf and width > 0.0 and width < np.inf):
+    inverse = span_inverse(first, last, table.shape[0] - 1)
+    if inverse == 0.0:
         return False
-    inverse = 1.0 / width
-    if not inverse < np.inf:  # a subnormal width
-        return False
-    table[:] = 0
-    for k in range(n_fin):
-        table[_bucket(row[k + 1], first, inverse, n_buckets) + 1] += 1
-    for k in range(1, n_buckets + 1):
-        table[k] += table[k - 1]
+    fill_table(row[1 : n_fin + 1], first, inverse, table)
     info[0], info[1], info[2] = first, last, inverse
     return True
 
@@ -76,21 +59,10 @@ def _table_place(row, v, table, k):  # pragma: no cover
     """The place of v (in bucket k of the row's filled ``table``) among the row's values."""
     low, high = table[k], table[k + 1]
     if high - low > 8:  # a crowded bucket (duplicates): a binary search within it
-        return _search(row, v, low, high)
+        return count_at_most(row, low + 1, high + 1, v) - 1
     while row[low + 1] <= v:  # a few values: a scan (the value after the bucket is above v)
         low += 1
     return low
-
-
-@numba.njit(inline="always")
-def _bucket(v, first, inverse, n_buckets):  # pragma: no cover
-    """The bucket of v (0 .. n_buckets - 1): non-decreasing in v under any rounding."""
-    f = (v - first) * inverse
-    if f >= n_buckets:
-        return n_buckets - 1
-    if f > 0.0:
-        return int(f)
-    return 0
 
 
 @numba.njit(nogil=True)
@@ -128,7 +100,7 @@ def _place_tabled(
             rest += LANES
     for q in range(rest, n_within):
         v = np.float64(values[np.uint64(columns[q])])
-        k = np.uint64(min(max((v - first) * inverse, 0.0), top_bucket))  # _bucket without a branch
+        k = np.uint64(bucket(v, first, inverse, top_bucket))
         low, high = np.int64(table[k]), np.int64(table[k + np.uint64(1)])
         p = low + ((low < high) & (row[np.uint64(low + 1)] <= v))  # low <= n_fin: in the row
         p += (low + 2 <= high) & (row[np.uint64(min(low + 2, high))] <= v)
@@ -140,7 +112,7 @@ def _place_tabled(
         v = np.float64(values[np.uint64(columns[q])])
         n_below += v <= t
         if p < 0:  # a crowded bucket
-            p = _table_place(row, v, table, _bucket(v, first, inverse, n_buckets))
+            p = _table_place(row, v, table, bucket(v, first, inverse, top_bucket))
         counts[np.uint64(min(p, top))] += 1
         if (v - row[np.uint64(p)] <= win) | (row[np.uint64(p + 1)] - v <= win):
             out[n_out, 0], out[n_out, 1], out[n_out, 2] = i, c0 + columns[q], p
@@ -165,7 +137,7 @@ def _places_block(
     signature = types.void(values, columns, places, q, table, row, first, last, inverse, top_bucket, n_fin)
 
     def codegen(context, builder, sig, args):
-        vector = _Vectors(context, builder)
+        vector = Vectors(context, builder, LANES)
         values_t, columns_t, places_t, q_t, table_t, row_t = sig.args[:6]
         at = context.cast(builder, args[3], q_t, types.intp)
         first, last, inverse, top_bucket = (
@@ -176,17 +148,12 @@ def _places_block(
         row_view = context.make_array(row_t)(context, builder, args[5])
         n_row = cgutils.unpack_tuple(builder, row_view.shape, 1)[0]
         n_nearest = vector.splat(builder.trunc(builder.sub(n_row, n_row.type(2)), vector.i32))
-        columns_at = vector.pointer(columns_t, args[1], at)
-        v = vector.gather(
-            values_t, args[0], builder.load(builder.bitcast(columns_at, vector.vi32.as_pointer()), align=4)
-        )
+        columns = builder.load(vector.pointer(columns_t, args[1], at, vector.vi32), align=4)
+        v = vector.gather(values_t, args[0], columns)
         if values_t.dtype == types.float32:
             v = builder.fpext(v, vector.vf64)
-        zero, one, two = vector.vf64([0.0] * LANES), vector.vi32([1] * LANES), vector.vi32([2] * LANES)
-        f = builder.fmul(builder.fsub(v, first), inverse)
-        f = builder.select(builder.fcmp_ordered(">", f, zero), f, zero)  # max(f, 0.0)
-        f = builder.select(builder.fcmp_ordered("<", f, top_bucket), f, top_bucket)  # min(f, top_bucket)
-        k = builder.fptosi(f, vector.vi32)
+        one, two = vector.vi32([1] * LANES), vector.vi32([2] * LANES)
+        k = vector.bucket(v, first, inverse, top_bucket)
         low, high = vector.gather(table_t, args[4], k), vector.gather(table_t, args[4], builder.add(k, one))
         second = builder.add(low, two)
         second_ok = builder.icmp_signed("<=", second, high)
@@ -207,47 +174,7 @@ def _places_block(
             builder.icmp_signed(">", builder.sub(high, low), two), builder.fcmp_ordered("<", v, last)
         )
         p = builder.select(crowded, vector.vi32([-1] * LANES), p)
-        builder.store(p, builder.bitcast(vector.pointer(places_t, args[2], at), vector.vi32.as_pointer()), align=4)
+        builder.store(p, vector.pointer(places_t, args[2], at, vector.vi32), align=4)
         return context.get_dummy_value()
 
     return signature, codegen
-
-
-class _Vectors:
-    """LLVM IR of LANES-wide vectors for :func:`_places_block`."""
-
-    def __init__(self, context, builder):
-        self.context, self.builder = context, builder
-        self.i32, self.i64 = llvm_ir.IntType(32), llvm_ir.IntType(64)
-        self.vi32 = llvm_ir.VectorType(self.i32, LANES)
-        self.vf64 = llvm_ir.VectorType(llvm_ir.DoubleType(), LANES)
-
-    def splat(self, scalar):
-        return _splat(self.builder, scalar, LANES)
-
-    def pointer(self, array_type, array, index):
-        """The address of ``array[index]``."""
-        view = self.context.make_array(array_type)(self.context, self.builder, array)
-        return cgutils.get_item_pointer(self.context, self.builder, array_type, view, [index], wraparound=False)
-
-    def gather(self, array_type, array, indices):
-        """``array[indices]`` for a vector of int32 ``indices`` (each in the array)."""
-        builder = self.builder
-        base = builder.ptrtoint(self.pointer(array_type, array, self.context.get_constant(types.intp, 0)), self.i64)
-        element = self.context.get_value_type(array_type.dtype)
-        size = array_type.dtype.bitwidth // 8
-        offsets = builder.mul(
-            builder.sext(indices, llvm_ir.VectorType(self.i64, LANES)),
-            llvm_ir.VectorType(self.i64, LANES)([size] * LANES),
-        )
-        addresses = builder.inttoptr(
-            builder.add(self.splat(base), offsets), llvm_ir.VectorType(element.as_pointer(), LANES)
-        )
-        result = llvm_ir.VectorType(element, LANES)
-        mask = llvm_ir.VectorType(llvm_ir.IntType(1), LANES)
-        kind = llvm_ir.FunctionType(result, [addresses.type, self.i32, mask, result])
-        name = {"double": "f64", "float": "f32", "i32": "i32"}[str(element)]
-        function = cgutils.get_or_insert_function(
-            builder.module, kind, f"llvm.masked.gather.v{LANES}{name}.v{LANES}p0{name}"
-        )
-        return builder.call(function, [addresses, self.i32(size), mask([1] * LANES), llvm_ir.Constant(result, None)])

@@ -25,11 +25,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.compiled import kernel_numba
+from .primitives import count_at_most, count_below, ordered_key
 from .tied_groups import Items
 
 numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
-_SIGN = np.uint64(1 << 63)
 _LAST = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
 
 
@@ -63,14 +63,10 @@ def arrange(b, rows, cols, level, a, chain_gap, window_half):
 @numba.njit(cache=True, nogil=True)
 def _pack_into(rows, a, bits, row_bits, index_bits, packed):  # pragma: no cover - compiled
     """``packed`` (n,) uint64: each item's query in the top ``row_bits``, then the top bits of
-    a key that orders as a does (the IEEE-754 bits, every bit flipped for negative values and
-    the sign bit set for the others; NaN last), then its index in the low ``index_bits``."""
+    a's :func:`.primitives.ordered_key` (NaN last), then its index in the low ``index_bits``."""
     top, cut, low = np.uint64(64 - row_bits), np.uint64(row_bits + index_bits), np.uint64(index_bits)
     for t in range(rows.size):
-        x = bits[t]
-        key = ~x if x & _SIGN else x | _SIGN
-        if a[t] != a[t]:
-            key = _LAST
+        key = ordered_key(bits[t]) if a[t] == a[t] else _LAST
         packed[t] = (np.uint64(rows[t]) << top) | ((key >> cut) << low) | np.uint64(t)
 
 
@@ -215,8 +211,8 @@ def _touch_into(
     for j in range(pr.size):
         i = pr[j]
         w = window_first[i] + pk[j]
-        lo = _search(a, window_start[w], window_stop[w], a2[j] - chain_gap[i], False)
-        hi = _search(a, window_start[w], window_stop[w], a2[j] + chain_gap[i], True)
+        lo = count_below(a, window_start[w], window_stop[w], a2[j] - chain_gap[i])
+        hi = count_at_most(a, window_start[w], window_stop[w], a2[j] + chain_gap[i])
         ends[0, j], ends[1, j] = lo, hi
         if lo < hi:
             touched[n_touched] = j
@@ -228,18 +224,6 @@ def _touch_into(
             wanted[n_wanted] = t
             n_wanted += 1
     return n_wanted, n_touched
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _search(values, lo, hi, x, right):  # pragma: no cover - compiled
-    """:func:`~embedeval._search.tied_groups.search_slices` for one slice."""
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if (values[mid] <= x) if right else (values[mid] < x):
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 @numba.njit(cache=True, nogil=True)
@@ -280,8 +264,8 @@ def _groups_into(items, members, below, ends, marks, e_all, head, near, equal, n
         if t_k < touched.size and touched[t_k] == j:  # the exact formula against its chain
             c = chain[ends[0, j]]
             x = e_all[n_wanted + t_k]
-            lo = _search(e, chain_start[c], chain_start[c + 1], x, False)
-            start = _search(e, chain_start[c], chain_start[c + 1], x, True)
+            lo = count_below(e, chain_start[c], chain_start[c + 1], x)
+            start = count_at_most(e, chain_start[c], chain_start[c + 1], x)
             equal[lo] += 1
             equal[start] -= 1
             t_k += 1

@@ -24,8 +24,9 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .._core.compiled import kernel_numba
-from .._core.prefetch import prefetch
-from .window_kernels import bucket, list_between, nonzero_bits
+from .._core.intrinsics import prefetch
+from .primitives import bucket, count_at_most, fill_table, span_inverse
+from .window_kernels import list_between, nonzero_bits
 
 numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
@@ -34,23 +35,21 @@ PAIR_AHEAD = 8
 
 
 def bucket_tables(low, high, n_windows, n_buckets):
-    """Per row, ``n_buckets`` buckets of equal width over [low[i, 0], high[i, n - 1]]: ``table``
-    (b, n_buckets), the number of low ends below every value that falls in the bucket, or
-    -1 - the number of low ends in earlier buckets where a window end falls in it or a window
-    covers it (those values are placed one by one, from there);
-    int16 (int32 for 2**15 windows or more: a row's table is read at random for each value
-    within its windows, and the smaller it is, the more of the block's stay in cache);
-    ``first`` and ``inverse`` (b,) give a value's bucket,
-    ``min(int((v - first) * inverse), n_buckets - 1)`` for v >= first (``inverse`` 0: no table,
-    every value of the row placed one by one).
+    """Per row, the bucket table (:func:`.primitives.fill_table`) of its low ends over
+    ``n_buckets`` buckets of [low[i, 0], high[i, n - 1]], the buckets of a window's ends and those
+    between them marked (:func:`_marked`: negative; those values are placed one by one, from
+    there): ``table`` (b, n_buckets + 1), int16 (int32 for 2**15 windows or more: a row's table
+    is read at random for each value within its windows, and the smaller it is, the more of the
+    block's stay in cache), -1 in a row without a table; ``first`` and ``inverse`` (b,) give a
+    value's bucket (:func:`.primitives.bucket`; ``inverse`` 0: no table, every value of the row
+    placed one by one).
 
-    Exact whatever the rounding, since the bucket of a value is a non-decreasing function of
-    it, computed the same way for the values and the window ends: in a bucket t that holds no
-    end, a low end with bucket < t is <= every value in t, one with bucket > t is above them,
-    and a window whose ends lie in buckets on either side of t marks it.
+    In a bucket t that holds no end, a low end with bucket < t is <= every value in t and one
+    with bucket > t is above them (the bucket is monotone), and a window whose ends lie in
+    buckets on either side of t marks it.
     """
     b, g = low.shape
-    table = np.full((b, n_buckets), -1, dtype=np.int16 if g < 1 << 15 else np.int32)
+    table = np.full((b, n_buckets + 1), -1, dtype=np.int16 if g < 1 << 15 else np.int32)
     first, inverse = np.zeros(b), np.zeros(b)
     _bucket_tables_into(low, high, n_windows, table, first, inverse)
     return table, first, inverse
@@ -58,32 +57,30 @@ def bucket_tables(low, high, n_windows, n_buckets):
 
 @numba.njit(cache=True, nogil=True)
 def _bucket_tables_into(low, high, n_windows, table, first, inverse):  # pragma: no cover - compiled
-    """:func:`bucket_tables` into ``table`` (b, n_buckets) of -1 and ``first``, ``inverse`` (b,) of 0."""
-    b, n_buckets = table.shape
-    top = np.float64(n_buckets - 1)
-    for i in range(b):
+    """:func:`bucket_tables` into ``table`` (b, n_buckets + 1) of -1 and ``first``, ``inverse`` (b,) of 0."""
+    top = np.float64(table.shape[1] - 2)
+    for i in range(table.shape[0]):
         n = n_windows[i]
         if n == 0:
             continue
         lo_row, hi_row = low[i], high[i]
-        first[i] = lo_row[0]
-        width = (hi_row[n - 1] - lo_row[0]) / n_buckets
-        if not (width > 0.0 and 1.0 / width < np.inf):
-            continue  # one point, an infinite span or a subnormal width: every value placed one by one
-        inverse[i] = 1.0 / width
+        first[i], inverse[i] = lo_row[0], span_inverse(lo_row[0], hi_row[n - 1], table.shape[1] - 1)
+        if inverse[i] == 0.0:
+            continue  # no table: every value placed one by one
         row = table[i]
-        row[:] = 0
-        for w in range(n):  # each low end counts in the buckets after its own
-            a = bucket(lo_row[w], first[i], inverse[i], top)
-            if a + 1 < n_buckets:
-                row[a + 1] += 1
-        for t in range(1, n_buckets):
-            row[t] += row[t - 1]
-        for w in range(n):  # the buckets of a window's ends, and those between: -1 - their count
+        fill_table(lo_row[:n], first[i], inverse[i], row)
+        for w in range(n):  # the buckets of a window's ends, and those between
             a, z = bucket(lo_row[w], first[i], inverse[i], top), bucket(hi_row[w], first[i], inverse[i], top)
             for t in range(a, z + 1):
                 if row[t] >= 0:
-                    row[t] = -1 - row[t]
+                    row[t] = _marked(row[t])
+
+
+@numba.njit(inline="always")
+def _marked(entry):  # pragma: no cover - compiled
+    """-1 - ``entry``: a bucket table's count of low ends, marked (negative) where a window end
+    falls in its bucket or a window covers it; and, the same map, a marked entry's count."""
+    return -1 - np.int64(entry)
 
 
 def window_pass(products, excluded, norms, euclidean, low, high, n_windows, tables, capacity):
@@ -121,7 +118,7 @@ def _window_pass_into(
     cols; ``hist`` (g + 2,) and ``listed`` (3, m) int32: scratch.
     Returns n_members."""
     b, m = products.shape
-    top = np.float64(table.shape[1] - 1)
+    top = np.float64(table.shape[1] - 2)
     columns, buckets, marked = listed[0], listed[1], listed[2]
     count, x = 0, 0
     for i in range(b):
@@ -162,8 +159,8 @@ def _window_pass_into(
 
 @numba.njit(cache=True, nogil=True)
 def _count_tabled(buckets, n_inside, table, hist, marked):  # pragma: no cover - compiled
-    """``hist[p] += 1`` for the first ``n_inside`` ``buckets`` whose ``table`` entry p is not -1
-    (those count in the spare ``hist[-1]``, and their places in ``buckets`` are listed in
+    """``hist[p] += 1`` for the first ``n_inside`` ``buckets`` whose ``table`` entry p is not
+    :func:`_marked` (those count in the spare ``hist[-1]``, and their places in ``buckets`` are listed in
     ``marked``); returns how many are marked. Without a branch (a branch on the mark
     mispredicts), unsigned indices; a function of its own: the window pass's registers are all
     taken."""
@@ -194,11 +191,11 @@ def _place_marked(
         v = norms[c] - scale * row_products[c]
         # p: the windows whose low end is <= v (v is strictly below the windows k >= p)
         if tabled:
-            p = -1 - np.int64(table[buckets[marked[s]]])
+            p = _marked(table[buckets[marked[s]]])
             while p < n and lo_row[p] <= v:
                 p += 1
         else:
-            p = _place(lo_row, n, v)
+            p = count_at_most(lo_row, 0, n, v)
         hist[p] += 1
         # v lies in the windows k < p whose high end is >= v (the high ends increase)
         k = p - 1
@@ -216,19 +213,6 @@ def _skip(excluded, x, stop):  # pragma: no cover - compiled
     while x < excluded.size and excluded[x] < stop:
         x += 1
     return x
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _place(lo_row, n, v):  # pragma: no cover - compiled
-    """The number of lo_row[:n] (increasing) that are <= v: a binary search."""
-    lo, hi = 0, n
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if lo_row[mid] <= v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 def pair_values(queries, reference, norms, euclidean, rows, cols):

@@ -10,12 +10,12 @@ products.astype(np.float64)``) and
 
 * writes to ``listed[:n_within]``, ascending, every column with ``first <= v <= last`` (a NaN
   is never listed), as ``np.flatnonzero((v >= first) & (v <= last))``, and to
-  ``buckets[:n_within]`` the bucket of each, :func:`bucket`'s ``int((v - first) * inverse)``
+  ``buckets[:n_within]`` the bucket of each, :func:`.primitives.bucket`'s ``int((v - first) * inverse)``
   within [0, top]; both int32 of at least w entries, those from ``n_within`` on left with any
   value;
 * counts ``n_below``, the values ``< first``.
 
-Where the compiled code's target has AVX-512 (:func:`.list_kernels.compresses`), 64 bytes of
+Where the compiled code's target has AVX-512 (:func:`embedeval._core.intrinsics.compresses`), 64 bytes of
 ``products`` (16 float32 or 8 float64) are taken at once: their values computed as one vector,
 compared with both ends, their buckets computed, and the columns and buckets within packed to
 the front of a vector each (LLVM's ``llvm.experimental.vector.compress``: one ``vpcompressd``)
@@ -25,20 +25,17 @@ Elsewhere, and after the last whole block, a scalar loop: one store a column and
 moves only for the columns within (no branch: a branch on "within" mispredicts where those are
 interleaved, as in ``bench_floor.py``'s tied row: bench/NOTES.md, stop 52). The tests check both ways against
 numpy on the same rows.
-
-:mod:`.tied_kernels` compiles these into its cached kernel; an edit here compiles it again
-(the cache is keyed by the package's sources: :func:`embedeval._core.compiled.kernel_numba`).
 """
 
 from __future__ import annotations
 
 import llvmlite.ir as llvm_ir
-import numpy as np
-from numba.core import cgutils, types
+from numba.core import types
 from numba.extending import intrinsic
 
 from .._core.compiled import kernel_numba
-from .list_kernels import _VECTOR_BYTES, _splat, compress_store, compresses
+from .._core.intrinsics import VECTOR_BYTES, Vectors, compresses, item_pointer
+from .primitives import bucket
 
 numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
@@ -66,7 +63,7 @@ def _between_block(
         and isinstance(at, types.Integer)
     ):
         return None
-    lanes = _VECTOR_BYTES * 8 // products.dtype.bitwidth
+    lanes = VECTOR_BYTES * 8 // products.dtype.bitwidth
     signature = types.UniTuple(types.intp, 2)(products, norms, start, scale, first, last, inverse, top, *arrays[1:], at)
 
     def codegen(context, builder, sig, args):
@@ -74,39 +71,20 @@ def _between_block(
         p_arr, n_arr, begin, factor, lo, hi, inv, end, l_arr, b_arr, where = args
         begin = context.cast(builder, begin, start_type, types.intp)
         where = context.cast(builder, where, at_type, types.intp)
-        i32 = llvm_ir.IntType(32)
-        column_type, wide_type = llvm_ir.VectorType(i32, lanes), llvm_ir.VectorType(llvm_ir.DoubleType(), lanes)
-
-        def pointer(array_type, array, index, vector_type):
-            view = context.make_array(array_type)(context, builder, array)
-            item = cgutils.get_item_pointer(context, builder, array_type, view, [index], wraparound=False)
-            return builder.bitcast(item, vector_type.as_pointer())
-
-        def splat(x):
-            return _splat(builder, x, lanes)
-
-        element = context.get_value_type(p_type.dtype)
-        block = builder.load(pointer(p_type, p_arr, begin, llvm_ir.VectorType(element, lanes)), align=4)
+        vector = Vectors(context, builder, lanes)
+        splat = vector.splat
+        block = builder.load(vector.pointer(p_type, p_arr, begin, vector.of(p_type.dtype)), align=4)
         if p_type.dtype == types.float32:
-            block = builder.fpext(block, wide_type)
-        norm = builder.load(pointer(n_type, n_arr, begin, wide_type), align=8)
+            block = builder.fpext(block, vector.vf64)
+        norm = builder.load(vector.pointer(n_type, n_arr, begin, vector.vf64), align=8)
         value = builder.fsub(norm, builder.fmul(splat(factor), block))  # an exact product: one rounding
         below = builder.fcmp_ordered("<", value, splat(lo))
         above_first = builder.fcmp_ordered(">=", value, splat(lo))
         within = builder.and_(above_first, builder.fcmp_ordered("<=", value, splat(hi)))
-        # _bucket's: int(f) for f in (0, top), 0 below (and NaN), top above; every lane defined
-        f = builder.fmul(builder.fsub(value, splat(lo)), splat(inv))
-        zero = llvm_ir.Constant(wide_type, [0.0] * lanes)
-        f = builder.select(builder.fcmp_ordered(">", f, zero), f, zero)
-        f = builder.select(builder.fcmp_ordered("<", f, splat(end)), f, splat(end))
-        bucket = builder.fptoui(f, column_type)
-        columns = builder.add(splat(builder.trunc(begin, i32)), column_type(list(range(lanes))))
-        compress_store(builder, columns, within, pointer(l_type, l_arr, where, column_type))
-        compress_store(builder, bucket, within, pointer(b_type, b_arr, where, column_type))
-        intp = context.get_value_type(types.intp)
-        bits = llvm_ir.IntType(lanes)
-        counts = [builder.zext(builder.ctpop(builder.bitcast(m, bits)), intp) for m in (within, below)]
-        return context.make_tuple(builder, sig.return_type, counts)
+        in_bucket = vector.bucket(value, splat(lo), splat(inv), splat(end))
+        vector.compress_store(vector.columns(begin), within, vector.pointer(l_type, l_arr, where, vector.vi32))
+        vector.compress_store(in_bucket, within, vector.pointer(b_type, b_arr, where, vector.vi32))
+        return context.make_tuple(builder, sig.return_type, [vector.count(within), vector.count(below)])
 
     return signature, codegen
 
@@ -128,9 +106,8 @@ def nonzero_bits(typingctx, mask, start):  # pragma: no cover - compiled
 
     def codegen(context, builder, sig, args):
         mask_type, start_type = sig.args
-        view = context.make_array(mask_type)(context, builder, args[0])
         first = context.cast(builder, args[1], start_type, types.intp)
-        item = cgutils.get_item_pointer(context, builder, mask_type, view, [first], wraparound=False)
+        item = item_pointer(context, builder, mask_type, args[0], first)
         byte_block = llvm_ir.VectorType(llvm_ir.IntType(8), 64)
         block = builder.load(builder.bitcast(item, byte_block.as_pointer()), align=1)
         set_bytes = builder.icmp_unsigned("!=", block, llvm_ir.Constant(byte_block, [0] * 64))
@@ -147,7 +124,7 @@ def list_between(products, norms, scale, first, last, inverse, top, listed, buck
     n_within, n_below = 0, 0
     c = 0
     if compresses():
-        lanes = _VECTOR_BYTES // products.itemsize
+        lanes = VECTOR_BYTES // products.itemsize
         while c + lanes <= w:
             k, under = _between_block(products, norms, c, scale, first, last, inverse, top, listed, buckets, n_within)
             n_within += k
@@ -172,11 +149,3 @@ def list_between_scalar(products, norms, scale, first, last, inverse, top, liste
         n_within += (v >= first) & (v <= last)
         n_below += v < first
     return n_within, n_below
-
-
-@numba.njit(inline="always")
-def bucket(v, first, inverse, top):  # pragma: no cover
-    """The bucket of v: ``int((v - first) * inverse)`` within [0, top] (0 for a NaN); non-decreasing in v."""
-    f = (v - first) * inverse
-    f = f if f > 0.0 else 0.0
-    return np.int32(f if f < top else top)

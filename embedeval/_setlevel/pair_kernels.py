@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.compiled import kernel_numba
-from .._core.prefetch import prefetch
+from .._core.intrinsics import prefetch
 
 numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 

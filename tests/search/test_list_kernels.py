@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 numba = pytest.importorskip("numba")
+from embedeval._core import intrinsics  # noqa: E402
 from embedeval._search import list_kernels  # noqa: E402
 
 
@@ -23,7 +24,7 @@ def _listed(values, limit, listed, scalar):
 
 @numba.njit
 def _compresses():
-    return list_kernels.compresses()
+    return intrinsics.compresses()
 
 
 def _check(values, limit):
@@ -98,7 +99,7 @@ def test_the_vector_path_runs_where_the_host_has_avx512():
 
 def test_the_compressing_store_of_older_llvm_lists_the_same(monkeypatch):
     """Before LLVM 19 the block is written by LLVM's masked compressing store: the same columns."""
-    monkeypatch.setattr(list_kernels, "REGISTER_COMPRESS", False)
+    monkeypatch.setattr(intrinsics, "REGISTER_COMPRESS", False)
 
     @numba.njit  # compiled now, with the store of older LLVM
     def listed_by_store(values, limit, listed):

@@ -20,7 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 numba = pytest.importorskip("numba")
-from embedeval._search import list_kernels, tied_kernels, tied_scan, window_kernels  # noqa: E402
+from embedeval._core import intrinsics  # noqa: E402
+from embedeval._search import tied_kernels, tied_scan, window_kernels  # noqa: E402
 
 
 @numba.njit
@@ -111,7 +112,7 @@ def test_the_listing_equals_numpy_on_drawn_rows(values, first, last, dtype):
 
 def test_the_compressing_store_of_older_llvm_lists_the_same(monkeypatch):
     """Before LLVM 19 the blocks are written by LLVM's masked compressing store: the same lists."""
-    monkeypatch.setattr(list_kernels, "REGISTER_COMPRESS", False)  # compress_store reads it there
+    monkeypatch.setattr(intrinsics, "REGISTER_COMPRESS", False)  # compress_store reads it there
 
     @numba.njit  # compiled now, with the store of older LLVM
     def between_by_store(products, norms, scale, first, last, inverse, top, listed, buckets, scalar):

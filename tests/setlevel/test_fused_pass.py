@@ -127,7 +127,7 @@ def test_prefetch_distance_changes_no_result(monkeypatch, ahead):
 def test_prefetch_compiles_and_reads_nothing():
     import numba
 
-    from embedeval._core.prefetch import prefetch
+    from embedeval._core.intrinsics import prefetch
 
     @numba.njit
     def walk(values, ahead):
