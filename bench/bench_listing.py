@@ -22,8 +22,7 @@ value:
   scalar   the same listing by the branch-free scalar loop (the fallback without AVX-512)
 
 and the share of values within the limits. The pass's results (counts, below, near-ties) are
-checked equal between variants. An edit of a kernel module other than deep_kernels.py is not
-seen by numba's cache of the pass: empty ``embedeval/_search/__pycache__/*.nb*`` after one.
+checked equal between variants.
 """
 
 from __future__ import annotations
@@ -113,27 +112,32 @@ def run_listing(kept, scalar):
 
 
 def _count_listed(chunk, lim, listed, scalar):
-    global _COUNT_LISTED
-    if _COUNT_LISTED is None:
-        import numba
+    """The listed values of every row of ``chunk``; ``scalar``: compiled as for a target without
+    AVX-512 (``compresses()`` False while it compiles: the scalar loop)."""
+    import numba
 
-        from embedeval._search import list_kernels
+    from embedeval._core import intrinsics
+    from embedeval._search import list_kernels
 
-        @numba.njit
-        def count_listed(chunk, lim, listed, scalar):
+    if scalar not in _COUNT_LISTED:
+
+        def count_listed(chunk, lim, listed):
             total = 0
             for a in range(chunk.shape[0]):
-                if scalar:
-                    total += list_kernels.list_within_scalar(chunk[a], lim[a], listed)
-                else:
-                    total += list_kernels.list_within(chunk[a], lim[a], listed)
+                total += list_kernels.list_within(chunk[a], lim[a], listed)
             return total
 
-        _COUNT_LISTED = count_listed
-    return _COUNT_LISTED(chunk, lim, listed, scalar)
+        _COUNT_LISTED[scalar] = numba.njit(count_listed)
+    compresses = intrinsics._target_compresses
+    try:
+        if scalar:
+            intrinsics._target_compresses = lambda context: False
+        return _COUNT_LISTED[scalar](chunk, lim, listed)
+    finally:
+        intrinsics._target_compresses = compresses
 
 
-_COUNT_LISTED = None
+_COUNT_LISTED = {}
 
 
 def fewest_seconds(repeat, fn):

@@ -219,3 +219,16 @@ TREC_MEASURES = {
     "hit_rate@1": "success_1",
     "hit_rate@5": "success_5",
 }
+
+
+def without_vectors(dispatcher, *args):
+    """``dispatcher(*args)`` (a numba dispatcher of its own) compiled as for a target without
+    AVX-512: :func:`embedeval._core.intrinsics.compresses` is False while it compiles, so the
+    kernels it inlines run their scalar loops, whatever this host has."""
+    import pytest
+
+    from embedeval._core import intrinsics
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(intrinsics, "_target_compresses", lambda context: False)
+        return dispatcher(*args)

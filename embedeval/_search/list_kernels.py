@@ -81,13 +81,3 @@ def list_within(values, limit, listed):  # pragma: no cover
         n_within += values[c] <= limit
         c += 1
     return n_within
-
-
-@numba.njit(inline="always")
-def list_within_scalar(values, limit, listed):  # pragma: no cover
-    """:func:`list_within` without the vectors (what a target without AVX-512 runs)."""
-    n_within = 0
-    for c in range(values.shape[0]):
-        listed[n_within] = c
-        n_within += values[c] <= limit
-    return n_within

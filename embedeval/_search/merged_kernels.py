@@ -4,15 +4,10 @@ few other values, sorted, and the ranks written from how many land in each gap.
 
 For a row with relevant values v (in any order) and other values o_1 <= ... <= o_K (every other
 reference up to the row's limit), a relevant value's place p(v) = #{k : o_k <= v} is found with a
-table of equal-width cells over [o_1, o_K]: ``table[c]`` holds how many others lie in cells before
-c, so p(v) = table[c] + (the others of v's own cell that are <= v), and the cell of a value is a
-non-decreasing function of it, computed the same way for both sides, so that an other in an
-earlier cell is below v and one in a later cell above it, whatever the rounding.
-
-The relevant values in gap p (p others before them) hold consecutive positions in the ranking
-of the relevant values, whatever their order among themselves: the one at position j (0-based)
-has rank j + 1 + p. A relevant value within ``window`` of an other on either side (a near-tie:
-the error bounds cannot order the two) marks its row for an exact ranking by the caller.
+bucket table of the others (:mod:`.primitives`; its buckets are called cells here), and the ranks
+follow from how many land in each gap (:func:`.primitives.write_ranks`). A relevant value within
+``window`` of an other on either side (a near-tie: the error bounds cannot order the two) marks
+its row for an exact ranking by the caller.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""A row's bucket table, for the deep pass (:mod:`.deep_kernels`; numba, imported only when
-:func:`embedeval._core.compiled.enabled`): buckets of equal width over a row's sorted relevant
-values, each holding how many of them lie in earlier buckets, so that a value's place among
-them (how many are <= it: numpy's ``searchsorted(..., side="right")``) lies between two
-neighbouring entries. A row fills its table once it has placed enough values to repay it.
-
-:mod:`.deep_kernels` compiles these into its cached kernel; an edit here compiles it again
-(the cache is keyed by the package's sources: :func:`embedeval._core.compiled.kernel_numba`).
+"""A row's bucket table (:mod:`.primitives`) over its sorted relevant values, and the placement
+of values through it, for the deep pass (:mod:`.deep_kernels`; numba, imported only when
+:func:`embedeval._core.compiled.enabled`). A row fills its table once it has placed enough
+values to repay it.
 """
 
 from __future__ import annotations

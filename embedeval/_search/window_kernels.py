@@ -137,15 +137,3 @@ def list_between(products, norms, scale, first, last, inverse, top, listed, buck
         n_below += v < first
         c += 1
     return n_within, n_below
-
-
-@numba.njit(inline="always")
-def list_between_scalar(products, norms, scale, first, last, inverse, top, listed, buckets):  # pragma: no cover
-    """:func:`list_between` without the vectors (what a target without AVX-512 runs)."""
-    n_within, n_below = 0, 0
-    for c in range(products.shape[0]):
-        v = norms[c] - scale * products[c]
-        listed[n_within], buckets[n_within] = c, bucket(v, first, inverse, top)
-        n_within += (v >= first) & (v <= last)
-        n_below += v < first
-    return n_within, n_below

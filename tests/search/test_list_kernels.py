@@ -11,15 +11,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 numba = pytest.importorskip("numba")
+from reference import without_vectors  # noqa: E402
+
 from embedeval._core import intrinsics  # noqa: E402
 from embedeval._search import list_kernels  # noqa: E402
 
 
 @numba.njit
-def _listed(values, limit, listed, scalar):
-    if scalar:
-        return list_kernels.list_within_scalar(values, limit, listed)
+def _listed(values, limit, listed):
     return list_kernels.list_within(values, limit, listed)
+
+
+_listed_scalar = numba.njit(_listed.py_func)  # compiled by without_vectors alone
 
 
 @numba.njit
@@ -32,7 +35,8 @@ def _check(values, limit):
     expected = np.flatnonzero(values <= limit)
     for scalar in (False, True):
         listed = np.full(values.size + 16, -7, dtype=np.int32)
-        n = _listed(values, values.dtype.type(limit), listed[: values.size], scalar)
+        args = (values, values.dtype.type(limit), listed[: values.size])
+        n = without_vectors(_listed_scalar, *args) if scalar else _listed(*args)
         assert n == expected.size
         np.testing.assert_array_equal(listed[:n], expected)
         assert (listed[values.size :] == -7).all()
@@ -91,8 +95,11 @@ def test_the_listing_equals_flatnonzero_on_drawn_rows(values, limit, dtype):
 
 
 def test_the_vector_path_runs_where_the_host_has_avx512():
-    """The tests above exercise the vector path wherever numpy sees AVX-512 (numba compiles for the host)."""
+    """The tests above exercise the vector path wherever numpy sees AVX-512 (numba compiles for the
+    host), and the scalar loop everywhere (what ``without_vectors`` compiles)."""
     from numpy._core._multiarray_umath import __cpu_features__
+
+    assert without_vectors(numba.njit(_compresses.py_func)) is False
 
     assert _compresses() == bool(__cpu_features__.get("AVX512F", False))
 

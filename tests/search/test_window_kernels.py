@@ -20,15 +20,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 numba = pytest.importorskip("numba")
+from reference import without_vectors  # noqa: E402
+
 from embedeval._core import intrinsics  # noqa: E402
 from embedeval._search import tied_kernels, tied_scan, window_kernels  # noqa: E402
 
 
 @numba.njit
-def _between(products, norms, scale, first, last, inverse, top, listed, buckets, scalar):
-    if scalar:
-        return window_kernels.list_between_scalar(products, norms, scale, first, last, inverse, top, listed, buckets)
+def _between_vectors(products, norms, scale, first, last, inverse, top, listed, buckets):
     return window_kernels.list_between(products, norms, scale, first, last, inverse, top, listed, buckets)
+
+
+_between_scalar = numba.njit(_between_vectors.py_func)  # compiled by without_vectors alone
+
+
+def _between(*args, scalar):
+    return without_vectors(_between_scalar, *args) if scalar else _between_vectors(*args)
 
 
 def _expected(products, norms, scale, first, last, inverse, top):
@@ -49,7 +56,7 @@ def _check(products, norms, scale, first, last, inverse, top, between=_between):
     for scalar in (False, True):
         listed, buckets = np.full(w + 16, -7, dtype=np.int32), np.full(w + 16, -7, dtype=np.int32)
         args = (first, last, inverse, top, listed[:w], buckets[:w])
-        n, below = between(products, norms, scale, *args, scalar)
+        n, below = between(products, norms, scale, *args, scalar=scalar)
         assert (n, below) == (want_listed.size, want_below)
         np.testing.assert_array_equal(listed[:n], want_listed)
         np.testing.assert_array_equal(buckets[:n], want_buckets)
@@ -114,9 +121,10 @@ def test_the_compressing_store_of_older_llvm_lists_the_same(monkeypatch):
     """Before LLVM 19 the blocks are written by LLVM's masked compressing store: the same lists."""
     monkeypatch.setattr(intrinsics, "REGISTER_COMPRESS", False)  # compress_store reads it there
 
-    @numba.njit  # compiled now, with the store of older LLVM
-    def between_by_store(products, norms, scale, first, last, inverse, top, listed, buckets, scalar):
-        return window_kernels.list_between(products, norms, scale, first, last, inverse, top, listed, buckets)
+    by_store = numba.njit(_between_vectors.py_func)  # compiled below, with the store of older LLVM
+
+    def between_by_store(*args, scalar):
+        return by_store(*args)
 
     rng = np.random.default_rng(3)
     for dtype in (np.float32, np.float64):
