@@ -20,6 +20,8 @@ compilation as the loops themselves (``python bench/bench_compile.py --cold --ti
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
@@ -34,7 +36,15 @@ numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 PAIR_AHEAD = 8
 
 
-def bucket_tables(low, high, n_windows, n_buckets):
+class BucketTables(NamedTuple):
+    """Per row of a block, the bucket table of its windows' low ends (:func:`bucket_tables`)."""
+
+    table: np.ndarray
+    first: np.ndarray
+    inverse: np.ndarray
+
+
+def bucket_tables(low, high, n_windows, n_buckets) -> BucketTables:
     """Per row, the bucket table (:func:`.primitives.fill_table`) of its low ends over
     ``n_buckets`` buckets of [low[i, 0], high[i, n - 1]], the buckets of a window's ends and those
     between them marked (:func:`_marked`: negative; those values are placed one by one, from
@@ -52,7 +62,7 @@ def bucket_tables(low, high, n_windows, n_buckets):
     table = np.full((b, n_buckets + 1), -1, dtype=np.int16 if g < 1 << 15 else np.int32)
     first, inverse = np.zeros(b), np.zeros(b)
     _bucket_tables_into(low, high, n_windows, table, first, inverse)
-    return table, first, inverse
+    return BucketTables(table, first, inverse)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -99,13 +109,12 @@ def window_pass(products, excluded, norms, euclidean, low, high, n_windows, tabl
     """
     b, m = products.shape
     g = low.shape[1]
-    table, _, inverses = tables
     below = np.zeros((b, g), dtype=np.int64)
     members = np.empty((3, capacity), dtype=np.int64)
     hist = np.empty(g + 2, dtype=np.int64)
     listed = np.empty((3, m), dtype=np.int32)
     norms, scale = (norms, 2.0) if euclidean else (np.zeros(m), 1.0)  # v = 0 - p: -p, or -0 for +0
-    window = (low, high, n_windows, table, inverses)
+    window = (low, high, n_windows, tables.table, tables.inverse)
     n = _window_pass_into(products, excluded, norms, scale, *window, below, members, hist, listed)
     return below, members[0], members[1], members[2], n
 

@@ -175,7 +175,7 @@ def test_the_window_pass_equals_the_numpy_pass(dtype, euclidean):
         for n_buckets in (1, 2, 7, 64, 4096):
             table, first, inverse = tied_kernels.bucket_tables(low, high, n_windows, n_buckets)
             for wide in (False, True):
-                tables = (table.astype(np.int32) if wide else table, first, inverse)
+                tables = tied_kernels.BucketTables(table.astype(np.int32) if wide else table, first, inverse)
                 window = (low, high, n_windows, tables, 2)
                 got = tied_scan._windows(products.copy(), excluded, norms, euclidean, *window)
                 for part, expected in zip(_by_member(got), _by_member(want), strict=True):
