@@ -59,9 +59,9 @@ def _list_into(chunk, i0, c0, lim, values, columns, n_listed, listed, widen):  #
             for k in range(kept):
                 values[i, f + k] = row[listed[k]]
         else:
-            q, matrix32, norms64, dim = widen[0][i], widen[1], widen[2], widen[3]
+            factors64, matrix32, norms64, dim = widen
             for k in range(kept):
-                values[i, f + k] = pair_value64(q, matrix32, norms64, c0 + listed[k], dim)
+                values[i, f + k] = pair_value64(factors64[i], matrix32, norms64, c0 + listed[k], dim)
         for k in range(kept):
             columns[i, f + k] = c0 + listed[k]
         n_listed[i] = f + n

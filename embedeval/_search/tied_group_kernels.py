@@ -258,8 +258,9 @@ def _groups_into(items, members, below, ends, marks, e_all, head, near, equal, n
             level[t] = perm[t]
         k += ce - cs
     t_k = 0
-    for j in range(members[0].size):  # each member's range of items it is strictly nearer than
-        we = window_stop[window_first[members[0][j]] + members[1][j]]
+    pr, pk = members
+    for j in range(pr.size):  # each member's range of items it is strictly nearer than
+        we = window_stop[window_first[pr[j]] + pk[j]]
         start = ends[1, j]
         if t_k < touched.size and touched[t_k] == j:  # the exact formula against its chain
             c = chain[ends[0, j]]
