@@ -5,8 +5,8 @@ only by ``*_kernels.py`` modules, which are imported only when
 * :func:`prefetch`: an ``@intrinsic`` asking the processor for the cache line of
   ``array[index]`` ahead of its use;
 * :func:`compresses`: an ``@intrinsic``, True where the compiled code's target has AVX-512 (the
-  vector paths of :mod:`embedeval._search.list_kernels`, ``window_kernels`` and
-  ``table_kernels`` are compiled only there);
+  vector paths of :mod:`embedeval._search.list_kernels` and ``table_kernels`` are compiled
+  only there);
 * :class:`Vectors`: the pieces those paths' ``@intrinsic`` code generators build their
   ``lanes``-wide vectors from: a splat, an element's address, a gather, the monotone bucket of
   :func:`embedeval._search.primitives.bucket` in vectors, and a compressing store.

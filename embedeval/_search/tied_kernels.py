@@ -27,8 +27,8 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .._core.compiled import kernel_numba
 from .._core.intrinsics import prefetch
+from .list_kernels import list_between, nonzero_bits
 from .primitives import bucket, count_at_most, fill_table, span_inverse
-from .window_kernels import list_between, nonzero_bits
 
 numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
@@ -273,7 +273,7 @@ def graded_pairs(positive, left_out):
 def _graded_pairs_into(positive, left_out, has_left, m, rows, cols, excluded):  # pragma: no cover - compiled
     """:func:`graded_pairs` into ``rows``, ``cols`` and ``excluded`` (large enough) from the flat
     masks (``left_out`` unread unless ``has_left``); returns how many each holds. Each 64 bytes
-    of the masks become two 64-bit words of their set bytes (:func:`.window_kernels.nonzero_bits`),
+    of the masks become two 64-bit words of their set bytes (:func:`.list_kernels.nonzero_bits`),
     whose set bits are visited lowest first (graded pairs are rare)."""
     n, k = 0, 0
     row, row_start = 0, 0  # the row of a flat position, without a division

@@ -1,6 +1,6 @@
 """The tied scan's window pass and its listing against slow, obvious references.
 
-* :func:`embedeval._search.window_kernels.list_between` (the vector path where the host has
+* :func:`embedeval._search.list_kernels.list_between` (the vector path where the host has
   AVX-512, the scalar fallback, and the masked store of older LLVM) against numpy's
   ``flatnonzero`` of ``first <= v <= last`` and a bucket computed in numpy, on rows of every
   length around the vector's width, with values on both ends, duplicates, NaN, infinities,
@@ -23,12 +23,12 @@ numba = pytest.importorskip("numba")
 from reference import without_vectors  # noqa: E402
 
 from embedeval._core import intrinsics  # noqa: E402
-from embedeval._search import tied_kernels, tied_scan, window_kernels  # noqa: E402
+from embedeval._search import list_kernels, tied_kernels, tied_scan  # noqa: E402
 
 
 @numba.njit
 def _between_vectors(products, norms, scale, first, last, inverse, top, listed, buckets):
-    return window_kernels.list_between(products, norms, scale, first, last, inverse, top, listed, buckets)
+    return list_kernels.list_between(products, norms, scale, first, last, inverse, top, listed, buckets)
 
 
 _between_scalar = numba.njit(_between_vectors.py_func)  # compiled by without_vectors alone
