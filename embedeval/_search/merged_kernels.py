@@ -176,17 +176,18 @@ def merged_ranks(found, others, n_others, limit, threshold, n_ranked, depth, win
     tied = np.zeros(len(found), dtype=np.bool_)
     reached = np.zeros(len(found), dtype=np.int64)
     at = np.arange(len(found)) if at is None else np.asarray(at, dtype=np.int64)
-    args = (found, others, n_others, limit, threshold, n_ranked, depth, window)
-    _merged_rows_into(*args, table, padded, counts, ranks, at, tied, reached)
+    rows = (found, others, n_others, limit, threshold, n_ranked, depth, window)
+    _merged_rows_into(rows, (table, padded, counts), ranks, at, tied, reached)
     return tied, reached
 
 
 @numba.njit(cache=True, nogil=True)
-def _merged_rows_into(
-    found, others, n_others, limit, threshold, n_ranked, depth, window, table, padded, counts, ranks, at, tied, reached
-):  # pragma: no cover - compiled
-    """:func:`merged_ranks` with its scratch (``table``: the widest row's cells + 1; ``padded``:
-    its others + 5; ``counts``: its others + 2) and results (``tied``, ``reached``) passed in."""
+def _merged_rows_into(rows, scratch, ranks, at, tied, reached):  # pragma: no cover - compiled
+    """:func:`merged_ranks` with its arguments (``rows``: found, others, n_others, limit, threshold,
+    n_ranked, depth, window), scratch (``table``: the widest row's cells + 1; ``padded``: its
+    others + 5; ``counts``: its others + 2) and results (``tied``, ``reached``) passed in."""
+    found, others, n_others, limit, threshold, n_ranked, depth, window = rows
+    table, padded, counts = scratch
     for i in range(found.shape[0]):
         k_others = n_others[i]
         first, inverse, cells = _fill(others[i, :k_others], table, padded)

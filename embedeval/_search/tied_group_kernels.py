@@ -49,7 +49,7 @@ def arrange(b, rows, cols, level, a, chain_gap, window_half):
     order = np.empty(n, dtype=np.int64)
     heads = (chain_head, window, window_start, n_windows)
     items = (rows, cols, level, a, chain_gap, window_half)
-    n_all = _arrange_into(packed, index_bits, *items, out, a_sorted, *heads, order)
+    n_all = _arrange_into(packed, index_bits, items, out, a_sorted, heads, order)
     window_stop = window_start[1 : n_all + 1].copy()
     window_start = window_start[:n_all]
     window_first = np.cumsum(n_windows) - n_windows
@@ -71,27 +71,14 @@ def _pack_into(rows, a, bits, row_bits, index_bits, packed):  # pragma: no cover
 
 
 @numba.njit(cache=True, nogil=True)
-def _arrange_into(
-    packed,
-    index_bits,
-    rows,
-    cols,
-    level,
-    a,
-    chain_gap,
-    window_half,
-    out,
-    a_sorted,
-    chain_head,
-    window,
-    window_start,
-    n_windows,
-    order,
-):  # pragma: no cover - compiled
-    """:func:`arrange`'s loop over the sorted ``packed`` keys: ``out`` (3, n) rows, cols, level
-    and ``a_sorted`` (n,) in (query, a) order, ``chain_head``, ``window`` (n,), ``window_start``
-    (n + 1,: the first item of each window, then n), ``n_windows`` (b,) of 0; ``order`` (n,)
-    scratch. Returns the number of windows."""
+def _arrange_into(packed, index_bits, items, out, a_sorted, heads, order):  # pragma: no cover - compiled
+    """:func:`arrange`'s loop over the sorted ``packed`` keys (``items``: rows, cols, level, a,
+    chain_gap, window_half): ``out`` (3, n) rows, cols, level and ``a_sorted`` (n,) in (query, a)
+    order; ``heads``: ``chain_head``, ``window`` (n,), ``window_start`` (n + 1,: the first item of
+    each window, then n), ``n_windows`` (b,) of 0; ``order`` (n,) scratch. Returns the number of
+    windows."""
+    rows, cols, level, a, chain_gap, window_half = items
+    chain_head, window, window_start, n_windows = heads
     n, low = rows.size, np.uint64(index_bits)
     mask = (np.uint64(1) << low) - np.uint64(1)
     for p in range(n):
