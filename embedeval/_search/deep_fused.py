@@ -55,7 +55,6 @@ def count(block, mixed: bool, rows, top, threshold):
         if n:
             found.append(out[:n].astype(np.int64))
     tied = np.zeros(m, dtype=bool)
-    found = [f for f in found if f.size]
     if found:
         near = np.concatenate(found)
         if mixed:  # those others again, in float64
