@@ -140,7 +140,8 @@ def place_pass():
                 counts, below = np.zeros((m, j + 1), np.int64), np.zeros(m, np.int64)
                 tables = deep_kernels.new_tables(m, j)
                 tables[2][:] = state
-                args = (np.full(m, np.inf), padded, np.full(m, j), np.full(m, np.nan), np.full(m, 1e-4))
+                limit = np.full(m, np.inf, np.float32)  # in the chunk's dtype, as the deep pass gives it
+                args = (limit, padded, np.full(m, j), np.full(m, np.nan), np.full(m, 1e-4))
                 start = time.perf_counter()
                 deep_kernels.place_chunk(chunk, 0, 0, *args, counts, below, out, tables)
                 best = min(best, time.perf_counter() - start)
