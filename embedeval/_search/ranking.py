@@ -57,7 +57,8 @@ class ExactSearcher:
         queries : numpy.ndarray of shape (b, d), float32
             Prepared (:func:`embedeval._inputs.arrays.prepare`) as the references are.
         k : int
-            In [1, number of references - the fewest references a query ignores].
+            In [1, number of references - the fewest references a query ignores], as the entry
+            points check it (not checked again here).
         ignore : Ignored or numpy.ndarray of shape (b,), optional
             References each query must not be given (:class:`~embedeval._search.ignored.Ignored`;
             an int array is one reference per query, the query itself in leave-one-out
@@ -90,9 +91,6 @@ class ExactSearcher:
         """
         ignore = as_ignored(ignore)
         counts = np.zeros(queries.shape[0], dtype=np.int64) if ignore is None else ignore.counts
-        fewest = int(counts.min()) if counts.size else 0
-        if not 1 <= k <= self.size - fewest:
-            raise ValueError(f"k must be in [1, {self.size - fewest}]; got {k}")
         out = np.empty((queries.shape[0], k), dtype=np.int64)
         pending = np.arange(queries.shape[0])
         n_candidates = k + max(8, k // 64)

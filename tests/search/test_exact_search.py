@@ -65,12 +65,6 @@ def test_with_groups_the_relevance_sequence_is_exact(seed, tmp_path):
         np.testing.assert_array_equal(labels[got] == labels[:, None], expected == labels[:, None], err_msg=name)
 
 
-def test_k_out_of_range():
-    index = FlatSearcher(np.eye(3, dtype=np.float32), "euclidean")
-    with pytest.raises(ValueError, match=r"k must be in \[1, 2\]; got 3"):
-        index.search(np.eye(3, dtype=np.float32), 3, np.arange(3))
-
-
 def _clustered(seed=0, n=3000, d=16):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 20, n)
