@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ._core.text import format_p_value
-from ._inputs.arrays import check_choice, check_positive_int, encode_labels
+from ._inputs.arrays import check_choice, check_fraction, check_positive_int, encode_labels
 from ._stats.across import compare_across
 from ._stats.across_files import read_mteb_results
 from ._stats.across_outcome import AcrossComparison
@@ -39,12 +39,6 @@ __all__ = [
 def __dir__() -> list[str]:
     """The public names only (not the helpers this module imports)."""
     return sorted(__all__)
-
-
-def _check_level(confidence: float) -> float:
-    if not 0 < confidence < 1:
-        raise ValueError(f"'confidence' must be in (0, 1); got {confidence!r}")
-    return float(confidence)
 
 
 def _replicate_means(sums: np.ndarray, counts: np.ndarray, n_resamples: int, rng) -> np.ndarray:
@@ -137,7 +131,7 @@ def bootstrap(
         number for the whole set, not a mean over queries, so resampling per-query values says nothing about them;
         :func:`no_interval` gives each one's reason (tables print it under the intervals).
     """
-    confidence = _check_level(confidence)
+    confidence = check_fraction(confidence, "confidence")
     if n_resamples is not None:
         warnings.warn(
             "bootstrap(n_resamples=...) is deprecated: pass n_bootstrap (n_resamples counts sign flips elsewhere)",
@@ -262,7 +256,7 @@ def compare(
     -------
     list of Comparison
     """
-    confidence = _check_level(confidence)
+    confidence = check_fraction(confidence, "confidence")
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     n_bootstrap = check_positive_int(n_bootstrap, "n_bootstrap")
     if result_a.n_queries != result_b.n_queries:

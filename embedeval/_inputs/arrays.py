@@ -302,6 +302,31 @@ def check_positive_int(value, name: str, minimum: int = 1) -> int:
     return int(value)
 
 
+def check_fraction(value, name: str, *, none_means: str = "") -> float | None:
+    """``value`` as a float in the open interval (0, 1); None passes where ``none_means`` says
+    what it means (named in the error)."""
+    if value is None and none_means:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
+        also = f", or None for {none_means}" if none_means else ""
+        raise ValueError(f"'{name}' must be in (0, 1){also}; got {value!r}")
+    return float(value)
+
+
+def check_fractions(values, name: str, *, upto_one: bool = False) -> list[float]:
+    """``values``, a float or a sequence of them, as a list of floats in (0, 1), or (0, 1] with
+    ``upto_one``: TypeError for another kind of value, ValueError naming the first one out."""
+    interval = "(0, 1]" if upto_one else "(0, 1)"
+    if isinstance(values, numbers.Real):
+        values = [values]
+    if isinstance(values, str) or not isinstance(values, (Sequence, np.ndarray)):
+        raise TypeError(f"'{name}' must be a float or a sequence of floats in {interval}; got {type(values).__name__}")
+    for x in values:
+        if isinstance(x, bool) or not isinstance(x, numbers.Real) or not (0 < x <= 1 if upto_one else 0 < x < 1):
+            raise ValueError(f"'{name}' must be floats in {interval}; got {x!r}")
+    return [float(x) for x in values]
+
+
 def check_directions(vectors: np.ndarray, name: str, chunk: int = _budget.SCAN_ROWS) -> None:
     """Raise ValueError if a row of ``vectors`` (n, d) is all zeros (its cosine is undefined).
 

@@ -12,14 +12,12 @@ whatever n, and a memory-mapped file is streamed.
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
-from collections.abc import Sequence
 
 import numpy as np
 
 from .._core import budget as _budget
-from .._inputs.arrays import as_embeddings, prepare
+from .._inputs.arrays import as_embeddings, check_fractions, prepare
 
 
 def _rows(x: np.ndarray, start: int, stop: int, cosine: bool) -> np.ndarray:
@@ -77,21 +75,6 @@ def explained_variance(embeddings, *, block_rows: int | None = None, cosine: boo
     return eigenvalues / max(x.shape[0] - 1, 1)
 
 
-def _check_shares(shares) -> list[float]:
-    if isinstance(shares, numbers.Real):
-        shares = [shares]
-    if isinstance(shares, str) or not isinstance(shares, (Sequence, np.ndarray)):
-        raise TypeError(f"'shares' must be a float or a sequence of floats in (0, 1]; got {type(shares).__name__}")
-    out = []
-    for r in shares:
-        if isinstance(r, bool) or not isinstance(r, numbers.Real) or not 0 < r <= 1:
-            raise ValueError(f"'shares' must be floats in (0, 1] (shares of the variance); got {r!r}")
-        out.append(float(r))
-    if not out:
-        raise ValueError("'shares' must hold at least one share; got none")
-    return out
-
-
 def pcf(embeddings, shares=(0.5,), *, block_rows: int | None = None, cosine: bool = False) -> dict[float, float]:
     """Principal components fraction: the share of the d components needed to explain a share
     r of the variance (OML's ``pcf``).
@@ -131,7 +114,9 @@ def pcf(embeddings, shares=(0.5,), *, block_rows: int | None = None, cosine: boo
     >>> pcf(x, (0.5, 0.8, 0.95))
     {0.5: 0.25, 0.8: 0.5, 0.95: 1.0}
     """
-    checked = _check_shares(shares)
+    checked = check_fractions(shares, "shares", upto_one=True)
+    if not checked:
+        raise ValueError("'shares' must hold at least one share; got none")
     variances = explained_variance(embeddings, block_rows=block_rows, cosine=cosine)
     d = variances.size
     cumulative = np.cumsum(variances)

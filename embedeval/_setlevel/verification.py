@@ -36,8 +36,6 @@ are processed in ranges of bins, one pass over all pairs per range.
 from __future__ import annotations
 
 import functools
-import numbers
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -51,6 +49,7 @@ from .._inputs.arrays import (
     as_labels,
     check_choice,
     check_directions,
+    check_fractions,
     check_positive_int,
     encode_labels,
 )
@@ -136,19 +135,6 @@ CONVENTIONS = {
 }
 
 
-def _check_levels(fmr) -> list[float]:
-    if isinstance(fmr, numbers.Real):
-        fmr = [fmr]
-    if isinstance(fmr, str) or not isinstance(fmr, (Sequence, np.ndarray)):
-        raise TypeError(f"'fmr' must be a float or a sequence of floats in (0, 1); got {type(fmr).__name__}")
-    levels = []
-    for x in fmr:
-        if isinstance(x, bool) or not isinstance(x, numbers.Real) or not 0 < x < 1:
-            raise ValueError(f"'fmr' levels must be floats in the open interval (0, 1); got {x!r}")
-        levels.append(float(x))
-    return levels
-
-
 def pair_verification(
     embeddings,
     labels,
@@ -190,7 +176,7 @@ def pair_verification(
     ISO/IEC 19795-1 (biometric performance testing: FMR, FNMR, DET/ROC); Fawcett (2006), "An
     introduction to ROC analysis", Pattern Recognition Letters 27.
     """
-    levels = _check_levels(fmr)
+    levels = check_fractions(fmr, "fmr")
     check_choice(distance, "distance", DISTANCES)
     x = as_embeddings(embeddings)
     y = as_labels(labels, x.shape[0])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._inputs.arrays import check_choice, check_positive_int
+from .._inputs.arrays import check_choice, check_fraction, check_positive_int
 from .corrections import CORRECTIONS, adjust
 from .outcome import SystemComparison
 from .resampling import bootstrap_means, range_exceedances, sign_flip_exceedances
@@ -97,10 +97,8 @@ def _rank_intervals(point: np.ndarray, reps: np.ndarray | None, tail: float, sla
 
 
 def _check(confidence, n_resamples, n_bootstrap, alpha, pairs, test, correction) -> tuple:
-    if confidence is not None and not 0 < confidence < 1:
-        raise ValueError(f"'confidence' must be in (0, 1), or None for no interval; got {confidence!r}")
-    if not 0 < alpha < 1:
-        raise ValueError(f"'alpha' must be in (0, 1); got {alpha!r}")
+    check_fraction(confidence, "confidence", none_means="no interval")
+    check_fraction(alpha, "alpha")
     check_choice(pairs, "pairs", PAIRS)
     if test is not None:
         check_choice(test, "test", tuple(TESTS))
