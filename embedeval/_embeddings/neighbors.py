@@ -14,7 +14,7 @@ import numpy as np
 
 from .._core import budget as _budget
 from .._core.neighbors import Neighbors
-from .._inputs.arrays import DISTANCES, check_choice, prepare
+from .._inputs.arrays import DISTANCES, check_choice, check_positive_int, prepare
 from .._pipeline.searchers import make_searcher
 from .._search import Device
 from .._search.float64 import pair_distances
@@ -91,10 +91,8 @@ def neighbors(
     [1.0, 1.0]
     """
     distance = check_choice(distance, "distance", DISTANCES)
-    if block_size is not None and (isinstance(block_size, bool) or not isinstance(block_size, numbers.Integral)):
-        raise ValueError(f"'block_size' must be an int >= 1 or None; got {block_size!r}")
-    if block_size is not None and block_size < 1:
-        raise ValueError(f"'block_size' must be an int >= 1 or None; got {block_size!r}")
+    if block_size is not None:
+        check_positive_int(block_size, "block_size")
     if not isinstance(device, Device):
         device = check_choice(device, "device", ("cpu", "gpu"))
     leave_one_out = reference is None
