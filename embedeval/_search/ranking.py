@@ -13,9 +13,10 @@ from .ignored import as_ignored, drop_ignored
 class ExactSearcher:
     """Exact k-nearest-neighbour search over gathered candidates (see :mod:`embedeval._search`).
 
-    Subclasses say where candidates come from (:meth:`_gather`) and where float64 rows for
-    recomputation come from (:meth:`reference_rows`), and set ``size`` (the number of
-    references), ``euclidean`` and ``max_norm`` (the largest norm of a prepared reference).
+    Subclasses say where candidates come from (:meth:`_gather`) and, unless they hold the
+    prepared references in memory as ``_reference``, where float64 rows for recomputation come
+    from (:meth:`reference_rows`), and set ``size`` (the number of references), ``euclidean``
+    and ``max_norm`` (the largest norm of a prepared reference).
     """
 
     exact = True  # every searcher but the approximate one
@@ -30,9 +31,10 @@ class ExactSearcher:
         """At least the ``n`` best candidates of each query (all, if ``n`` >= ``size``)."""
         raise NotImplementedError
 
-    def reference_rows(self, idx: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        """The prepared float32 reference vectors at ``idx`` (c,), shape (c, d)."""
-        raise NotImplementedError
+    def reference_rows(self, idx: np.ndarray) -> np.ndarray:
+        """The prepared float32 reference vectors at ``idx`` (c,), shape (c, d): rows of
+        ``_reference`` where a subclass holds them in memory."""
+        return self._reference[idx]
 
     def deep_ranker(self, class_codes: np.ndarray | None):
         """The deep ranking over these references (:class:`~embedeval._search.deep.DeepRanker`), made
