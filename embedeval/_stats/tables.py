@@ -126,24 +126,25 @@ def _legend_lines(c) -> list[str]:
     return [f"{k}: {v}" for k, v in legend(c).items()]
 
 
+def _cell(x) -> str:
+    """A CSV cell: empty for None, else the value's repr (all its digits)."""
+    return "" if x is None else repr(x)
+
+
 def _csv(c) -> str:
     head = ["kind", "a", "b", "metric", "value", "low", "high", "rank", "rank_low", "rank_high", "p_value",
             "p_adjusted", "p_tukey", "effect_size", "wins", "ties", "losses", "n_queries"]  # fmt: skip
-
-    def cell(x) -> str:
-        return "" if x is None else repr(x)
-
     rows = []
     for s in c.systems:
         for m in c.metrics:
             lo, hi = c.intervals[s][m] if c.intervals is not None else (None, None)
             rank = c.ranks[m][s]
-            rows.append(["system", s, "", m, cell(c.values[s][m]), cell(lo), cell(hi), cell(rank["rank"]),
-                         cell(rank["low"]), cell(rank["high"]), *[""] * 7, cell(c.n_queries)])  # fmt: skip
+            rows.append(["system", s, "", m, _cell(c.values[s][m]), _cell(lo), _cell(hi), _cell(rank["rank"]),
+                         _cell(rank["low"]), _cell(rank["high"]), *[""] * 7, _cell(c.n_queries)])  # fmt: skip
     for r in c.pairs:
-        rows.append(["pair", r["a"], r["b"], r["metric"], cell(r["difference"]), cell(r["low"]), cell(r["high"]),
-                     "", "", "", *(cell(r[k]) for k in ("p_value", "p_adjusted", "p_tukey", "effect_size", "wins",
-                                                         "ties", "losses", "n_queries"))])  # fmt: skip
+        rows.append(["pair", r["a"], r["b"], r["metric"], _cell(r["difference"]), _cell(r["low"]),
+                     _cell(r["high"]), "", "", "", *(_cell(r[k]) for k in ("p_value", "p_adjusted", "p_tukey",
+                     "effect_size", "wins", "ties", "losses", "n_queries"))])  # fmt: skip
     return csv_table(head, rows)
 
 
