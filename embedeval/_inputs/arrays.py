@@ -313,20 +313,6 @@ def check_fraction(value, name: str, *, none_means: str = "") -> float | None:
     return float(value)
 
 
-def check_fractions(values, name: str, *, upto_one: bool = False) -> list[float]:
-    """``values``, a float or a sequence of them, as a list of floats in (0, 1), or (0, 1] with
-    ``upto_one``: TypeError for another kind of value, ValueError naming the first one out."""
-    interval = "(0, 1]" if upto_one else "(0, 1)"
-    if isinstance(values, numbers.Real):
-        values = [values]
-    if isinstance(values, str) or not isinstance(values, (Sequence, np.ndarray)):
-        raise TypeError(f"'{name}' must be a float or a sequence of floats in {interval}; got {type(values).__name__}")
-    for x in values:
-        if isinstance(x, bool) or not isinstance(x, numbers.Real) or not (0 < x <= 1 if upto_one else 0 < x < 1):
-            raise ValueError(f"'{name}' must be floats in {interval}; got {x!r}")
-    return [float(x) for x in values]
-
-
 def check_directions(vectors: np.ndarray, name: str, chunk: int = _budget.SCAN_ROWS) -> None:
     """Raise ValueError if a row of ``vectors`` (n, d) is all zeros (its cosine is undefined).
 
