@@ -122,8 +122,9 @@ def legend(c) -> dict[str, str]:
     return out
 
 
-def _legend_lines(c) -> list[str]:
-    return [f"{k}: {v}" for k, v in legend(c).items()]
+def _lines(d: dict) -> list[str]:
+    """``what: how`` a line, for the text formats."""
+    return [f"{k}: {v}" for k, v in d.items()]
 
 
 def _cell(x) -> str:
@@ -159,7 +160,7 @@ def render(c, fmt: str) -> str:
                 *head,
                 markdown_table(*system_rows(c)),
                 markdown_table(*pair_rows(c)),
-                "\n".join(f"- {markdown_escape(x)}" for x in _legend_lines(c)),
+                "\n".join(f"- {markdown_escape(x)}" for x in _lines(legend(c))),
             ]
         ),
         "latex": lambda: _latex(c),
@@ -168,11 +169,11 @@ def render(c, fmt: str) -> str:
                 *(f"<p>{html.escape(line)}</p>" for line in head),
                 html_table(*system_rows(c)),
                 html_table(*pair_rows(c)),
-                "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in _legend_lines(c)) + "</ul>",
+                "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in _lines(legend(c))) + "</ul>",
             ]
         ),
         "table": lambda: "\n\n".join(
-            [*head, aligned_table(*system_rows(c)), aligned_table(*pair_rows(c)), "\n".join(_legend_lines(c))]
+            [*head, aligned_table(*system_rows(c)), aligned_table(*pair_rows(c)), "\n".join(_lines(legend(c)))]
         ),
     }
     if fmt not in renderers:
