@@ -16,14 +16,6 @@ from ._problems import UsageError, argument_problems, output_problems
 FORMATS = ("table", "markdown", "html", "latex", "csv", "json")
 _FIGURES = (".png", ".svg", ".pdf")
 _SOURCES = ("--scores", "--mteb", "--per-query-values", "--trec")
-_DESCRIPTION = """Compare systems across datasets: which are really better overall.
-
-examples:
-  embedeval leaderboard --scores beir_ndcg10.csv --plot cd.png --rope 0.01
-  embedeval leaderboard --mteb results/ --post-hoc wilcoxon --format markdown
-  embedeval leaderboard --per-query-values values.csv --plot cd.svg
-  embedeval leaderboard --trec scifact sf/qrels.txt sf/bm25.txt sf/e5.txt --trec fiqa fq/qrels.txt fq/bm25.txt fq/e5.txt
-"""
 
 
 def add_leaderboard_command(sub, **kw) -> None:
@@ -31,7 +23,7 @@ def add_leaderboard_command(sub, **kw) -> None:
     lp = sub.add_parser(
         "leaderboard",
         help="compare systems across datasets: mean ranks, Friedman, Nemenyi, Wilcoxon",
-        description=_DESCRIPTION,
+        description="Compare systems across datasets: which are really better overall.",
         **kw,
     )
     lp.add_argument(
