@@ -151,29 +151,50 @@ def _evaluate(
     if not query_ids and not run.queries:
         raise no_run_lines(run.path)
     if not query_ids:
-        raise ValueError(
-            f"no query of the run appears in the qrels ({len(run.queries)} ranked queries, "
-            f"{len(qrels.queries)} judged); check that both files use the same query ids"
-        )
+        raise no_common_queries(run, qrels)
     segments = np.concatenate([kept, np.full(len(query_ids) - kept.size, -1, dtype=np.int64)])
+    judged, counts = matched(run, qrels, ordered, query_ids, segments, ties, max_retrieved, judged_only)[:2]
+    coverage = Coverage(len(orphans), len(run.queries) - kept.size, kept.size)
+    config = {
+        "max_length": int(counts.max(initial=0)),
+        "complete": complete,
+        "judged_without_run": coverage.judged_without_run,
+        "ranked_without_judgements": coverage.run_without_judgements,
+        "max_retrieved": max_retrieved,
+        "judged_only": judged_only,
+    }
+    return result_of(judged, parsed, threshold, empty, query_ids, config, ties), coverage
+
+
+def matched(run, qrels, ordered, query_ids, segments, ties, max_retrieved=None, judged_only=False, truncate=False):
+    """(Judged, counts, rows, grades, found) of the evaluated queries: ``query_ids`` are the rows,
+    ``segments`` each row's segment of ``ordered`` (-1: no run, an empty ranking), cut at
+    ``max_retrieved`` and, with ``judged_only`` (trec_eval -J), kept to the documents judged with a
+    grade >= 0, ranked anew in the same order. ``rows`` and ``grades`` (``truncate``: trec_eval's
+    ``atol``) are every judged line of an evaluated query, by row (trec_eval's bpref, infAP, ...
+    read grade 0 too); ``found`` indexes those the ranking retrieves; ``counts`` the documents per
+    row. Every judged document retrieved, whatever its grade, is in the Judged; with ``ties``,
+    each one's tie group within its row's evaluated ranking."""
     positions, counts = ranked_positions(ordered, segments, max_retrieved)
     row_of = np.full(len(qrels.queries), -1, dtype=np.int64)
-    row_of[[judged_index[q] for q in query_ids]] = np.arange(len(query_ids))
+    index = {q: i for i, q in enumerate(qrels.queries)}
+    row_of[[index[q] for q in query_ids]] = np.arange(len(query_ids))
     rows = row_of[qrels.query]
-    judged_lines = np.flatnonzero(rows >= 0)  # every grade: trec_eval's bpref, infAP, ... read grade 0 too
-    judged_lines = judged_lines[np.argsort(rows[judged_lines], kind="stable")]
-    rows, grades = rows[judged_lines], qrels.value[judged_lines]
-    ids = _numbers_in_run(run, qrels)[judged_lines]
+    lines = np.flatnonzero(rows >= 0)
+    lines = lines[np.argsort(rows[lines], kind="stable")]
+    rows, grades = rows[lines], qrels.value[lines]
+    grades = np.trunc(grades) if truncate else grades
+    ids = _numbers_in_run(run, qrels)[lines]
     doc = ordered.doc[positions]
     where = match_ranked(doc, counts, rows, ids)
-    if judged_only:  # trec_eval -J: the documents judged >= 0, ranked anew in the same order
+    if judged_only:
         positions, doc, counts = judged_ranking(positions, doc, counts, rows, where, grades)
         where = match_ranked(doc, counts, rows, ids)
     offsets = offsets_of(counts)
     found = np.flatnonzero(where >= 0)
     if not run.exact:
-        lines = ordered.line(positions[offsets[rows[found]] + where[found]])
-        if run.strings(lines) != qrels.strings(judged_lines[found]):
+        run_lines = ordered.line(positions[offsets[rows[found]] + where[found]])
+        if run.strings(run_lines) != qrels.strings(lines[found]):
             raise _Collision
     positive = grades > 0
     judged = Judged(
@@ -186,21 +207,20 @@ def _evaluate(
         n_retrieved=counts.astype(np.int64),
         n_zero=np.bincount(rows[grades == 0], minlength=len(query_ids)),
     )
-    if ties is not None:  # each found document's tie group within its query's evaluated ranking
+    if ties is not None:
         score = run.value[ordered.line(positions)]
         at = offsets[rows[found]] + where[found]
         start, size = tie_groups(score, offsets, rows[found], score[at])
         judged = dataclasses.replace(judged, group_start=start, group_size=size)
-    coverage = Coverage(len(orphans), len(run.queries) - kept.size, kept.size)
-    config = {
-        "max_length": int(counts.max(initial=0)),
-        "complete": complete,
-        "judged_without_run": coverage.judged_without_run,
-        "ranked_without_judgements": coverage.run_without_judgements,
-        "max_retrieved": max_retrieved,
-        "judged_only": judged_only,
-    }
-    return result_of(judged, parsed, threshold, empty, query_ids, config, ties), coverage
+    return judged, counts, rows, grades, found
+
+
+def no_common_queries(run: Columns, qrels: Columns) -> ValueError:
+    """The error for a run and a qrels without a query in common."""
+    return ValueError(
+        f"no query of the run appears in the qrels ({len(run.queries)} ranked queries, "
+        f"{len(qrels.queries)} judged); check that both files use the same query ids"
+    )
 
 
 def ranked_positions(ordered: Ordered, segments: np.ndarray, max_retrieved=None) -> tuple[np.ndarray, np.ndarray]:
