@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .._metrics.registry import RANKINGS
 from ._argparse import confidence_level, deprecated
-from ._problems import UsageError, argument_problems, output_problems
+from ._problems import UsageError, argument_problems, below_one, output_problems
 
 FORMATS = ("table", "markdown", "html", "latex", "csv", "json")
 _FIGURES = (".png", ".svg", ".pdf")
@@ -131,13 +131,7 @@ def _option_problems(args) -> list[str]:
     problems = []
     if not 0 < args.alpha < 1:
         problems.append(f"--alpha must be in (0, 1); got {args.alpha}")
-    for flag, value in (
-        ("--bootstrap", args.bootstrap),
-        ("--resamples", args.resamples),
-        ("--bayes-samples", args.bayes_samples),
-    ):
-        if value < 1:
-            problems.append(f"{flag} must be >= 1; got {value}")
+    problems += below_one(args, "--bootstrap", "--resamples", "--bayes-samples")
     if args.rope is not None and not args.rope >= 0:
         problems.append(f"--rope must be a score difference >= 0; got {args.rope}")
     if args.plot and Path(args.plot).suffix.lower() not in _FIGURES:
