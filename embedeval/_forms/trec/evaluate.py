@@ -42,10 +42,11 @@ class Ordered:
         return positions if self.lines is None else self.lines[positions]
 
 
-def order(run: Columns, by_id: bool = True) -> Ordered:
+def order(run: Columns, by_id: bool = True, ascending_ids: bool = False) -> Ordered:
     """The run in trec_eval's order; raises the line reader's error for a document listed twice
     for a query. Without ``by_id``, equal scores stay in any order (the tie-aware rules read
-    only which documents tie, never their ids)."""
+    only which documents tie, never their ids); with ``ascending_ids``, the smaller id of equal
+    scores comes first (trec_eval's rule for preference judgements)."""
     offsets, perm = run.grouped(), None
     if offsets is None:  # the lines of some query are not together
         query = run.query
@@ -58,14 +59,14 @@ def order(run: Columns, by_id: bool = True) -> Ordered:
         perm, score = (by_score if perm is None else perm[by_score]), score[by_score]
     same = score[1:] == score[:-1]
     tied = flagged_segments(same, offsets) if by_id else np.zeros(offsets.size - 1, dtype=bool)
-    if tied.any():  # equal scores: trec_eval puts the larger id (as a string) first
+    if tied.any():  # equal scores: trec_eval puts the larger id (as a string) first, unless ascending_ids
         member = np.zeros(score.size, dtype=bool)  # the lines of a tie; the others keep rank 0
         member[1:] |= same
         member[:-1] |= same
         entries = np.flatnonzero(member & np.repeat(tied, np.diff(offsets)))
         rank = np.zeros(score.size, dtype=np.int64)
         rank[entries[run.order_of(entries if perm is None else perm[entries])]] = np.arange(entries.size)
-        by_id = sort_segments(offsets, tied, (-rank, -score))
+        by_id = sort_segments(offsets, tied, (rank if ascending_ids else -rank, -score))
         perm = by_id if perm is None else perm[by_id]
     doc = run.doc if perm is None else run.doc[perm]
     for _, block in padded_blocks(doc, offsets):
@@ -265,12 +266,15 @@ def _numbers_in_run(run: Columns, qrels: Columns) -> np.ndarray:
     return np.fromiter((index.get(d, -2) for d in qrels.ids), np.int64, len(qrels.ids))[qrels.doc]
 
 
-def run_as_lists(path) -> dict[str, list[str]]:
-    """``{query_id: [doc_id, ...]}`` of a run file, each list in trec_eval's order."""
+def run_as_lists(path, ascending_ids: bool = False, max_retrieved: int | None = None) -> dict[str, list[str]]:
+    """``{query_id: [doc_id, ...]}`` of a run file, each list in trec_eval's order (:func:`order`)
+    and cut at ``max_retrieved`` documents."""
     run = read(path, RUN)
-    ordered = order(run)
+    ordered = order(run, ascending_ids=ascending_ids)
     flat = run.every_string() if ordered.lines is None else run.strings(ordered.lines)
-    bounds = zip(run.queries, ordered.offsets[:-1].tolist(), ordered.offsets[1:].tolist(), strict=True)
+    starts, ends = ordered.offsets[:-1], ordered.offsets[1:]
+    ends = ends if max_retrieved is None else np.minimum(ends, starts + max_retrieved)
+    bounds = zip(run.queries, starts.tolist(), ends.tolist(), strict=True)
     collecting = gc.isenabled()
     gc.disable()  # 100,000s of new lists would set off collections that walk every one of them
     try:
