@@ -15,8 +15,8 @@ import numpy as np
 from .batches import Collected, Unreadable, crs_end_lines, delimiter_of, foreign_blanks
 from .columns import Columns, as_numpy, bool_array, hash_strings
 
-# Bytes of the file per batch: small batches keep pyarrow's buffers in flight small (256 KB
-# batches read as fast as 4 MB ones here, with 200 MB less memory at the peak).
+# Bytes of the file per batch: small batches keep pyarrow's buffers in flight small, and read as
+# fast as large ones (bench/NOTES.md, 'The TREC batch readers').
 BATCH_BYTES = 1 << 18
 
 
@@ -25,7 +25,7 @@ def _split_as_trec_eval(path: Path, delimiter: str) -> bool:
     any ASCII whitespace (C's ``isspace``) and ends lines at LF only, while pyarrow splits at the
     delimiter alone and ends lines at CR too. A file holding a vertical tab, a form feed, the
     other one of tab and space, or a CR that does not end a line goes to the line reader. A few
-    ``memchr`` passes over the file mapped in memory (no copy: about 3 ms per 60 MB each)."""
+    ``memchr`` passes over the file mapped in memory (no copy)."""
     import mmap
 
     if path.stat().st_size == 0:

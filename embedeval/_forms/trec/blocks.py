@@ -27,8 +27,8 @@ import numpy as np
 from .batches import BOM, Collected, Unreadable, crs_end_lines, delimiter_of, foreign_blanks
 from .columns import Columns, FixedIds, hash_strings
 
-# Bytes of the file per block: 1 MB blocks read as fast as 4 MB ones with 30 MB less at the peak
-# (three columns as wide as its longest line) stay a few MB.
+# Bytes of the file per block: as fast as larger ones, and a block's fields (three columns as
+# wide as its longest line) stay a few MB (bench/NOTES.md, 'The TREC batch readers').
 BLOCK_BYTES = 1 << 20
 
 # Bytes that Python's ``str.isspace`` takes for whitespace and C's ``isspace`` does not (a block is
