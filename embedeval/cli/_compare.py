@@ -53,11 +53,10 @@ def sniff(path: Path) -> str:
     neither blank nor a ``#`` comment."""
     if path.suffix.lower() in (".npy", ".npz", ".parquet"):
         return "other"
+    from .._forms.trec.lines import trec_lines  # the fields as every TREC reader splits them
+
     with path.open("rb") as f:
-        for number, line in enumerate(f):
-            # trec_eval's fields: split at ASCII whitespace only (bytes.split), not at the unicode
-            # spaces an id may hold; a byte-order mark is no part of the first field
-            raw = line.removeprefix(b"\xef\xbb\xbf").split() if number == 0 else line.split()
+        for _, _, raw in trec_lines(f):
             fields = [field.decode("utf-8", errors="replace") for field in raw]
             if fields and not fields[0].startswith("#"):
                 return _line_kind(fields)
