@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ._loaders import load_ids
-
 
 def add_id_options(p, beir: str, query_ids: str, corpus_ids: str) -> None:
     """--beir, --split, --query-ids and --corpus-ids, with each command's help."""
@@ -36,14 +34,15 @@ def beir_problems(args, qrels: str) -> list[str]:
 def load_judgements(args) -> tuple[list, list | None, dict]:
     """(query ids, corpus ids or None for row positions, qrels) from --beir, or from the qrels and
     the id files; the qrels as read (:func:`restricted` once the ids are checked)."""
+    from .._forms.tables import read_id_file
     from ..io import read_beir, read_qrels
 
     if args.beir is not None:
         query_ids, corpus_ids, qrels = read_beir(args.beir, args.split or "test")
         return list(query_ids), list(corpus_ids), qrels
     qrels = read_qrels(args.qrels)
-    query_ids = load_ids(Path(args.query_ids)) if args.query_ids else list(qrels)
-    corpus_ids = load_ids(Path(args.corpus_ids)) if args.corpus_ids else None
+    query_ids = read_id_file(args.query_ids) if args.query_ids else list(qrels)
+    corpus_ids = read_id_file(args.corpus_ids) if args.corpus_ids else None
     return query_ids, corpus_ids, qrels
 
 

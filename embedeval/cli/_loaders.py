@@ -192,13 +192,6 @@ def load_keys(path: Path):
     return [tuple(row) for row in rows]
 
 
-def load_ids(path: Path) -> list[str]:
-    """Read ids: one per line (blank lines skipped), or JSON lines with ``_id`` or ``id``."""
-    from .._forms.tables import read_id_file
-
-    return read_id_file(path)
-
-
 def load_groups(path: Path, by_id: bool = False):
     """Read ``--groups``: one group per query row, as :func:`load_labels` reads labels; or with
     ``by_id``, ``query_id group`` per line (whitespace-separated) as ``{query_id: group}``."""
