@@ -18,15 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..graded import Judged
-from ..match import find, first_duplicate, offsets_of, padded_blocks
+from ..match import Collision, find, first_duplicate, offsets_of, padded_blocks
 from ..rankings import result_of
 from ..score_order import flagged_segments, sort_segments, tie_groups, unsorted_segments
 from .columns import QRELS, RUN, Columns, MissingIds, hash_strings, keeping
 from .lines import locate_duplicate, no_run_lines, read, reads_in_batches
-
-
-class _Collision(Exception):
-    """Two different document ids met under one hash: the exact reader decides."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +119,7 @@ def on_both_files(run_path, qrels_path, evaluate, hasher=hash_strings):
     the qrels first (hashed, where the run is read in batches, so that the run keeps as strings
     only the ids that may be judged: enough to confirm every match); the run read again whole
     where ``evaluate`` raises :class:`MissingIds` (ties that were not neighbours in the file: their
-    ids decide), and both files read with exact codes where it raises :class:`_Collision`."""
+    ids decide), and both files read with exact codes where it raises :class:`Collision`."""
     qrels = read(qrels_path, QRELS, hasher=hasher)
     if qrels.exact and reads_in_batches(run_path):  # hashes to choose the run's ids to keep by
         qrels = qrels.hashed(hasher)
@@ -135,7 +131,7 @@ def on_both_files(run_path, qrels_path, evaluate, hasher=hash_strings):
             return evaluate(run, qrels)
         except MissingIds:
             return evaluate(read(run_path, RUN, hasher=hasher).hashed(hasher), qrels)
-    except _Collision:
+    except Collision:
         return evaluate(read(run_path, RUN, exact=True), read(qrels_path, QRELS, exact=True))
 
 
@@ -196,7 +192,7 @@ def matched(run, qrels, ordered, query_ids, segments, ties, max_retrieved=None, 
     if not run.exact:
         run_lines = ordered.line(positions[offsets[rows[found]] + where[found]])
         if run.strings(run_lines) != qrels.strings(lines[found]):
-            raise _Collision
+            raise Collision
     positive = grades > 0
     judged = Judged(
         len(query_ids),
