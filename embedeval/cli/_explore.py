@@ -111,7 +111,7 @@ def neighbors_command(args) -> int:
         for out in args.out
         if Path(out).suffix.lower() not in OUT_SUFFIXES
     ]
-    problems += below_one(args, "--k")
+    problems += below_one(args, "--k", "--block-size")
     if problems:
         raise UsageError(problems)
     queries = load_array(Path(args.queries), "queries", args.key)
