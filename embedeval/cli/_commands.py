@@ -18,7 +18,7 @@ from .._metrics.registry import EMBEDDINGS, RANKINGS, parse_metrics
 from ._explore import explore_depth
 from ._judgements import beir_problems, load_judgements, restricted, retrieval_options
 from ._loaders import load_array, load_groups, load_keys, load_label_sets, load_labels, load_pairs
-from ._output import emit, format_comparison, format_examples
+from ._output import emit, format_comparison, format_examples, interval_level
 from ._problems import UsageError, argument_problems, below_one, check_rows, folder_problems, output_problems
 
 _PLOT_METRICS = [f"recall@{k}" for k in range(1, 21)] + ["map@r"]  # what --plot draws
@@ -152,7 +152,7 @@ def two_embeddings(args, a_path: str, b_path: str, labels_path: str) -> int:
     check_rows(labels, a_rows, f"LABELS ({args.labels})", f"A and B ({args.a}, {args.b})")
     a = evaluate(a_rows, labels, metrics=args.metrics, distance=args.distance)
     b = evaluate(b_rows, labels, metrics=args.metrics, distance=args.distance)
-    level = args.ci or 0.95
+    level = interval_level(args)
     rows = compare(a, b, confidence=level, n_resamples=args.resamples, seed=args.seed)
     print(format_comparison(rows, args.format, level, args.resamples, coverage(a)))
     return 0

@@ -16,6 +16,7 @@ from .._metrics.registry import DEFAULT_EMBEDDING_METRICS, DEFAULT_RANKING_METRI
 from . import _compare_dense as dense
 from ._argparse import REMOVED_IN
 from ._explore import explore_comparison
+from ._output import interval_level
 from ._problems import UsageError, argument_problems, below_one, output_problems, set_level_problems
 
 _RUN = "run"
@@ -226,7 +227,7 @@ def _compare(args, results: dict, inputs: dict[str, str]) -> int:
             pairs="all" if args.all_pairs else "baseline",
             test=args.test,
             correction=args.correction or "holm",
-            confidence=None if args.no_ci else (args.ci or 0.95),
+            confidence=interval_level(args),
             n_resamples=args.resamples,
             n_bootstrap=args.bootstrap,
             seed=args.seed,

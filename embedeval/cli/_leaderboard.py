@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .._metrics.registry import RANKINGS
 from ._argparse import confidence_level, deprecated
+from ._output import interval_level
 from ._problems import UsageError, argument_problems, below_one, output_problems
 
 FORMATS = ("table", "markdown", "html", "latex", "csv", "json")
@@ -69,8 +70,9 @@ def add_leaderboard_command(sub, **kw) -> None:
     lp.add_argument("--baseline", metavar="NAME", help="compare every system with this one only")
     lp.add_argument("--control", dest="baseline", action=deprecated("--baseline"), help=SUPPRESS)
     lp.add_argument("--alpha", type=float, default=0.05, help="level of the tests (default 0.05)")
-    lp.add_argument("--ci", type=confidence_level, metavar="LEVEL", help="level of the intervals (default 0.95)")
-    lp.add_argument("--no-ci", action="store_true", help="no bootstrap intervals")
+    levels = lp.add_mutually_exclusive_group()
+    levels.add_argument("--ci", type=confidence_level, metavar="LEVEL", help="level of the intervals (default 0.95)")
+    levels.add_argument("--no-ci", action="store_true", help="no bootstrap intervals")
     lp.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples (default 2000)")
     lp.add_argument("--resamples", type=int, default=10000, help="sign flips of each dataset's test (default 10000)")
     lp.add_argument(
@@ -216,7 +218,7 @@ def leaderboard_command(args) -> int:
             post_hoc=args.post_hoc,
             baseline=args.baseline,
             alpha=args.alpha,
-            confidence=None if args.no_ci else (args.ci or 0.95),
+            confidence=interval_level(args),
             n_bootstrap=args.bootstrap,
             n_resamples=args.resamples,
             zero_method=args.zero_method,

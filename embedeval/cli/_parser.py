@@ -64,8 +64,9 @@ def _search_options(p, threads: str, device: str) -> None:
 
 def _output_options(p, ci_help=_CI_HELP, formats=FORMATS):
     p.add_argument("--format", choices=formats, default="table", help="output on stdout (default: table)")
-    p.add_argument("--ci", type=confidence_level, metavar="LEVEL", help=ci_help)
-    p.add_argument("--no-ci", action="store_true", help="no bootstrap intervals (they are on by default)")
+    levels = p.add_mutually_exclusive_group()
+    levels.add_argument("--ci", type=confidence_level, metavar="LEVEL", help=ci_help)
+    levels.add_argument("--no-ci", action="store_true", help="no bootstrap intervals (they are on by default)")
 
 
 def _group_options(p, by_id: bool = False) -> None:

@@ -94,3 +94,11 @@ def test_neighbors_lists_every_count_below_one_at_once(tmp_path, capsys):
         "embedeval neighbors: error: --k must be >= 1; got 0",
         "embedeval neighbors: error: --block-size must be >= 1; got -2",
     ]
+
+
+@pytest.mark.parametrize("command", [*sorted(CI_COMMANDS), "leaderboard"])
+def test_ci_and_no_ci_together_is_a_problem(command, capsys):
+    given = CI_COMMANDS.get(command, ["scores.csv"])
+    assert main([command, *given, "--ci", "0.9", "--no-ci"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert any("--no-ci: not allowed with argument --ci" in line for line in err), err
