@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._forms.trec.lines import trec_lines, trec_number
 from .._metrics.families import GM_FLOOR
 from .._metrics.registry import RANKINGS, parse_metrics
 from ._problems import UsageError, input_problem, warnings_as_lines
@@ -273,22 +274,19 @@ def _summary(v, kind: str, values, n: int, tag: str, zscores) -> str:
 
 
 def _read_zscores(path) -> dict:
-    """{(query, measure): (mean, sd)} of a z-score file (``qid measure mean sd`` per line)."""
+    """{(query, measure): (mean, sd)} of a z-score file (``qid measure mean sd`` per line), its
+    lines and fields split and its numbers read as every TREC file's (:func:`trec_lines`,
+    :func:`trec_number`)."""
     out = {}
-    with open(path, encoding="utf-8-sig") as f:  # a byte-order mark is no part of the first qid
-        for number, line in enumerate(f, start=1):
-            parts = line.split()
+    with open(path, "rb") as f:
+        for number, _, parts in trec_lines(f):
+            where = f"{path}:{number}"
             if not parts:
                 continue
             if len(parts) != 4:
-                raise ValueError(
-                    f"{path}:{number}: a z-score line needs 4 fields (qid measure mean sd); got {len(parts)}"
-                )
-            try:
-                out[parts[0], parts[1]] = (float(parts[2]), float(parts[3]))
-            except ValueError:
-                bad = f"{parts[2]!r} {parts[3]!r}"
-                raise ValueError(f"{path}:{number}: mean and sd must be numbers; got {bad}") from None
+                raise ValueError(f"{where}: a z-score line needs 4 fields (qid measure mean sd); got {len(parts)}")
+            query, measure = (part.decode("utf-8", "surrogateescape") for part in parts[:2])
+            out[query, measure] = (trec_number(parts[2], "mean", where), trec_number(parts[3], "sd", where))
     return out
 
 
