@@ -9,7 +9,7 @@ machine code loaded from the on-disk cache, or compiled when the cache is cold).
     python bench/bench_compile.py --place    # the deep pass alone, compiled from an empty cache
     python bench/bench_compile.py --place --root DIR   # the same for another checkout (an older commit)
     python bench/bench_compile.py --routines # what one numpy routine inside a kernel adds to its compilation
-    python bench/bench_compile.py --switched # the radix sort, the Hits reductions, the collected placement: cold
+    python bench/bench_compile.py --switched # the radix sort and the Hits reductions: cold
 
 Prints the seconds of ``import numba`` and of a first small pair verification (or, with
 ``--deep``, a first evaluate whose rankings take the deep ranking; with ``--ties``, a first
@@ -108,27 +108,6 @@ hits_kernels.within(values, bound)
 hits_kernels.precision_sums(values, bound)
 end = time.perf_counter()
 print(f"radix sort compiled in {middle - start:.2f} s; the two Hits reductions in {end - middle:.2f} s")
-from embedeval._search import placed_kernels
-collected = placed_kernels.new_collected(8)
-keys, cols, fill = collected.keys, collected.cols, collected.fill
-keys[:2], cols[:2], fill[0] = [(1 << 32) | 0xC0000000, 0xC0000000], [3, 4], 2  # rows 1 and 0, at 2.0
-padded = np.array([[-np.inf, 1.0, 3.0, np.inf]] * 2)
-start = time.perf_counter()
-placed_kernels.place_collected(collected, padded, np.array([2, 2]), np.zeros(2), np.zeros((2, 3), np.int64))
-print(f"the collected placement (its radix sort and walk) compiled in {time.perf_counter() - start:.2f} s")
-from embedeval._search import deep_kernels
-m, j = 2, 3
-chunk = np.ones((m, 4), np.float32)
-padded = np.tile(np.array([-np.inf, 0.5, 1.5, 2.5, np.inf]), (m, 1))
-rest = (padded, np.full(m, j), np.full(m, np.nan), np.zeros(m), np.zeros((m, j + 1), np.int64), np.zeros(m, np.int64))
-seconds = []
-for collected in (None, placed_kernels.new_collected(64)):
-    start = time.perf_counter()
-    out = np.empty((chunk.size, 3), np.int32)
-    deep_kernels.place_chunk(chunk, 0, 0, np.full(m, np.inf, np.float32), *rest, out, deep_kernels.new_tables(m, j),
-                             None, collected)
-    seconds.append(time.perf_counter() - start)
-print(f"place_chunk (float32) compiled in {seconds[0]:.2f} s placing each value, {seconds[1]:.2f} s more collecting")
 """
 
 ROUTINES = """
@@ -191,7 +170,7 @@ def main():
         subprocess.run([sys.executable, "-c", ROUTINES], check=True)
         return
     if args.switched:
-        empty_cache(ROOT, "sort_kernels", "hits_kernels", "placed_kernels", "deep_kernels")
+        empty_cache(ROOT, "sort_kernels", "hits_kernels")
         subprocess.run([sys.executable, "-c", SWITCHED], env=dict(os.environ, PYTHONPATH=ROOT), check=True)
         print(f"yardstick: a fixed pure-Python loop took {yardstick():.2f} s")
         return

@@ -14,15 +14,13 @@ among, then times each chunk (copied first into a buffer of its shape, so that i
 as the product leaves it; wall seconds, best of ``--repeat`` runs over the chunks), in ns a
 value:
 
-  pass     the whole pass (``place_chunk``, every value placed at once: no collection)
-  collect  the pass as a large call runs it: float32 values of rows without a bucket table
-           collected, then sorted and placed in order (:mod:`.placed_kernels`)
+  pass     the whole pass (``place_chunk``)
   listing  only the listing of each row's values within its limit (:mod:`.list_kernels`), as
            the pass lists them
   scalar   the same listing by the branch-free scalar loop (the fallback without AVX-512)
 
-and the share of values within the limits. The pass's results (counts, below, near-ties) are
-checked equal between variants.
+and the share of values within the limits (``--save`` and ``--compare``: the pass's results,
+counts, below and near-ties, checked equal across checkouts).
 """
 
 from __future__ import annotations
@@ -46,8 +44,8 @@ def capture(row, n, d, k):
     from embedeval._core import budget
     from embedeval._search import deep_kernels
 
-    # the compiled pass (and its collecting) at once, whether or not numba's cache holds it yet
-    budget.DEEP_FUSED_COMPILED_FROM = budget.DEEP_COLLECTED_COMPILED_FROM = 0
+    # the compiled pass at once, whether or not numba's cache holds it yet
+    budget.DEEP_FUSED_COMPILED_FROM = 0
     budget.DEEP_FROM_COMPILED = min(budget.DEEP_FROM_COMPILED, 128)  # row 1 (R ~ 200) by the deep ranking too
     _, _, make, metrics, keywords, *_ = rows_of(n, d)[row - 1]
     x, labels = make()
@@ -70,8 +68,8 @@ def capture(row, n, d, k):
     return shared, kept
 
 
-def run_pass(shared, kept, collect=False):
-    from embedeval._search import deep_kernels, placed_kernels
+def run_pass(shared, kept):
+    from embedeval._search import deep_kernels
 
     padded = shared["padded"]
     m = padded.shape[0]
@@ -80,23 +78,15 @@ def run_pass(shared, kept, collect=False):
     tables = deep_kernels.new_tables(m, padded.shape[1] - 2)
     out = np.empty((max(c.size for _, _, c, _ in kept), 3), dtype=np.int32)
     found, seconds = [], 0.0
-    ranked, window = shared["ranked"], shared["window"]
-    collected = placed_kernels.new_collected(2 * max(out.shape[0], 1 << 19)) if collect else None
     for i0, c0, chunk, lim in kept:
-        args = (padded, ranked, shared["threshold"], window, counts, below, out, tables, None, collected)
+        args = (padded, shared["ranked"], shared["threshold"], shared["window"], counts, below, out, tables)
         hot = in_cache(chunk)
         start = time.perf_counter()
-        if collect and placed_kernels.room(collected) < chunk.size:
-            found.append(placed_kernels.place_collected(collected, padded, ranked, window, counts))
         k = deep_kernels.place_chunk(hot, i0, c0, lim, *args)
         seconds += time.perf_counter() - start
         found.append(out[:k].astype(np.int64))
-    if collect:
-        start = time.perf_counter()
-        found.append(placed_kernels.place_collected(collected, padded, ranked, window, counts))
-        seconds += time.perf_counter() - start
     near = np.concatenate(found)
-    near = near[np.lexsort(near.T[::-1])]  # collected near-ties come in another order
+    near = near[np.lexsort(near.T[::-1])]  # the same order in every checkout
     return seconds, (counts, below, near)
 
 
@@ -158,23 +148,17 @@ def main():
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--save", help="write the pass's results (counts, below, near-ties) to this .npz")
     parser.add_argument("--compare", help="check the pass's results equal those of this .npz (another checkout's)")
-    parser.add_argument("--variants", nargs="+", default=["pass", "collect", "listing", "scalar"])
+    parser.add_argument("--variants", nargs="+", default=["pass", "listing", "scalar"])
     args = parser.parse_args()
     os.environ["OMP_NUM_THREADS"] = os.environ["OPENBLAS_NUM_THREADS"] = "1"
     shared, kept = capture(args.row, args.n, args.d, args.chunks)
     values = sum(c.size for _, _, c, _ in kept)
     print(f"row {args.row}, n = {args.n}: {len(kept)} chunks, {values} values, load {os.getloadavg()[0]:.2f}")
-    reference = None
     for variant in args.variants:
-        if variant in ("pass", "collect"):
-            collect = variant == "collect"
-            run_pass(shared, kept, collect)  # compiled or loaded
-            seconds, result = fewest_seconds(args.repeat, lambda c=collect: run_pass(shared, kept, c))
-            if reference is None:
-                reference = result
-                save_or_compare(result, args.save, args.compare)
-            else:
-                assert all(np.array_equal(a, b) for a, b in zip(reference, result, strict=True))
+        if variant == "pass":
+            run_pass(shared, kept)  # compiled or loaded
+            seconds, result = fewest_seconds(args.repeat, lambda: run_pass(shared, kept))
+            save_or_compare(result, args.save, args.compare)
             extra = f"near-ties {result[2].shape[0]}"
         else:
             run_listing(kept, variant == "scalar")

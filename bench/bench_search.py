@@ -7,7 +7,6 @@ branch-free searches in lockstep (independent loads in flight at once).
     python bench/bench_search.py --evaluate    # whole evaluate calls, tables on and off (slower)
     python bench/bench_search.py --chunk-rows 100000 256   # whole evaluate calls, rows per chunk
     python bench/bench_search.py --partition   # a row's k smallest sorted: partition first, or sort all
-    python bench/bench_search.py --collected   # whole evaluate calls, float32 values collected or not
 
 Prints nanoseconds per value for rows of 200, 2,000 and 20,000 sorted values (200 rows, 5,000
 Gaussian probes each), after checking that the three agree on every probe. Then the kernel's
@@ -24,8 +23,6 @@ With ``--partition``: ns per value of two ways to the k smallest values of each 
 first k, each with numpy's sort and with the compiled radix sort (``sort_kernels``), for rows of
 2,000 and 20,000 N(0, 1) values (4 million values in all, best of 3) and k from 5% to 99% of a
 row: where they cross sets ``budget.SORT_PARTITION_BELOW`` (numpy) and ``SORT_PARTITION_BELOW_RADIX``.
-With ``--collected``: the ``--evaluate`` calls with each row's float32 values within its limit
-collected and placed in order (``placed_kernels.place_collected``), and each placed at once.
 """
 
 from __future__ import annotations
@@ -143,7 +140,8 @@ def place_pass():
                 counts, below = np.zeros((m, j + 1), np.int64), np.zeros(m, np.int64)
                 tables = deep_kernels.new_tables(m, j)
                 tables[2][:] = state
-                args = (np.full(m, np.inf), padded, np.full(m, j), np.full(m, np.nan), np.full(m, 1e-4))
+                limit = np.full(m, np.inf, np.float32)  # in the chunk's dtype, as the deep pass gives it
+                args = (limit, padded, np.full(m, j), np.full(m, np.nan), np.full(m, 1e-4))
                 start = time.perf_counter()
                 deep_kernels.place_chunk(chunk, 0, 0, *args, counts, below, out, tables)
                 best = min(best, time.perf_counter() - start)
@@ -167,19 +165,6 @@ def evaluate_both_ways():
         ["bucket tables s", "binary searches only s"],
         lambda j: setattr(deep_kernels, "new_tables", makers[j]),
         lambda: setattr(deep_kernels, "new_tables", filled),
-    )
-
-
-def evaluate_collected():
-    """CPU seconds of whole evaluate calls with float32 values collected and placed in order, and
-    each placed at once (``deep_fused.collects``)."""
-    from embedeval._search import deep_fused
-
-    kept = deep_fused.collects
-    _alternate(
-        ["collected s", "each at once s"],
-        lambda j: setattr(deep_fused, "collects", lambda units: j == 0),
-        lambda: setattr(deep_fused, "collects", kept),
     )
 
 
@@ -262,7 +247,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--evaluate", action="store_true", help="whole evaluate calls, tables on and off")
     parser.add_argument("--chunk-rows", type=int, nargs="+", help="whole evaluate calls with these DEEP_CHUNK_ROWS")
-    parser.add_argument("--collected", action="store_true", help="whole evaluate calls, values collected or not")
     parser.add_argument("--partition", action="store_true", help="partition then sort, or sort all (numpy and radix)")
     parser.add_argument("--n", type=int, default=N, help="points of the whole evaluate calls (10,000)")
     args = parser.parse_args()
@@ -271,8 +255,6 @@ if __name__ == "__main__":
         partition_or_sort()
     elif args.chunk_rows:
         evaluate_chunk_rows(args.chunk_rows)
-    elif args.collected:
-        evaluate_collected()
     elif args.evaluate:
         evaluate_both_ways()
     else:

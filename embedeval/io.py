@@ -193,10 +193,7 @@ def evaluate_files(
         of the run is judged.
     """
     parsed, threshold, ties = check_options(metrics, threshold, empty, complete, ties)
-    if max_retrieved is not None and (isinstance(max_retrieved, bool) or not isinstance(max_retrieved, int)):
-        raise ValueError(f"'max_retrieved' must be an int >= 0 or None; got {max_retrieved!r}")
-    if max_retrieved is not None and max_retrieved < 0:
-        raise ValueError(f"'max_retrieved' must be an int >= 0 or None; got {max_retrieved!r}")
+    _check_max_retrieved(max_retrieved)
     if not isinstance(judged_only, bool):
         raise ValueError(f"'judged_only' must be True or False; got {judged_only!r}")
     result, _ = _evaluate_files(run, qrels, parsed, threshold, empty, complete, ties, max_retrieved, judged_only)
@@ -274,8 +271,7 @@ def evaluate_preferences(
         metrics = ["map_avgjg", "P_avgjg", "Rprec_mult_avgjg"] if grouped else _ALL_PREFS
     if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 1:
         raise ValueError(f"'threshold' must be an int >= 1 (trec_eval's -l); got {threshold!r}")
-    if max_retrieved is not None and (isinstance(max_retrieved, bool) or not isinstance(max_retrieved, int)):
-        raise ValueError(f"'max_retrieved' must be an int >= 0 or None; got {max_retrieved!r}")
+    _check_max_retrieved(max_retrieved)
     parsed = parse_metrics(metrics, JUDGEMENT_GROUPS if grouped else PREFERENCES)
     return evaluate_judgements(
         run,
@@ -287,6 +283,12 @@ def evaluate_preferences(
         max_retrieved=max_retrieved,
         judged_only=judged_only,
     )
+
+
+def _check_max_retrieved(value) -> None:
+    """``max_retrieved``: None (every document) or an int >= 0, as both file evaluations take it."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise ValueError(f"'max_retrieved' must be an int >= 0 or None; got {value!r}")
 
 
 _ALL_PREFS = [

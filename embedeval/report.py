@@ -42,6 +42,25 @@ def _versions() -> dict[str, str]:
     }
 
 
+def _start(path, command: str | None) -> tuple[Path, dict]:
+    """The report's path, checked to end in .md or .html, and its header (when, and by what command)."""
+    path = Path(path)
+    if path.suffix.lower() not in (".md", ".html", ".htm"):
+        raise ValueError(f"report file must end in .md or .html; got {path.name!r}")
+    header = {"created": datetime.now().astimezone().isoformat(sep=" ", timespec="seconds")}
+    return path, {**header, "command": command} if command else header
+
+
+def _write(path: Path, header, head, rows, figure, sections, groups=None, wrap_last=True) -> Path:
+    """``path`` written as Markdown or HTML (by its suffix), its folder made where missing."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() == ".md":
+        path.write_text(_markdown(header, head, rows, figure, sections, path.parent, groups))
+    else:
+        path.write_text(_html(header, head, rows, figure, sections, groups, wrap_last))
+    return path
+
+
 def write_report(
     path,
     result: EvaluationResult,
@@ -73,12 +92,7 @@ def write_report(
         Add a table of every query's values (a row per query, NaN where it was skipped), as the
         command line's ``--per-query`` prints.
     """
-    path = Path(path)
-    if path.suffix.lower() not in (".md", ".html", ".htm"):
-        raise ValueError(f"report file must end in .md or .html; got {path.name!r}")
-    header = {"created": datetime.now().astimezone().isoformat(sep=" ", timespec="seconds")}
-    if command:
-        header["command"] = command
+    path, header = _start(path, command)
     over = coverage(result)
     if over:
         header["mean over"] = over
@@ -101,12 +115,7 @@ def write_report(
     tables = [("Per query", *_per_query_table(result))] if per_query and result.per_query else []
     sections = [("Settings", settings), ("Conventions", result.conventions), ("Versions", _versions())]
     groups = None if result.per_group is None else group_table(result)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix.lower() == ".md":
-        path.write_text(_markdown(header, head, rows, figure, tables + sections, path.parent, groups))
-    else:
-        path.write_text(_html(header, head, rows, figure, tables + sections, groups))
-    return path
+    return _write(path, header, head, rows, figure, tables + sections, groups)
 
 
 def _per_query_table(result: EvaluationResult) -> tuple[list[str], list[list[str]]]:
@@ -185,19 +194,9 @@ def write_comparison_report(path, comparison, *, inputs: dict | None = None, com
     """
     from ._stats.tables import legend, pair_rows, system_rows
 
-    path = Path(path)
-    if path.suffix.lower() not in (".md", ".html", ".htm"):
-        raise ValueError(f"report file must end in .md or .html; got {path.name!r}")
-    header = {"created": datetime.now().astimezone().isoformat(sep=" ", timespec="seconds")}
-    if command:
-        header["command"] = command
+    path, header = _start(path, command)
     sections = [("Pairs", *pair_rows(comparison)), ("Method", legend(comparison))]
     sections += [("Inputs", inputs)] if inputs else []
     sections.append(("Versions", _versions()))
     head, rows = system_rows(comparison)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix.lower() == ".md":
-        path.write_text(_markdown(header, head, rows, None, sections, path.parent))
-    else:
-        path.write_text(_html(header, head, rows, None, sections, wrap_last=False))
-    return path
+    return _write(path, header, head, rows, None, sections, wrap_last=False)

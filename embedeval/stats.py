@@ -12,10 +12,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ._core.text import format_p_value
-from ._inputs.arrays import check_choice, check_positive_int, encode_labels
+from ._inputs.arrays import check_choice, check_fraction, check_positive_int, encode_labels
 from ._stats.across import compare_across
 from ._stats.across_files import read_mteb_results
 from ._stats.across_outcome import AcrossComparison
+from ._stats.compare import compare_systems
 from ._stats.outcome import MIN_BOOTSTRAP_UNITS, SystemComparison
 from .result import EvaluationResult
 
@@ -39,12 +40,6 @@ __all__ = [
 def __dir__() -> list[str]:
     """The public names only (not the helpers this module imports)."""
     return sorted(__all__)
-
-
-def _check_level(confidence: float) -> float:
-    if not 0 < confidence < 1:
-        raise ValueError(f"'confidence' must be in (0, 1); got {confidence!r}")
-    return float(confidence)
 
 
 def _replicate_means(sums: np.ndarray, counts: np.ndarray, n_resamples: int, rng) -> np.ndarray:
@@ -137,7 +132,7 @@ def bootstrap(
         number for the whole set, not a mean over queries, so resampling per-query values says nothing about them;
         :func:`no_interval` gives each one's reason (tables print it under the intervals).
     """
-    confidence = _check_level(confidence)
+    confidence = check_fraction(confidence, "confidence")
     if n_resamples is not None:
         warnings.warn(
             "bootstrap(n_resamples=...) is deprecated: pass n_bootstrap (n_resamples counts sign flips elsewhere)",
@@ -262,7 +257,7 @@ def compare(
     -------
     list of Comparison
     """
-    confidence = _check_level(confidence)
+    confidence = check_fraction(confidence, "confidence")
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     n_bootstrap = check_positive_int(n_bootstrap, "n_bootstrap")
     if result_a.n_queries != result_b.n_queries:
@@ -305,98 +300,3 @@ def compare(
         rows.append(Comparison(m, mean_a, mean_b, difference, r["p_value"], np.nan, n))
     adjusted = holm([r.p_value for r in rows])
     return [replace(r, p_adjusted=float(q)) for r, q in zip(rows, adjusted, strict=True)]
-
-
-def compare_systems(
-    systems,
-    *,
-    metrics=None,
-    baseline: str | None = None,
-    pairs: str = "baseline",
-    test: str | None = None,
-    correction: str = "holm",
-    confidence: float | None = 0.95,
-    n_resamples: int = 10000,
-    n_bootstrap: int = 2000,
-    alpha: float = 0.05,
-    seed: int = 0,
-) -> SystemComparison:
-    """Compare several systems on the same queries: values with intervals, paired tests with a
-    correction, effect sizes, win/tie/loss counts, randomised Tukey HSD and rank intervals.
-
-    Parameters
-    ----------
-    systems : mapping of str to system, or list of systems
-        A system is an :class:`~embedeval.result.EvaluationResult`, a mapping ``{metric:
-        per-query values of shape (n_queries,)}``, a 1-D array (metric ``"value"``), or a list
-        of those: its runs (seeds, folds), compared with a two-level bootstrap. A list of
-        systems is named ``"A"``, ``"B"``, ... Queries are paired by position, or by query id
-        where every result records its ids (the ranked-list evaluators do); only queries every
-        system and run evaluated (no NaN) are compared.
-    metrics : list of str, optional
-        Per-query metrics to compare (default: those every system holds).
-    baseline : str, optional
-        The system the others are compared with (default: the first); ``pairs="baseline"`` only.
-    pairs : {"baseline", "all"}
-        Each system against the baseline, or every pair (then also the randomised Tukey HSD).
-    test : {"randomization", "t", "bootstrap"}, optional
-        The paired test of each pair and metric on the per-query differences d = B - A:
-        ``"randomization"`` flips the sign of each d at random, p = (1 + count of flips whose
-        mean is as far from 0) / (1 + n_resamples), never 0; ``"t"``: Student's paired t,
-        ``mean(d) / (sd(d) / sqrt(n))`` with n - 1 degrees of freedom; ``"bootstrap"``:
-        twice the smaller share (with +1) of the bootstrap replicates of the difference on
-        either side of 0. Default: ``"randomization"``, or ``"bootstrap"`` when a system has
-        several runs (the other two see only run means and ignore the variance between runs).
-    correction : {"holm", "bonferroni", "bh", "none"}
-        Adjusts the p-values over the family of every pair and metric of this call: Holm's
-        step-down and Bonferroni control the family-wise error rate, Benjamini-Hochberg the
-        false discovery rate.
-    confidence : float or None
-        Level of the percentile bootstrap intervals (values, differences, ranks); None for none.
-    n_resamples : int
-        Sign flips of the randomization test, and permutations of the randomised Tukey HSD.
-    n_bootstrap : int
-        Bootstrap replicates of the intervals (and of ``test="bootstrap"``). Each draws the
-        queries with replacement, the same draw for every system (paired), and, for a system
-        with several runs, its runs with replacement (independently of the other systems').
-    alpha : float
-        The level at which a pair is marked ``significant`` (by its corrected p-value, or by
-        its Tukey HSD p-value with ``pairs="all"``).
-    seed : int
-        The same seed gives the same numbers.
-
-    Returns
-    -------
-    SystemComparison
-        Plain dicts and lists (``values``, ``intervals``, ``ranks``, ``pairs``, ``settings``),
-        the bootstrap ``replicates`` as an array, ``table(fmt)`` for text, Markdown, CSV, JSON
-        and LaTeX.
-
-    Notes
-    -----
-    The effect size is Cohen's d_z = mean(d) / sd(d) (sd with n - 1). The randomised Tukey HSD
-    (Sakai, *Laboratory Experiments in Information Retrieval*, 2018) permutes the systems'
-    values within each query and compares each pair's absolute difference of means with the range
-    (largest minus smallest system mean) of every permutation. Rank 1 is the highest value;
-    ranks of tied values share the best one. Values equal in exact arithmetic compare equal
-    (flips, permutations, bootstrap signs, ranks, ties) whatever their float64 rounding: within
-    a stated bound of it (:mod:`embedeval._stats.rounding`). The two-level bootstrap assumes that
-    each system's runs are independent draws of its training randomness (seeds) or folds, that runs of
-    different systems are unrelated, and that the queries are a sample from the queries of
-    interest; see the comparisons guide.
-    """
-    from ._stats.compare import compare_systems as _compare
-
-    return _compare(
-        systems,
-        metrics=metrics,
-        baseline=baseline,
-        pairs=pairs,
-        test=test,
-        correction=correction,
-        confidence=confidence,
-        n_resamples=n_resamples,
-        n_bootstrap=n_bootstrap,
-        alpha=alpha,
-        seed=seed,
-    )

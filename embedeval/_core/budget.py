@@ -19,7 +19,6 @@ name                              unit                          decides
 ``DEEP_FROM_COMPILED``            ranked depth                  the same with compiled kernels (:func:`deep_from`)
 ``DEEP_REACHED_COMPILED_FROM``    rows                          compiled merge walk of the sampled others
 ``DEEP_FUSED_COMPILED_FROM``      values (rows x references)    compiled deep pass (``deep_fused.fuses``)
-``DEEP_COLLECTED_COMPILED_FROM``  values (rows x references)    the deep pass's collected placement
 ``EXACT_COMPILED_FROM``           elements (pairs x d)          compiled exact float64 distances
 ``SORT_COMPILED_FROM``            values sorted                 radix sort of nearest relevant values
 ``SORT_CACHED_FROM``              values in one call            ... at once from numba's cache
@@ -78,10 +77,6 @@ DEEP_REACHED_COMPILED_FROM = 1 << 14
 # Values the deep ranking's numpy passes count (products included) before the compiled deep pass
 # (``deep_kernels.place_chunk`` and the ranks from counts) is compiled (``bench_compile.py --place``).
 DEEP_FUSED_COMPILED_FROM = 1 << 27
-# Values the deep pass scans placing each at once before it compiles the collected placement
-# (``placed_kernels``' radix sort and walk, and the deep pass's collecting variant:
-# ``bench_compile.py --switched``), which a small evaluation never repays.
-DEEP_COLLECTED_COMPILED_FROM = 1 << 29
 # Elements (pairs x d) numpy's gathered passes compute before the compiled exact formula
 # (:mod:`embedeval._search.exact_kernels`) is compiled.
 EXACT_COMPILED_FROM = 1 << 28

@@ -146,8 +146,11 @@ def wrap(fragment: str) -> str:
 
 
 class ShownAsTable:
-    """Jupyter's view of an object whose ``table("html")`` draws it: that table, in the
-    notebook's colours (the comparisons share it)."""
+    """What ``print`` and Jupyter show of an object whose ``table(fmt)`` draws it: its text table,
+    and its ``"html"`` table in the notebook's colours (the comparisons share it)."""
+
+    def __str__(self) -> str:
+        return self.table()
 
     def _repr_html_(self) -> str:
         return wrap(self.table("html"))

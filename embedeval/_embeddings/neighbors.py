@@ -15,7 +15,7 @@ import numpy as np
 from .._core import budget as _budget
 from .._core.neighbors import Neighbors
 from .._inputs.arrays import DISTANCES, check_choice, prepare
-from .._pipeline.searchers import make_searcher
+from .._pipeline.options import Options
 from .._search import Device
 from .._search.float64 import pair_distances
 from .pair import read_pair
@@ -90,20 +90,16 @@ def neighbors(
     >>> found.distances[0].tolist()
     [1.0, 1.0]
     """
-    distance = check_choice(distance, "distance", DISTANCES)
-    if block_size is not None and (isinstance(block_size, bool) or not isinstance(block_size, numbers.Integral)):
-        raise ValueError(f"'block_size' must be an int >= 1 or None; got {block_size!r}")
-    if block_size is not None and block_size < 1:
-        raise ValueError(f"'block_size' must be an int >= 1 or None; got {block_size!r}")
-    if not isinstance(device, Device):
-        device = check_choice(device, "device", ("cpu", "gpu"))
+    options = Options.check(
+        (), distance=check_choice(distance, "distance", DISTANCES), block_size=block_size, device=device
+    )
     leave_one_out = reference is None
     q, r, scale = read_pair(queries, reference, ("queries", "reference"), distance)
     _check_k(k, r.shape[0], leave_one_out)
-    searcher = make_searcher(r, distance, device=device)
+    searcher = options.searcher(r)
     indices = np.empty((q.shape[0], k), dtype=np.int64)
     distances = np.empty((q.shape[0], k), dtype=np.float64)
-    rows = block_size or max(1, min(_budget.MAX_BLOCK_ROWS, _budget.BLOCK_ENTRIES // (2 * k + 16)))
+    rows = options.block_size or max(1, min(_budget.MAX_BLOCK_ROWS, _budget.BLOCK_ENTRIES // (2 * k + 16)))
     for start in range(0, q.shape[0], rows):
         block = prepare(np.asarray(q[start : start + rows]), distance)
         exclude = np.arange(start, start + block.shape[0]) if leave_one_out else None

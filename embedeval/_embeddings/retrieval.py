@@ -12,13 +12,13 @@ import warnings
 
 import numpy as np
 
-from .._forms.graded import check_threshold, conventions, warn_no_relevant
+from .._forms.graded import conventions, warn_no_relevant
+from .._forms.rankings import check_options
 from .._inputs.arrays import check_choice
 from .._inputs.codes import HAMMING
 from .._inputs.groups import read_groups
 from .._inputs.magnitude import scale_config
-from .._metrics.registry import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
-from .._metrics.ties import check_ties
+from .._metrics.registry import DEFAULT_RANKING_METRICS
 from .._pipeline import route
 from .._pipeline.options import Options
 from .._pipeline.score import warn_if_k_exceeds
@@ -146,10 +146,7 @@ def evaluate_retrieval(
     >>> {name: round(value, 4) for name, value in r.summary.items()}
     {'mrr': 1.0, 'ndcg@2': 0.9299}
     """
-    parsed = parse_metrics(metrics, RANKINGS)
-    threshold = check_threshold(threshold)
-    check_choice(empty, "empty", ("skip", "zero"))
-    ties = check_ties(ties)
+    parsed, threshold, ties = check_options(metrics, threshold, empty, False, ties)  # as the ranked lists' entries
     options = Options.from_arguments(parsed, locals())
     q, c, scale = read_pair(queries, corpus, ("queries", "corpus"), distance, optional=False)
     query_groups = read_groups(groups, q.shape[0], _id_list(query_ids))

@@ -23,11 +23,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._inputs.arrays import check_choice
 from .._metrics import expected as _expected
 from .._metrics import kernels as _kernels
 from .._metrics.listing import listing_of, tied_listing_of
-from .._metrics.registry import per_query_values
-from .._metrics.ties import TIE_RULES, TiedHits, tied_hits_from_groups
+from .._metrics.registry import RANKINGS, parse_metrics, per_query_values
+from .._metrics.ties import TIE_RULES, TiedHits, check_ties, tied_hits_from_groups
 from ..result import EvaluationResult
 
 # Queries whose whole listings (trec_eval's bpref, infAP, set and utility measures) are
@@ -41,6 +42,17 @@ def check_threshold(threshold) -> float:
     if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real) or not threshold > 0:
         raise ValueError(f"'threshold' must be a number > 0 (grade 0 is never relevant); got {threshold!r}")
     return float(threshold)
+
+
+def check_options(metrics, threshold, empty, complete, ties):
+    """The options every ranked-list and score-matrix entry point shares, checked before any
+    work: (parsed metrics, threshold, tie rule)."""
+    parsed = parse_metrics(metrics, RANKINGS)
+    threshold = check_threshold(threshold)
+    check_choice(empty, "empty", ("skip", "zero"))
+    if not isinstance(complete, bool):
+        raise TypeError(f"'complete' must be True or False; got {complete!r}")
+    return parsed, threshold, check_ties(ties)
 
 
 @dataclass(frozen=True)

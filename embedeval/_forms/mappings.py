@@ -27,14 +27,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .graded import Judged
-from .match import find, first_duplicate, offsets_of, padded_blocks
+from .match import Collision, find, first_duplicate, offsets_of, padded_blocks
 from .score_order import count_above, sort_segments, tie_groups, unsorted_segments
 
 _NONNEGATIVE = np.int64(0x7FFF_FFFF_FFFF_FFFF)
-
-
-class _Collision(Exception):
-    """Two different ids met under one hash: the exact path decides."""
 
 
 @dataclass(frozen=True)
@@ -209,7 +205,7 @@ def from_lists(lists: list, judged: Judgements, name: Callable[[int], str]) -> J
     """Sequences of ids, best first (one per query), against ``judged``."""
     try:
         return _from_hashes(lists, judged)
-    except _Collision:
+    except Collision:
         return _from_lists_exactly(lists, judged, name)
 
 
@@ -219,20 +215,20 @@ def _from_hashes(lists: list, judged: Judgements) -> Judged:
     try:
         hashes = np.fromiter(map(hash, itertools.chain.from_iterable(lists)), np.int64, int(offsets[-1]))
     except TypeError:
-        raise _Collision from None  # an unhashable id: the exact path names it
+        raise Collision from None  # an unhashable id: the exact path names it
     hashes &= _NONNEGATIVE
     rows, ids, grades = judged.every()
     judged_hashes = np.fromiter(map(hash, ids), np.int64, len(ids)) & _NONNEGATIVE
     where = np.full(rows.size, -1, dtype=np.int64)
     for start, block in padded_blocks(hashes, offsets):
         if first_duplicate(block) is not None:
-            raise _Collision  # a duplicate id, or two ids with one hash
+            raise Collision  # a duplicate id, or two ids with one hash
         sel = slice(*np.searchsorted(rows, [start, start + block.shape[0]]))
         where[sel] = find(block, rows[sel] - start, judged_hashes[sel])
     found = np.flatnonzero(where >= 0)
     ranked = map(operator.getitem, map(lists.__getitem__, rows[found].tolist()), where[found].tolist())
     if not all(map(operator.eq, ranked, map(ids.__getitem__, found.tolist()))):
-        raise _Collision
+        raise Collision
     return _judged(n, rows[found], where[found] + 1.0, grades[found], judged, lists)
 
 

@@ -22,6 +22,11 @@ BLOCK_ENTRIES = _budget.RANKING_ELEMENTS // 16
 _PASSES = 8
 
 
+class Collision(Exception):
+    """Two different ids met under one hash: the exact path (Python objects, or the TREC line
+    reader's exact codes) decides."""
+
+
 def offsets_of(counts: np.ndarray) -> np.ndarray:
     """Segment offsets, array of shape (n + 1,), from per-segment counts."""
     offsets = np.zeros(len(counts) + 1, dtype=np.int64)

@@ -14,14 +14,14 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._inputs.arrays import _to_numpy, check_choice
+from .._inputs.arrays import _to_numpy
 from .._inputs.groups import read_groups
-from .._metrics.registry import DEFAULT_RANKING_METRICS, RANKINGS, parse_metrics
-from .._metrics.ties import check_ties, describe, refuse_without_scores
+from .._metrics.registry import DEFAULT_RANKING_METRICS
+from .._metrics.ties import describe, refuse_without_scores
 from ..result import EvaluationResult
 from . import id_arrays as _id_arrays
 from . import mappings as _python_forms
-from .graded import Judged, check_threshold, conventions, finish, per_query
+from .graded import Judged, check_options, conventions, finish, per_query
 
 TIE_RULE = "the order given; a TREC run or a {id: score} mapping is sorted by score, ties by id descending (trec_eval)"
 # What "tied" means for the scored ranked forms, and what a ranking cut at its depth holds.
@@ -178,17 +178,6 @@ def _reduce(rankings, relevance, grades, pad: int, complete: bool, ties=None) ->
     # string ids, or judged ids that are not integers: compare as Python objects, rows read up to the pad
     rows = [[d for d in row if d != pad] for row in ranked.tolist()]
     return _from_python(rows, relevance, complete, judged)
-
-
-def check_options(metrics, threshold, empty, complete, ties):
-    """The options every ranked-list entry point shares, checked before any work:
-    (parsed metrics, threshold, tie rule)."""
-    parsed = parse_metrics(metrics, RANKINGS)
-    threshold = check_threshold(threshold)
-    check_choice(empty, "empty", ("skip", "zero"))
-    if not isinstance(complete, bool):
-        raise TypeError(f"'complete' must be True or False; got {complete!r}")
-    return parsed, threshold, check_ties(ties)
 
 
 def result_of(

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._core import budget as _budget
-from .._inputs.arrays import _to_numpy, check_choice
+from .._inputs.arrays import _to_numpy
 from .._inputs.groups import read_groups
-from .._metrics.registry import DEFAULT_RANKING_METRICS, RANKINGS, Needs, parse_metrics
-from .._metrics.ties import check_ties, describe
+from .._metrics.registry import DEFAULT_RANKING_METRICS, Needs
+from .._metrics.ties import describe
 from ..result import EvaluationResult
-from .graded import Judged, check_threshold, conventions, finish, per_query
+from .graded import Judged, check_options, conventions, finish, per_query
 
 TIE_RULE = "items with equal scores are ranked by column index, lower first"
 TIED = "exactly equal scores (-0.0 ties 0.0); a tie group reaching past the depth ranked is counted whole"
@@ -138,10 +138,7 @@ def evaluate_scores(
     >>> embedeval.evaluate_scores(s, g, metrics=["recall@2", "capped_recall@2"]).summary
     {'recall@2': 0.6666666666666666, 'capped_recall@2': 1.0}
     """
-    parsed = parse_metrics(metrics, RANKINGS)
-    threshold = check_threshold(threshold)
-    check_choice(empty, "empty", ("skip", "zero"))
-    ties = check_ties(ties)
+    parsed, threshold, ties = check_options(metrics, threshold, empty, False, ties)
     s = _to_numpy(scores, "scores")
     g = _to_numpy(relevance, "relevance")
     if s.ndim != 2 or s.dtype.kind not in "biuf" or s.size == 0:

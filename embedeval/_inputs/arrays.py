@@ -302,6 +302,17 @@ def check_positive_int(value, name: str, minimum: int = 1) -> int:
     return int(value)
 
 
+def check_fraction(value, name: str, *, none_means: str = "") -> float | None:
+    """``value`` as a float in the open interval (0, 1); None passes where ``none_means`` says
+    what it means (named in the error)."""
+    if value is None and none_means:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
+        also = f", or None for {none_means}" if none_means else ""
+        raise ValueError(f"'{name}' must be in (0, 1){also}; got {value!r}")
+    return float(value)
+
+
 def check_directions(vectors: np.ndarray, name: str, chunk: int = _budget.SCAN_ROWS) -> None:
     """Raise ValueError if a row of ``vectors`` (n, d) is all zeros (its cosine is undefined).
 

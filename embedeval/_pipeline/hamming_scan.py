@@ -89,17 +89,18 @@ def jobs(queries: Codes, relevance: Relevance, evaluated, metrics, ties, block_s
 
 
 def score(options, queries: Codes, references: Codes, relevance: Relevance, metrics, evaluated, scanner=None):
-    """Per-query values of the ``evaluated`` queries (NaN elsewhere), as :func:`embedeval._pipeline.score`;
-    ``scanner`` (a :class:`HammingScanner` over ``references``) is made here unless given."""
+    """``(per-query values of the evaluated queries, NaN elsewhere; None)``, as
+    :func:`embedeval._pipeline.score.score` gives them (a scan is never approximate); ``scanner`` (a
+    :class:`HammingScanner` over ``references``) is made here unless given."""
     per_query = {m.name: np.full(queries.shape[0], np.nan) for m in metrics}
     if not evaluated.size:
-        return per_query
+        return per_query, None
     scanner = scanner or HammingScanner(references.packed, references.n_bits)
     executor = options.executor()
     planned = jobs(queries, relevance, evaluated, metrics, options.ties, options.block_size, executor.n_workers)
     results = executor.run(evaluate_block, scanner, relevance.shared, planned)
     gather(results, per_query, evaluated.size, options.progress)
-    return per_query
+    return per_query, None
 
 
 def _judged_chunk(part: JudgedPart, b: int, start: int, stop: int) -> np.ndarray:

@@ -12,13 +12,16 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+import numpy as np
+
 from .._core.progress import reporter
 from .._inputs.arrays import DISTANCES, check_choice, check_positive_int
 from .._inputs.codes import HAMMING
 from .._metrics.registry import ALL_HITS, FIRST_HIT
-from .._search import Device, gpu_device
+from .._search import ApproximateSearcher, Device, DeviceSearcher, FlatSearcher, ShardedSearcher, gpu_device
+from .._search.sharded import default_shard_size
+from .cluster import DaskSearcher
 from .executors import Sequential, Threads, default_threads
-from .searchers import make_searcher
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,24 +84,32 @@ class Options:
     def approximate(self) -> bool:
         return self.index != "flat"
 
-    # The name that Options.check's callers and the scans used before the settings were one object.
-    @property
-    def stream(self) -> bool:
-        return self.stream_reference
-
     def searcher(self, references):
-        """The searcher over the references that these options ask for."""
-        return make_searcher(
-            references,
-            self.distance,
-            index=self.index,
-            index_params=self.index_params,
-            shard_size=self.shard_size,
-            stream=self.stream_reference,
-            device=self.device,
-            client=self.client,
-            seed=self.seed,
-        )
+        """The searcher over ``references`` that these options ask for.
+
+        ``references``: float32 rows of shape (n_references, d), not prepared (each searcher
+        prepares them); a memory map is read shard by shard when sharded. In order of precedence:
+        an ``index`` other than ``"flat"`` gives an :class:`~embedeval._search.ApproximateSearcher`
+        (its training sample drawn with ``seed``); a Dask ``client`` a
+        :class:`~embedeval._pipeline.cluster.DaskSearcher`; a :class:`~embedeval._search.Device`
+        a :class:`~embedeval._search.DeviceSearcher`; a ``shard_size`` or ``stream_reference`` a
+        :class:`~embedeval._search.ShardedSearcher` (with ``stream_reference`` or ``client`` and no
+        ``shard_size``, shards of ``_budget.DEFAULT_SHARD_BYTES``); otherwise a
+        :class:`~embedeval._search.FlatSearcher`. It lives with the pipeline rather than in
+        :mod:`embedeval._search` because the Dask searcher is an execution concern.
+        """
+        if self.approximate:
+            return ApproximateSearcher(references, self.distance, self.index, self.index_params, self.seed)
+        shard_size = self.shard_size
+        if shard_size is None and (self.stream_reference or self.client is not None):
+            shard_size = default_shard_size(references.shape[1])
+        if self.client is not None:
+            return DaskSearcher(self.client, references, self.distance, shard_size)
+        if isinstance(self.device, Device):  # "gpu" became one when checked
+            return DeviceSearcher(np.asarray(references), self.distance, self.device)
+        if shard_size is not None:
+            return ShardedSearcher(references, self.distance, shard_size, stream=self.stream_reference)
+        return FlatSearcher(references, self.distance)
 
     def executor(self):
         """Where the blocks run: a Dask cluster, local threads, or one after another."""

@@ -32,14 +32,7 @@ def choose(options: Options) -> str:
     return EXACT_SEARCH if options.ties is None else TIED_SCAN
 
 
-def _scan(module):
-    def run_scan(options, queries, references, relevance, metrics, evaluated):
-        return module.score(options, queries, references, relevance, metrics, evaluated), None
-
-    return run_scan
-
-
-_ROUTES = {EXACT_SEARCH: score, HAMMING_SCAN: _scan(hamming_scan), TIED_SCAN: _scan(tied_scan)}
+_ROUTES = {EXACT_SEARCH: score, HAMMING_SCAN: hamming_scan.score, TIED_SCAN: tied_scan.score}
 
 
 def run(options: Options, queries, references, relevance, metrics, evaluated):

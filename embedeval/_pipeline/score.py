@@ -36,23 +36,10 @@ def score(options, queries, references, relevance: Relevance, metrics, evaluated
         queries, relevance, evaluated, metrics, options.distance, options.block_size, executor.n_workers, deep_from
     )
     gather(executor.run(evaluate_block, searcher, relevance.shared, jobs), per_query, evaluated.size, options.progress)
-    approximation = None
-    if options.approximate:
-        exact = FlatSearcher(references, options.distance)
-        approximation = check_approximation(
-            searcher,
-            exact,
-            queries,
-            relevance,
-            evaluated,
-            metrics,
-            options.distance,
-            options.check_sample,
-            options.seed,
-            per_query,
-        )
-        approximation.update(index=options.index, index_params=options.index_params)
-    return per_query, approximation
+    if not options.approximate:
+        return per_query, None
+    exact = FlatSearcher(references, options.distance)
+    return per_query, check_approximation(options, searcher, exact, queries, relevance, evaluated, metrics, per_query)
 
 
 def warn_if_k_exceeds(metrics, n_rankable: np.ndarray) -> None:

@@ -45,14 +45,14 @@ def jobs(queries, relevance, evaluated, metrics, ties, distance: str, block_size
 
 
 def score(options, queries, references, relevance, metrics, evaluated, scanner=None):
-    """Per-query values of the ``evaluated`` queries (NaN elsewhere) under the tie-aware rule ``ties``,
-    as :func:`embedeval._pipeline.score` gives them under the index rule; ``scanner`` (a
+    """``(per-query values of the evaluated queries, NaN elsewhere; None)`` under the tie-aware rule
+    ``ties``, as :func:`embedeval._pipeline.score.score` gives them under the index rule; ``scanner`` (a
     :class:`TiedScanner` over the prepared ``references``) is made here unless given. With class
     labels the queries are blocked by class (each block reads the rows of few classes' members
     for its graded pairs' values); the values go back to each query's place."""
     per_query = {m.name: np.full(queries.shape[0], np.nan) for m in metrics}
     if not evaluated.size:
-        return per_query
+        return per_query, None
     if scanner is None:
         scanner = TiedScanner(prepare(np.asarray(references), options.distance), options.distance == "euclidean")
     executor = options.executor()
@@ -62,4 +62,4 @@ def score(options, queries, references, relevance, metrics, evaluated, scanner=N
     planned = jobs(queries, relevance, evaluated, metrics, options.ties, options.distance, options.block_size)
     results = executor.run(_hamming.evaluate_block, scanner, relevance.shared, planned)
     gather(results, per_query, evaluated.size, options.progress)
-    return per_query
+    return per_query, None

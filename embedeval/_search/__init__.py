@@ -56,7 +56,7 @@ Where the candidates come from
 Merging (:func:`merge`, ``candidates.py``) keeps, per query, the candidates of every shard that
 are no farther than the nearest of the shards' ``worst`` distances. The ranking itself (the
 bound, the runs and their ordering) is :class:`ExactSearcher` in ``ranking.py``; float64
-recomputation is ``float64.py``. :func:`embedeval._pipeline.searchers.make_searcher` chooses among the searchers.
+recomputation is ``float64.py``. :meth:`embedeval._pipeline.options.Options.searcher` chooses among the searchers.
 """
 
 from __future__ import annotations

@@ -190,8 +190,9 @@ class DeepRanker:
         grades : numpy.ndarray of shape (b, h), float64, or None
             With graded ``marked``, the grade of the reference at each rank (0 in the padding).
         """
-        queries, depth, ignored = self._checked(queries, marked, depth, ignored)
-        b = len(queries)
+        b = len(queries)  # the arguments as the entry points checked them (evaluate_block's job)
+        depth = np.broadcast_to(np.asarray(depth, dtype=np.int64), (b,))
+        ignored = None if ignored is None else np.asarray(ignored, dtype=np.int64)
         if self.by_class:  # a class no reference has: the empty slice of the last code
             marked = dataclasses.replace(marked, codes=np.minimum(marked.codes, self.class_start.size - 1))
         counts = np.asarray(marked.counts, dtype=np.int64)
@@ -240,32 +241,6 @@ class DeepRanker:
             rows = np.searchsorted(widest * np.arange(1, widest.size + 1), self._block_elements, "right")
             yield order[start : start + max(1, int(rows))]
             start += max(1, int(rows))
-
-    def _checked(self, queries, marked, depth, ignored):
-        """The arguments of :meth:`ranks` as arrays; ValueError naming the first one that is wrong."""
-        queries = np.asarray(queries, dtype=np.float32)
-        if queries.ndim != 2 or queries.shape[1] != self.dim:
-            raise ValueError(f"'queries' must have shape (b, {self.dim}); got {queries.shape}")
-        b = len(queries)
-        if np.shape(marked.counts) != (b,):
-            raise ValueError(f"'marked' must describe {b} queries; got {np.shape(marked.counts)[0]}")
-        if self.by_class != (marked.codes is not None):
-            raise ValueError("'marked' must give class codes exactly when the ranker was made with class_codes")
-        n_ignored = np.zeros(b, dtype=np.int64)
-        if ignored is not None:
-            ignored = np.asarray(ignored, dtype=np.int64)
-            if ignored.ndim != 2 or len(ignored) != b or ((ignored < -1) | (ignored >= self.size)).any():
-                raise ValueError(f"'ignored' must have shape ({b}, k) and hold reference indices or -1")
-            n_ignored = np.count_nonzero(ignored >= 0, axis=1)
-        depth = np.broadcast_to(np.asarray(depth, dtype=np.int64), (b,))
-        bad = np.flatnonzero((depth < 1) | (depth > self.size - n_ignored))
-        if bad.size:
-            i = bad[0]
-            raise ValueError(
-                f"'depth' must be in [1, references a query can rank]; got {depth[i]} for query {i} "
-                f"(it can rank {self.size - n_ignored[i]})"
-            )
-        return queries, depth, ignored
 
     def factors(self, queries: np.ndarray, dtype) -> np.ndarray:
         """The queries' side of the product: (-2q, 1) (euclidean) or -q, shape (b, d (+ 1))."""

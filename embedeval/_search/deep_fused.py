@@ -16,7 +16,6 @@ from .._core import budget as _budget
 from .._core import compiled
 from . import deep_count as steps
 
-_COLLECTED = compiled.in_cache(f"{__package__}.placed_kernels", "_sort_pairs", "_place_sorted")
 _FUSED = compiled.in_cache(f"{__package__}.deep_kernels", "_place_chunk_into", "_ranks_from_counts_into")
 
 
@@ -29,18 +28,10 @@ def fuses(units: int) -> bool:
     return compiled.repaid("deep pass", units, _budget.DEEP_FUSED_COMPILED_FROM, _FUSED)
 
 
-def collects(units: int) -> bool:
-    """Whether a count that scans ``units`` values (rows x references) collects its float32 values
-    and places them in order (:func:`.placed_kernels.place_collected`) rather than each at once:
-    once it repays its compilation (:func:`embedeval._core.compiled.repaid`)."""
-    return compiled.repaid("collected", units, _budget.DEEP_COLLECTED_COMPILED_FROM, _COLLECTED)
-
-
 def count(block, mixed: bool, rows, top, threshold):
     """``(ranks (m, w), short (m,))`` as :meth:`~embedeval._search.deep_block.Block.count` (class codes,
     no grades)."""
     from . import deep_kernels as kernels  # numba, imported only when compiled kernels are on
-    from . import placed_kernels as placed
 
     m = rows.size
     window = block.bound_other[rows] + block.bound_rel[rows]
@@ -54,26 +45,16 @@ def count(block, mixed: bool, rows, top, threshold):
     limits = top + 2 * window
     found, out, listed = [], np.empty((0, 3), dtype=np.int32), np.empty((2, 0), dtype=np.int32)
     tables = kernels.new_tables(m, nearest.shape[1])
-    collected = None  # float32 chunks: values collected, then placed in order
-    collect = collects(m * block.ranker.size)
     for i0, c0, chunk, lim in block.chunks_within(rows, limits):
         if out.shape[0] < chunk.size:
             out = np.empty((chunk.size, 3), dtype=np.int32)
         if listed.shape[1] < chunk.shape[1]:
             listed = np.empty((2, chunk.shape[1]), dtype=np.int32)
-        into = None
-        if collect and chunk.dtype == np.float32:
-            into = collected = collected or placed.new_collected(2 * max(chunk.size, _budget.DEEP_CHUNK_ELEMENTS))
-            if placed.room(collected) < chunk.size:
-                found.append(placed.place_collected(collected, padded, ranked, window, counts))
-        args = (padded, ranked, threshold, window, counts, below, out, tables, listed, into)
+        args = (padded, ranked, threshold, window, counts, below, out, tables, listed)
         n = kernels.place_chunk(chunk, i0, c0, lim, *args)
         if n:
             found.append(out[:n].astype(np.int64))
-    if collected:
-        found.append(placed.place_collected(collected, padded, ranked, window, counts))
     tied = np.zeros(m, dtype=bool)
-    found = [f for f in found if f.size]
     if found:
         near = np.concatenate(found)
         if mixed:  # those others again, in float64

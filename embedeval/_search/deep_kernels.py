@@ -12,9 +12,6 @@ before each relevant value, summed later), ``below[i] += v <= threshold[i]``, an
 within ``window[i]`` of the relevant value on either side (a near-tie: the float32 or float64
 error bounds cannot order them), its (row, column, place) is written to ``out``.
 
-In float32 (mixed precision), the values of a row without a bucket table may instead be
-collected, and placed later in order (:mod:`.placed_kernels`).
-
 The compiled loops allocate nothing: numba compiles its own implementation of each
 ``np.zeros`` or ``np.empty`` a kernel calls, as costly to compile as a small loop, so the
 outputs come from numpy in plain Python wrappers (``python bench/bench_compile.py --cold
@@ -29,7 +26,7 @@ from .._core.compiled import kernel_numba
 from .._core.prefetch import prefetch
 from .list_kernels import list_within
 from .merged_kernels import pair_value64
-from .placed_kernels import _collect_row, _near, _search, _search_near, room
+from .placed_kernels import _near, _search, _search_near
 from .table_kernels import _fill_table, _place_tabled
 from .table_kernels import new_tables as new_tables  # the callers make the tables here
 
@@ -39,58 +36,26 @@ numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 AHEAD = 8
 
 
-def place_chunk(
-    chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables, listed=None, collected=None
-):
+def place_chunk(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables, listed=None):
     """One chunk (h, w) of rows ``i0:i0 + h`` at columns ``c0:c0 + w``; returns the near-ties written.
 
     ``tables``: :func:`new_tables` for the rows of ``padded``, filled here row by row once a row
     has placed enough values to repay a table (:func:`_fill_table`).
     ``listed``: int32 scratch of shape (2, at least w), kept by a caller that places many chunks
     (None: allocated here).
-    ``collected``: :func:`.placed_kernels.new_collected` with room for the chunk
-    (:func:`~.placed_kernels.room`), for a float32 chunk: the values of rows without a table
-    are added to it (``below`` counted, nothing else), for
-    :func:`~.placed_kernels.place_collected` to place. None: every value placed here.
     """
     if listed is None:
         listed = np.empty((2, chunk.shape[1]), dtype=np.int32)
-    into = None  # numba compiles the kernel without its collecting branch (a None argument)
-    if collected is not None:
-        if chunk.dtype != np.float32 or room(collected) < chunk.size:
-            raise ValueError("place_chunk: collected needs a float32 chunk and room for it")
-        into = (collected.keys, collected.cols, collected.fill, chunk.view(np.uint32))
-    return _place_chunk_into(
-        chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables, listed, into
-    )
+    return _place_chunk_into(chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables, listed)
 
 
 @numba.njit(cache=True, nogil=True)
 def _place_chunk_into(
-    chunk,
-    i0,
-    c0,
-    lim,
-    padded,
-    ranked,
-    threshold,
-    window,
-    counts,
-    below,
-    out,
-    tables,
-    listed,
-    into,
+    chunk, i0, c0, lim, padded, ranked, threshold, window, counts, below, out, tables, listed
 ):  # pragma: no cover - compiled
     """:func:`place_chunk` with ``listed`` (2, w) int32: scratch, a row's columns within its limit
-    and their places (:func:`.table_kernels._place_tabled`);
-    ``into``: None (every value placed here), or the collected values' (keys, cols, fill) and the
-    chunk's uint32 view. numba prunes the branches on ``into is not None`` where it is None, so
-    the kernel that places every value compiles without the collecting code."""
+    and their places (:func:`.table_kernels._place_tabled`)."""
     h = chunk.shape[0]
-    n_keys = 0
-    if into is not None:
-        n_keys = into[2][0]
     n_nearest = padded.shape[1] - 2
     table, info, state = tables
     enough = (n_nearest >> 2) + 16  # binary searches before a row's table pays (its fill: about 3 n_nearest steps)
@@ -102,23 +67,16 @@ def _place_chunk_into(
         st = state[i]  # kept in a register for the row
         values = chunk[a]
         n_within = list_within(values, limit, listed[0])
-        if into is not None:  # placed later, in order (place_collected), while few
-            st, collected_below = _try_collect(
-                into, a, i, st, values, listed[0], n_within, c0, t, n_keys, enough, row, n_nearest, table[i], info[i]
-            )
-            if collected_below >= 0:
-                below[i] += collected_below
-                n_keys += n_within
-                state[i] = st
-                continue
         n_below, q = 0, 0
         while q < n_within and st != -1:  # a binary search each, until the row fills its table
             c = listed[0, q]
             v = np.float64(values[c])
             n_below += v <= t
             low = _search(row, v, 0, n_nearest)
-            if st >= 0:
-                st = _counted(st, 1, enough, row, n_nearest, table[i], info[i])
+            if st >= 0:  # st values placed so far; -1: table filled; -2: no table can be
+                st += 1
+                if st > enough:
+                    st = -1 if _fill_table(row, n_nearest, table[i], info[i]) else -2
             counts[i, min(low, top)] += 1
             if _near(v, row[low], row[low + 1], win):
                 out[n_out, 0], out[n_out, 1], out[n_out, 2] = i, c0 + c, low
@@ -131,46 +89,7 @@ def _place_chunk_into(
             n_below += placed_below
         below[i] += n_below
         state[i] = st
-    if into is not None:
-        into[2][0] = n_keys
     return n_out
-
-
-@numba.njit(inline="always")
-def _try_collect(
-    into, a, i, st, values, listed, n_within, c0, t, n_keys, enough, row, n_nearest, table, info
-):  # pragma: no cover
-    """Collect row i's ``n_within`` listed values (chunk row a) into ``into`` unless the row has its
-    table, or fills it now (:func:`_collecting`). Returns (the row's state, how many of them are
-    <= t, or -1 where they are to be placed at once)."""
-    if st == -1:
-        return st, -1
-    st = _collecting(st, n_within, enough, row, n_nearest, table, info)
-    if st == -1:
-        return st, -1
-    return st, _collect_row(values, into[3][a], listed, n_within, i, c0, t, into[0], into[1], n_keys)
-
-
-@numba.njit(inline="always")
-def _counted(st, k, enough, row, n_nearest, table, info):  # pragma: no cover
-    """A row's state after ``k`` more values placed without a table (``st`` >= 0: how many so
-    far): its table filled (-1), or found impossible (-2), once past ``enough``."""
-    if st < 0:
-        return st
-    st += k
-    if st > enough:
-        return -1 if _fill_table(row, n_nearest, table, info) else -2
-    return st
-
-
-@numba.njit(inline="always")
-def _collecting(st, n_within, enough, row, n_nearest, table, info):  # pragma: no cover
-    """The state of a row without a filled table (``st`` >= 0 or -2) that has ``n_within`` values
-    in a chunk: -1 where they would take it past ``enough`` and its table is filled now (they
-    are placed at once), else its state with them collected."""
-    if st >= 0 and st + n_within > enough:
-        return -1 if _fill_table(row, n_nearest, table, info) else -2
-    return st + n_within if st >= 0 else st
 
 
 def reached(padded, others, count):

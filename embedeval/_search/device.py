@@ -160,9 +160,6 @@ class DeviceSearcher(ExactSearcher):
         self._turn = itertools.cycle(range(len(self._on)))
         self._lock = threading.Lock()
 
-    def reference_rows(self, idx):
-        return self._reference[idx]
-
     def _error_bound(self, queries, unit_roundoff):
         q_norm = np.sqrt(np.einsum("ij,ij->i", queries, queries, dtype=np.float64))
         return error_bounds(q_norm, self.max_norm, queries.shape[1], self.euclidean)[1]

@@ -87,9 +87,6 @@ class DuplicateRows:
         ignore = as_ignored(ignore)
         b, n = queries.shape[0], self._members.size
         ignored = np.zeros(b, dtype=np.int64) if ignore is None else ignore.counts
-        fewest = int(ignored.min()) if ignored.size else 0
-        if not 1 <= k <= n - fewest:
-            raise ValueError(f"k must be in [1, {n - fewest}]; got {k}")
         need = np.minimum(k + ignored, n)
         width = int(need.max(initial=1))
         out = np.full((b, width), -1, dtype=np.int64)

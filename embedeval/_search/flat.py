@@ -42,10 +42,8 @@ class FlatSearcher(InMemorySearcher):
 
     Parameters
     ----------
-    reference : numpy.ndarray of shape (n_references, d), float32
-    distance : {"euclidean", "cosine", "inner_product"}
-        Cosine normalises the references (:func:`embedeval._inputs.arrays.prepare`) and ranks by
-        inner product.
+    reference, distance
+        As :class:`~embedeval._search.memory.InMemorySearcher` takes them.
     distinct_search : bool
         Where at most half of the references are distinct rows (exact copies), search those and
         expand them (:mod:`embedeval._search.duplicates`) instead of the references themselves.

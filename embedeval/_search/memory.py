@@ -69,6 +69,3 @@ class InMemorySearcher(ExactSearcher):
 
     def deep_ranker(self, class_codes: np.ndarray | None) -> DeepRanker:
         return self._rankers.get(class_codes)
-
-    def reference_rows(self, idx):
-        return self._reference[idx]

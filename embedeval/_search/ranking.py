@@ -13,9 +13,10 @@ from .ignored import as_ignored, drop_ignored
 class ExactSearcher:
     """Exact k-nearest-neighbour search over gathered candidates (see :mod:`embedeval._search`).
 
-    Subclasses say where candidates come from (:meth:`_gather`) and where float64 rows for
-    recomputation come from (:meth:`reference_rows`), and set ``size`` (the number of
-    references), ``euclidean`` and ``max_norm`` (the largest norm of a prepared reference).
+    Subclasses say where candidates come from (:meth:`_gather`) and, unless they hold the
+    prepared references in memory as ``_reference``, where float64 rows for recomputation come
+    from (:meth:`reference_rows`), and set ``size`` (the number of references), ``euclidean``
+    and ``max_norm`` (the largest norm of a prepared reference).
     """
 
     exact = True  # every searcher but the approximate one
@@ -30,9 +31,10 @@ class ExactSearcher:
         """At least the ``n`` best candidates of each query (all, if ``n`` >= ``size``)."""
         raise NotImplementedError
 
-    def reference_rows(self, idx: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        """The prepared float32 reference vectors at ``idx`` (c,), shape (c, d)."""
-        raise NotImplementedError
+    def reference_rows(self, idx: np.ndarray) -> np.ndarray:
+        """The prepared float32 reference vectors at ``idx`` (c,), shape (c, d): rows of
+        ``_reference`` where a subclass holds them in memory."""
+        return self._reference[idx]
 
     def deep_ranker(self, class_codes: np.ndarray | None):
         """The deep ranking over these references (:class:`~embedeval._search.deep.DeepRanker`), made
@@ -57,7 +59,8 @@ class ExactSearcher:
         queries : numpy.ndarray of shape (b, d), float32
             Prepared (:func:`embedeval._inputs.arrays.prepare`) as the references are.
         k : int
-            In [1, number of references - the fewest references a query ignores].
+            In [1, number of references - the fewest references a query ignores], as the entry
+            points check it (not checked again here).
         ignore : Ignored or numpy.ndarray of shape (b,), optional
             References each query must not be given (:class:`~embedeval._search.ignored.Ignored`;
             an int array is one reference per query, the query itself in leave-one-out
@@ -90,9 +93,6 @@ class ExactSearcher:
         """
         ignore = as_ignored(ignore)
         counts = np.zeros(queries.shape[0], dtype=np.int64) if ignore is None else ignore.counts
-        fewest = int(counts.min()) if counts.size else 0
-        if not 1 <= k <= self.size - fewest:
-            raise ValueError(f"k must be in [1, {self.size - fewest}]; got {k}")
         out = np.empty((queries.shape[0], k), dtype=np.int64)
         pending = np.arange(queries.shape[0])
         n_candidates = k + max(8, k // 64)

@@ -130,8 +130,8 @@ class TiedScanner:
         """Scan every reference for the prepared queries (b, d), float32.
 
         ``grades``, ``ignored`` and ``levels`` are those of
-        :meth:`~embedeval._search.hamming.HammingScanner.count`; ``keep`` must be None (this
-        scan serves the tie-aware rules only). ``pairs``, where relevance is binary: a function
+        :meth:`~embedeval._search.hamming.HammingScanner.count`; ``keep`` is None (the route sends
+        only the tie-aware rules here). ``pairs``, where relevance is binary: a function
         ``(start, stop) -> (rows, cols, excluded)`` that gives what the masks would
         (:meth:`embedeval._relevance.Judge.class_pairs`), read instead of them.
 
@@ -142,8 +142,6 @@ class TiedScanner:
             holding a graded reference of a query: column 2j holds the references strictly
             between group j - 1 and group j, column 2j + 1 those of group j.
         """
-        if keep is not None:
-            raise ValueError("a tied scan counts tie groups; the index rule's ranks are the searchers' work")
         queries = np.ascontiguousarray(queries, dtype=np.float32)
         b, d = queries.shape
         step = max(1, self.pairs // max(b, 1))

@@ -7,8 +7,8 @@ Against pytorch-metric-learning's ``AccuracyCalculator`` (``NMI``, ``AMI``): it 
 *query* embeddings, as handed to it, into as many clusters as there are distinct query labels with
 ``faiss.Kmeans(d, k, niter=20)`` (faiss defaults otherwise: seed 1234, one run, random initial
 centroids, at most 256 training points per centroid), assigns each embedding to its nearest
-centroid, and scores with scikit-learn (arithmetic mean). :func:`kmeans` with its defaults and
-:func:`clustering_quality` do the same and give the same clusters and scores. Differences: PML
+centroid, and scores with scikit-learn (arithmetic mean). :func:`kmeans` with its defaults, scored
+by :func:`~embedeval._setlevel.information.nmi` and ``ami``, gives the same clusters and scores. Differences: PML
 casts labels to float32 (integer labels beyond 2**24 can merge there, not here); PML never
 normalises (here ``distance="cosine"`` clusters the L2-normalised rows, as embedeval searches
 them); and PML runs faiss's GPU k-means when a GPU is present, whose rounding can change clusters.
@@ -21,17 +21,7 @@ from dataclasses import dataclass, field
 import faiss
 import numpy as np
 
-from .._inputs.arrays import (
-    DISTANCES,
-    as_embeddings,
-    as_labels,
-    check_choice,
-    check_directions,
-    check_positive_int,
-    encode_labels,
-    prepare,
-)
-from .information import ami, nmi
+from .._inputs.arrays import prepare
 
 # pytorch-metric-learning's AccuracyCalculator: FaissKMeans(niter=20), faiss's other defaults.
 PML_KMEANS = {"niter": 20, "nredo": 1, "seed": 1234, "max_points_per_centroid": 256}
@@ -79,9 +69,10 @@ def kmeans(
 
     Parameters
     ----------
-    embeddings : array-like of shape (n, d)
+    embeddings : numpy.ndarray of shape (n, d), float32
+        As the entry point checked them (finite; under cosine, no zero row).
     n_clusters : int
-        1 <= n_clusters <= n.
+        1 <= n_clusters <= n (an evaluation asks for one cluster per query label).
     seed : int
         faiss's random seed (initial centroids, training subsample), 0 <= seed < 2**31.
     niter, nredo : int
@@ -105,75 +96,28 @@ def kmeans(
     depend on the BLAS kernel. faiss's warning about fewer than 39 points per centroid is
     silenced (``min_points_per_centroid=1``); that setting changes nothing else.
     """
-    x = as_embeddings(embeddings)
-    n = x.shape[0]
-    check_positive_int(n_clusters, "n_clusters")
-    if n_clusters > n:
-        raise ValueError(
-            f"'n_clusters' must be <= the number of embeddings ({n}), as k-means needs a point per cluster; "
-            f"got {n_clusters}"
-        )
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**31:
-        raise ValueError(f"'seed' must be an int in [0, 2**31); got {seed!r}")
-    check_positive_int(niter, "niter")
-    check_positive_int(nredo, "nredo")
-    check_positive_int(max_points_per_centroid, "max_points_per_centroid")
-    check_choice(distance, "distance", DISTANCES)
-    if distance == "cosine":
-        check_directions(x, "embeddings")
-        x = prepare(x, "cosine")
+    x = prepare(embeddings, "cosine") if distance == "cosine" else np.ascontiguousarray(embeddings, np.float32)
     settings = {
         "implementation": "faiss.Kmeans",
         "faiss_version": faiss.__version__,
-        "n_clusters": int(n_clusters),
-        "seed": int(seed),
-        "niter": int(niter),
-        "nredo": int(nredo),
-        "max_points_per_centroid": int(max_points_per_centroid),
+        "n_clusters": n_clusters,
+        "seed": seed,
+        "niter": niter,
+        "nredo": nredo,
+        "max_points_per_centroid": max_points_per_centroid,
         "init": "random",
         "distance": distance,
         "normalised": distance == "cosine",
     }
     km = faiss.Kmeans(
         x.shape[1],
-        int(n_clusters),
-        niter=int(niter),
-        nredo=int(nredo),
-        seed=int(seed),
-        max_points_per_centroid=int(max_points_per_centroid),
+        n_clusters,
+        niter=niter,
+        nredo=nredo,
+        seed=seed,
+        max_points_per_centroid=max_points_per_centroid,
         min_points_per_centroid=1,
     )
     objective = km.train(x)
     _, assignment = km.index.search(x, 1)  # the index holds the final centroids (as PML reads them)
     return KMeans(assignment.ravel().astype(np.int64), km.centroids.copy(), float(objective), settings)
-
-
-@dataclass(frozen=True)
-class ClusteringQuality:
-    """NMI and AMI of a k-means clustering against the labels, with the clustering's settings."""
-
-    nmi: float
-    ami: float
-    n_clusters: int
-    settings: dict
-
-
-def clustering_quality(embeddings, labels, *, distance: str = "euclidean", **kmeans_options) -> ClusteringQuality:
-    """k-means into as many clusters as there are labels, scored by NMI and AMI (PML's recipe).
-
-    Parameters
-    ----------
-    embeddings : array-like of shape (n, d)
-    labels : array-like of shape (n,)
-    distance : {"euclidean", "inner_product", "cosine"}
-    **kmeans_options
-        ``seed``, ``niter``, ``nredo``, ``max_points_per_centroid`` of :func:`kmeans`.
-    """
-    x = as_embeddings(embeddings)
-    y = as_labels(labels, x.shape[0])
-    codes = encode_labels(y)[1][0]
-    n_classes = int(codes.max()) + 1
-    clustering = kmeans(x, n_classes, distance=distance, **kmeans_options)
-    return ClusteringQuality(
-        nmi(codes, clustering.assignment), ami(codes, clustering.assignment), n_classes, clustering.settings
-    )

@@ -12,14 +12,12 @@ whatever n, and a memory-mapped file is streamed.
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
-from collections.abc import Sequence
 
 import numpy as np
 
 from .._core import budget as _budget
-from .._inputs.arrays import as_embeddings, prepare
+from .._inputs.arrays import prepare
 
 
 def _rows(x: np.ndarray, start: int, stop: int, cosine: bool) -> np.ndarray:
@@ -35,7 +33,8 @@ def scatter_matrix(embeddings, *, block_rows: int | None = None, cosine: bool = 
 
     Parameters
     ----------
-    embeddings : array-like of shape (n, d)
+    embeddings : numpy.ndarray of shape (n, d)
+        Finite rows, as the entry point checked them (a memory map is streamed).
     block_rows : int, optional
         Rows per block (default: ``2**22 // d``); the result does not depend on it beyond rounding.
     cosine : bool
@@ -46,7 +45,7 @@ def scatter_matrix(embeddings, *, block_rows: int | None = None, cosine: bool = 
     mean : numpy.ndarray of shape (d,), float64
     scatter : numpy.ndarray of shape (d, d), float64, symmetric positive semi-definite
     """
-    x = as_embeddings(embeddings)
+    x = embeddings
     n, d = x.shape
     rows = block_rows or max(1, _budget.SCATTER_ELEMENTS // d)
     # Two passes: centring before the products avoids the cancellation of sum(x x^T) - n mu mu^T.
@@ -71,25 +70,9 @@ def explained_variance(embeddings, *, block_rows: int | None = None, cosine: boo
     -------
     numpy.ndarray of shape (d,), float64, non-increasing
     """
-    x = as_embeddings(embeddings)
-    _, scatter = scatter_matrix(x, block_rows=block_rows, cosine=cosine)
+    _, scatter = scatter_matrix(embeddings, block_rows=block_rows, cosine=cosine)
     eigenvalues = np.clip(np.linalg.eigvalsh(scatter)[::-1], 0.0, None)
-    return eigenvalues / max(x.shape[0] - 1, 1)
-
-
-def _check_shares(shares) -> list[float]:
-    if isinstance(shares, numbers.Real):
-        shares = [shares]
-    if isinstance(shares, str) or not isinstance(shares, (Sequence, np.ndarray)):
-        raise TypeError(f"'shares' must be a float or a sequence of floats in (0, 1]; got {type(shares).__name__}")
-    out = []
-    for r in shares:
-        if isinstance(r, bool) or not isinstance(r, numbers.Real) or not 0 < r <= 1:
-            raise ValueError(f"'shares' must be floats in (0, 1] (shares of the variance); got {r!r}")
-        out.append(float(r))
-    if not out:
-        raise ValueError("'shares' must hold at least one share; got none")
-    return out
+    return eigenvalues / max(embeddings.shape[0] - 1, 1)
 
 
 def pcf(embeddings, shares=(0.5,), *, block_rows: int | None = None, cosine: bool = False) -> dict[float, float]:
@@ -106,8 +89,10 @@ def pcf(embeddings, shares=(0.5,), *, block_rows: int | None = None, cosine: boo
 
     Parameters
     ----------
-    embeddings : array-like of shape (n, d)
-    shares : float or sequence of float in (0, 1]
+    embeddings : numpy.ndarray of shape (n, d)
+        As :func:`scatter_matrix` takes them.
+    shares : sequence of float in (0, 1]
+        The levels of the ``pcf@r`` metrics asked for (checked when their names were read).
     block_rows : int, optional
         Rows per block of the scatter accumulation.
     cosine : bool
@@ -131,13 +116,12 @@ def pcf(embeddings, shares=(0.5,), *, block_rows: int | None = None, cosine: boo
     >>> pcf(x, (0.5, 0.8, 0.95))
     {0.5: 0.25, 0.8: 0.5, 0.95: 1.0}
     """
-    checked = _check_shares(shares)
     variances = explained_variance(embeddings, block_rows=block_rows, cosine=cosine)
     d = variances.size
     cumulative = np.cumsum(variances)
     if not cumulative[-1] > 0:
         warnings.warn("pcf is undefined: the embeddings have no variance (all rows equal); NaN", RuntimeWarning, 2)
-        return {r: math.nan for r in checked}
+        return {r: math.nan for r in shares}
     cumulative /= cumulative[-1]  # the last share is exactly 1
-    counts = np.searchsorted(cumulative, checked, side="right")
-    return {r: min(d, int(c) + 1) / d for r, c in zip(checked, counts, strict=True)}
+    counts = np.searchsorted(cumulative, shares, side="right")
+    return {r: min(d, int(c) + 1) / d for r, c in zip(shares, counts, strict=True)}

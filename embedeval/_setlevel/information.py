@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core import budget as _budget
-from .._inputs.arrays import as_labels, encode_labels
+from .._inputs.arrays import encode_labels
 
 # The log-factorial table is anchored on math.lgamma every this many integers (bounds the
 # rounding a running sum of logs accumulates).
@@ -167,16 +167,8 @@ def expected_mutual_information(row_sums: np.ndarray, col_sums: np.ndarray, n: i
 
 
 def _codes(labels, clusters) -> tuple[np.ndarray, np.ndarray]:
-    """Dense codes of two labelings of the same items, checked."""
-    try:
-        n = len(labels)
-    except TypeError:
-        raise TypeError(f"'labels' must be a 1-D array-like of labels; got {type(labels).__name__}") from None
-    labels = as_labels(labels, n, "labels", "labels")
-    clusters = as_labels(clusters, n, "clusters", "labels")
-    if n == 0:
-        raise ValueError("'labels' must hold at least one item; got 0")
-    return encode_labels(labels)[1][0], encode_labels(clusters)[1][0]
+    """Dense codes of two labelings of the same items (an evaluation's query codes and clusters)."""
+    return encode_labels(np.asarray(labels))[1][0], encode_labels(np.asarray(clusters))[1][0]
 
 
 def nmi(labels, clusters) -> float:

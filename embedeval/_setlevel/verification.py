@@ -36,24 +36,13 @@ are processed in ranges of bins, one pass over all pairs per range.
 from __future__ import annotations
 
 import functools
-import numbers
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 
 from .._core import budget as _budget
 from .._core import compiled
-from .._inputs.arrays import (
-    DISTANCES,
-    as_embeddings,
-    as_labels,
-    check_choice,
-    check_directions,
-    check_positive_int,
-    encode_labels,
-)
 from .._pipeline.executors import default_threads, one_blas_thread_each, run_threads
 from .._search.float64 import compiles_exact
 from . import fused_pass
@@ -114,120 +103,21 @@ class PairVerification:
     n_positive: int
     n_negative: int
     distance: str
-    conventions: dict[str, str] = field(default_factory=dict)
     curves: dict | None = None  # ROC/DET points and pair histograms (embedeval._setlevel.pair_curves)
 
-    @property
-    def tar_at_far(self) -> dict[float, float]:
-        """``{x: 1 - fnmr@fmr=x}``, the true accept rate at false accept rate x."""
-        return {x: 1.0 - v for x, v in self.fnmr_at_fmr.items()}
 
-
+# The words an evaluation's conventions quote (the module docstring states the rest).
 CONVENTIONS = {
-    "pairs": "every pair of distinct items (i < j), or every (query, reference) pair; positive = same label",
     "threshold": "a pair is accepted when its distance d <= t; equal distances are accepted together",
-    "fnmr@fmr": "FNMR at the largest threshold whose FMR <= x: share of positive pairs at d >= g, "
-    "g the (floor(x * n_negative) + 1)-th smallest negative distance",
-    "tar@far": "1 - fnmr@fmr",
-    "eer": "FMR where the ROC, straight segments between its points, crosses FMR = FNMR",
-    "pair_auroc": "P(d_neg > d_pos) + P(d_neg = d_pos) / 2 over all (positive, negative) pairs",
     "distance": "exact float64 distance of the float32 vectors (squared euclidean; minus inner product; "
     "cosine: minus inner product of L2-normalised vectors)",
 }
 
 
-def _check_levels(fmr) -> list[float]:
-    if isinstance(fmr, numbers.Real):
-        fmr = [fmr]
-    if isinstance(fmr, str) or not isinstance(fmr, (Sequence, np.ndarray)):
-        raise TypeError(f"'fmr' must be a float or a sequence of floats in (0, 1); got {type(fmr).__name__}")
-    levels = []
-    for x in fmr:
-        if isinstance(x, bool) or not isinstance(x, numbers.Real) or not 0 < x < 1:
-            raise ValueError(f"'fmr' levels must be floats in the open interval (0, 1); got {x!r}")
-        levels.append(float(x))
-    return levels
-
-
-def pair_verification(
-    embeddings,
-    labels,
-    *,
-    reference=None,
-    reference_labels=None,
-    distance: str = "euclidean",
-    fmr=(1e-3,),
-    tile_rows: int | None = None,
-) -> PairVerification:
-    """FNMR at FMR levels (TAR at FAR), EER and AUROC over all pairs, exactly.
-
-    Parameters
-    ----------
-    embeddings : array-like of shape (n, d)
-    labels : array-like of shape (n,)
-    reference, reference_labels : optional, shapes (n_r, d) and (n_r,)
-        Given: the trials are all n x n_r (embedding, reference) pairs. Otherwise the
-        n (n - 1) / 2 pairs of distinct embeddings.
-    distance : {"euclidean", "inner_product", "cosine"}
-    fmr : float or sequence of float in (0, 1)
-        FMR levels x of ``fnmr@fmr=x``.
-    tile_rows : int, optional
-        Rows of a tile of pair distances (default 384; four times as many columns); results do not
-        depend on it.
-
-    Returns
-    -------
-    PairVerification
-
-    Raises
-    ------
-    ValueError
-        FMR levels outside (0, 1); no negative pair (a single label); no positive pair (every
-        label occurs once, or no label shared between the two sets).
-
-    References
-    ----------
-    ISO/IEC 19795-1 (biometric performance testing: FMR, FNMR, DET/ROC); Fawcett (2006), "An
-    introduction to ROC analysis", Pattern Recognition Letters 27.
-    """
-    levels = _check_levels(fmr)
-    check_choice(distance, "distance", DISTANCES)
-    x = as_embeddings(embeddings)
-    y = as_labels(labels, x.shape[0])
-    if reference is None:
-        if reference_labels is not None:
-            raise ValueError("'reference_labels' needs 'reference'; got reference_labels without reference")
-        codes = encode_labels(y)[1]
-        ref, ref_codes = None, None
-        q_codes = codes[0]
-    else:
-        ref = as_embeddings(reference, "reference")
-        if ref.shape[1] != x.shape[1]:
-            raise ValueError(f"'reference' must have {x.shape[1]} columns like 'embeddings'; got {ref.shape[1]}")
-        ry = as_labels(reference_labels, ref.shape[0], "reference_labels", "reference")
-        q_codes, ref_codes = encode_labels(y, ry)[1]
-    if distance == "cosine":
-        check_directions(x, "embeddings")
-        if ref is not None:
-            check_directions(ref, "reference")
-    budgets = Budgets() if tile_rows is None else Budgets(tile_rows=check_positive_int(tile_rows, "tile_rows"))
-    space = PairSpace(x, q_codes, ref, ref_codes, distance, budgets.tile_rows)
-    if space.n_pairs == 0:
-        raise ValueError(f"pair verification needs at least two items; got {x.shape[0]}")
-    if space.n_negative == 0:
-        raise ValueError(
-            "pair verification needs negative pairs (items with different labels); all items share one label"
-        )
-    if space.n_positive == 0:
-        raise ValueError(
-            "pair verification needs positive pairs (two items with the same label); "
-            + ("every label occurs once" if reference is None else "no label occurs in both sets")
-        )
-    return verify(space, levels, distance, budgets)
-
-
 def verify(space: PairSpace, levels: list[float], distance: str, budgets: Budgets) -> PairVerification:
-    """The metrics of a checked :class:`PairSpace` (``pair_verification`` without the checks)."""
+    """FNMR at the FMR ``levels`` (each in (0, 1)), EER and AUROC over every pair of ``space``,
+    exactly; the entry point (:meth:`embedeval._setlevel.steps.SetStep.check`) has made sure that
+    there are positive and negative pairs."""
     P, M = space.n_positive, space.n_negative
     sample, sample_positive, sample_pos = space.sample(_budget.VERIFICATION_SAMPLE)
     both = np.concatenate([sample, sample_pos])
@@ -269,7 +159,7 @@ def verify(space: PairSpace, levels: list[float], distance: str, budgets: Budget
     for x, t in zip(levels, targets, strict=False):
         fnmr[x], attained[x] = t.resolve_fmr()
     curves = pair_curves(grid, hist_pos, hist_neg, space.bounds())
-    return PairVerification(fnmr, attained, targets[-1].resolve_eer(), auroc, P, M, distance, dict(CONVENTIONS), curves)
+    return PairVerification(fnmr, attained, targets[-1].resolve_eer(), auroc, P, M, distance, curves)
 
 
 def _chunks(hist_pos: np.ndarray, held: int) -> list[np.ndarray]:

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from .._inputs.arrays import check_choice, check_positive_int
+from .._inputs.arrays import check_choice, check_fraction, check_positive_int
 from .across_bayes import bayes_signed_rank
 from .across_data import Across, read_across
 from .across_friedman import critical_difference, friedman, nemenyi_p_values, nemenyi_q
@@ -21,10 +21,8 @@ POST_HOC = ("nemenyi", "wilcoxon")
 
 
 def _check(o: dict) -> None:
-    if not 0 < o["alpha"] < 1:
-        raise ValueError(f"'alpha' must be in (0, 1); got {o['alpha']!r}")
-    if o["confidence"] is not None and not 0 < o["confidence"] < 1:
-        raise ValueError(f"'confidence' must be in (0, 1), or None for no interval; got {o['confidence']!r}")
+    check_fraction(o["alpha"], "alpha")
+    check_fraction(o["confidence"], "confidence", none_means="no interval")
     check_choice(o["post_hoc"], "post_hoc", POST_HOC)
     check_choice(o["zero_method"], "zero_method", ZERO_METHODS)
     check_choice(o["wilcoxon_method"], "wilcoxon_method", METHODS)

@@ -183,9 +183,6 @@ class AcrossComparison(ShownAsTable):
 
         return frame_of(across_frames(self), what, "AcrossComparison.to_pandas")
 
-    def __str__(self) -> str:
-        return self.table()
-
     def __repr__(self) -> str:
         return (
             f"AcrossComparison(systems={self.systems}, datasets={len(self.datasets)}, best={self.best!r}, "

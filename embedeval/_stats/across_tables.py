@@ -23,7 +23,7 @@ from .._core.text import (
     markdown_table,
     percent,
 )
-from .tables import _tex
+from .tables import _cell, _lines, _tex
 
 
 def _p(x) -> str:
@@ -154,14 +154,6 @@ def legend(c) -> dict[str, str]:
     for i, note in enumerate(c.notes):
         out[f"note {i + 1}" if len(c.notes) > 1 else "note"] = note
     return out
-
-
-def _lines(d: dict) -> list[str]:
-    return [f"{k}: {v}" for k, v in d.items()]
-
-
-def _cell(x) -> str:
-    return "" if x is None else repr(x)
 
 
 def _csv(c) -> str:

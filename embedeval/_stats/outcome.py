@@ -202,9 +202,6 @@ class SystemComparison(ShownAsTable):
 
         return frame_of(comparison_frames(self), what, "SystemComparison.to_pandas")
 
-    def __str__(self) -> str:
-        return self.table()
-
     def __repr__(self) -> str:
         return (
             f"SystemComparison(systems={self.systems}, metrics={self.metrics}, n_queries={self.n_queries}, "

@@ -122,28 +122,30 @@ def legend(c) -> dict[str, str]:
     return out
 
 
-def _legend_lines(c) -> list[str]:
-    return [f"{k}: {v}" for k, v in legend(c).items()]
+def _lines(d: dict) -> list[str]:
+    """``what: how`` a line, for the text formats."""
+    return [f"{k}: {v}" for k, v in d.items()]
+
+
+def _cell(x) -> str:
+    """A CSV cell: empty for None, else the value's repr (all its digits)."""
+    return "" if x is None else repr(x)
 
 
 def _csv(c) -> str:
     head = ["kind", "a", "b", "metric", "value", "low", "high", "rank", "rank_low", "rank_high", "p_value",
             "p_adjusted", "p_tukey", "effect_size", "wins", "ties", "losses", "n_queries"]  # fmt: skip
-
-    def cell(x) -> str:
-        return "" if x is None else repr(x)
-
     rows = []
     for s in c.systems:
         for m in c.metrics:
             lo, hi = c.intervals[s][m] if c.intervals is not None else (None, None)
             rank = c.ranks[m][s]
-            rows.append(["system", s, "", m, cell(c.values[s][m]), cell(lo), cell(hi), cell(rank["rank"]),
-                         cell(rank["low"]), cell(rank["high"]), *[""] * 7, cell(c.n_queries)])  # fmt: skip
+            rows.append(["system", s, "", m, _cell(c.values[s][m]), _cell(lo), _cell(hi), _cell(rank["rank"]),
+                         _cell(rank["low"]), _cell(rank["high"]), *[""] * 7, _cell(c.n_queries)])  # fmt: skip
     for r in c.pairs:
-        rows.append(["pair", r["a"], r["b"], r["metric"], cell(r["difference"]), cell(r["low"]), cell(r["high"]),
-                     "", "", "", *(cell(r[k]) for k in ("p_value", "p_adjusted", "p_tukey", "effect_size", "wins",
-                                                         "ties", "losses", "n_queries"))])  # fmt: skip
+        rows.append(["pair", r["a"], r["b"], r["metric"], _cell(r["difference"]), _cell(r["low"]),
+                     _cell(r["high"]), "", "", "", *(_cell(r[k]) for k in ("p_value", "p_adjusted", "p_tukey",
+                     "effect_size", "wins", "ties", "losses", "n_queries"))])  # fmt: skip
     return csv_table(head, rows)
 
 
@@ -158,7 +160,7 @@ def render(c, fmt: str) -> str:
                 *head,
                 markdown_table(*system_rows(c)),
                 markdown_table(*pair_rows(c)),
-                "\n".join(f"- {markdown_escape(x)}" for x in _legend_lines(c)),
+                "\n".join(f"- {markdown_escape(x)}" for x in _lines(legend(c))),
             ]
         ),
         "latex": lambda: _latex(c),
@@ -167,11 +169,11 @@ def render(c, fmt: str) -> str:
                 *(f"<p>{html.escape(line)}</p>" for line in head),
                 html_table(*system_rows(c)),
                 html_table(*pair_rows(c)),
-                "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in _legend_lines(c)) + "</ul>",
+                "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in _lines(legend(c))) + "</ul>",
             ]
         ),
         "table": lambda: "\n\n".join(
-            [*head, aligned_table(*system_rows(c)), aligned_table(*pair_rows(c)), "\n".join(_legend_lines(c))]
+            [*head, aligned_table(*system_rows(c)), aligned_table(*pair_rows(c)), "\n".join(_lines(legend(c)))]
         ),
     }
     if fmt not in renderers:

@@ -16,10 +16,10 @@ from .._core.progress import TerminalBar as Progress
 from .._core.skips import coverage
 from .._metrics.registry import EMBEDDINGS, RANKINGS, parse_metrics
 from ._explore import explore_depth
-from ._leaderboard import add_leaderboard_command  # noqa: F401  (registered by _parser)
-from ._loaders import load_array, load_groups, load_ids, load_keys, load_label_sets, load_labels, load_pairs
-from ._output import emit, format_comparison, format_examples
-from ._problems import UsageError, argument_problems, check_rows, folder_problems, output_problems
+from ._judgements import beir_problems, load_judgements, restricted, retrieval_options
+from ._loaders import load_array, load_groups, load_keys, load_label_sets, load_labels, load_pairs
+from ._output import emit, format_comparison, format_examples, interval_level
+from ._problems import UsageError, argument_problems, below_one, check_rows, folder_problems, output_problems
 
 _PLOT_METRICS = [f"recall@{k}" for k in range(1, 21)] + ["map@r"]  # what --plot draws
 
@@ -62,9 +62,7 @@ def evaluate_command(args) -> int:
         problems.append("--reference and --reference-labels go together; give both or neither")
     problems += _ignore_problems(args, "reference", separate=args.reference is not None)
     problems += output_problems(args)
-    for flag, value in (("--block-size", args.block_size), ("--threads", args.threads)):
-        if value is not None and value < 1:
-            problems.append(f"{flag} must be >= 1; got {value}")
+    problems += below_one(args, "--block-size", "--threads")
     if problems:
         raise UsageError(problems)
     # Canonical names ("recall@010" -> "recall@10"): the result is keyed by them, and the extra
@@ -123,7 +121,7 @@ def _labelled_inputs(args, embeddings):
     labels = read_labels(Path(args.labels), args.label_key)
     check_rows(labels, embeddings, f"LABELS ({args.labels})", f"EMBEDDINGS ({args.embeddings})")
     gallery = _ignore_arguments(args, "reference", positions=True)
-    gallery.update(_groups(args, embeddings, f"EMBEDDINGS ({args.embeddings})"))
+    gallery.update(row_groups(args, embeddings, f"EMBEDDINGS ({args.embeddings})"))
     if args.reference is not None:
         gallery.update(
             reference=load_array(Path(args.reference), "reference", args.key),
@@ -154,7 +152,7 @@ def two_embeddings(args, a_path: str, b_path: str, labels_path: str) -> int:
     check_rows(labels, a_rows, f"LABELS ({args.labels})", f"A and B ({args.a}, {args.b})")
     a = evaluate(a_rows, labels, metrics=args.metrics, distance=args.distance)
     b = evaluate(b_rows, labels, metrics=args.metrics, distance=args.distance)
-    level = args.ci or 0.95
+    level = interval_level(args)
     rows = compare(a, b, confidence=level, n_resamples=args.resamples, seed=args.seed)
     print(format_comparison(rows, args.format, level, args.resamples, coverage(a)))
     return 0
@@ -231,7 +229,7 @@ def _ignore_arguments(args, reference: str, positions: bool) -> dict:
     return out
 
 
-def _groups(args, rows, rows_arg: str) -> dict:
+def row_groups(args, rows, rows_arg: str) -> dict:
     """``{"groups": ...}`` from --groups (one per row of ``rows``, checked), or nothing."""
     if args.groups is None:
         return {}
@@ -254,64 +252,32 @@ def retrieval_command(args) -> int:
         **_ignore_paths(args, "corpus"),
     }
     problems = argument_problems(paths, args.metrics, RANKINGS) + output_problems(args)
-    problems += _ignore_problems(args, "corpus", separate=True) + _beir_problems(args)
+    problems += _ignore_problems(args, "corpus", separate=True) + beir_problems(args, "QRELS")
     if args.ignore_same_id and args.ignore_same_query is not None:
         problems.append("--ignore-same-id and --ignore-same-query are two ways to give keys; choose one")
-    for flag, value in (("--block-size", args.block_size), ("--threads", args.threads)):
-        if value is not None and value < 1:
-            problems.append(f"{flag} must be >= 1; got {value}")
+    problems += below_one(args, "--block-size", "--threads")
     if problems:
         raise UsageError(problems)
     queries = load_array(Path(args.queries), "queries", args.key)
     corpus = load_array(Path(args.corpus), "corpus", args.key)
     query_ids, corpus_ids, qrels = _judgements(args, len(queries), len(corpus))
+    options = retrieval_options(args, query_ids, corpus_ids, len(corpus))
     extra = _ignore_arguments(args, "corpus", positions=False)
-    extra.update(_groups(args, queries, f"QUERIES ({args.queries})"))
+    extra.update(row_groups(args, queries, f"QUERIES ({args.queries})"))
     if args.ignore_same_id:
-        extra["ignore_same"] = (query_ids, corpus_ids)
-    result = _searched(
-        evaluate_retrieval,
-        args,
-        queries,
-        corpus,
-        qrels,
-        query_ids=query_ids,
-        corpus_ids=corpus_ids,
-        metrics=args.metrics,
-        threshold=args.threshold,
-        empty=args.empty,
-        # without ids the corpus rows are named by position: a name that is not one is an error
-        absent_docs=args.absent_docs if args.beir or args.corpus_ids else "error",
-        **extra,
-    )
+        extra["ignore_same"] = (query_ids, options["corpus_ids"])
+    result = _searched(evaluate_retrieval, args, queries, corpus, qrels, **options, **extra)
     qrels_input = args.qrels if args.beir is None else f"{args.beir} (BEIR, split {args.split or 'test'})"
     inputs = {"queries": f"{args.queries} {tuple(np.shape(queries))}", "corpus": args.corpus, "qrels": qrels_input}
     emit(result, args, inputs)
     return 0
 
 
-def _beir_problems(args) -> list[str]:
-    """QRELS or --beir, one of them; --beir gives the ids; --split goes with --beir."""
-    if args.beir is None:
-        problems = [] if args.qrels is not None else ["give QRELS or --beir DIR, one of them"]
-        return problems + (["--split goes with --beir"] if args.split is not None else [])
-    problems = [] if Path(args.beir).is_dir() else [f"--beir: no such folder: {args.beir}"]
-    if args.qrels is not None:
-        problems.append("give QRELS or --beir DIR, one of them (the folder holds its qrels)")
-    return problems + [
-        f"{flag} has no place with --beir (the folder's queries.jsonl and corpus.jsonl give the ids)"
-        for flag, value in (("--query-ids", args.query_ids), ("--corpus-ids", args.corpus_ids))
-        if value is not None
-    ]
-
-
 def _judgements(args, n_queries: int, n_corpus: int):
-    """(query ids, corpus ids, qrels) from --beir, or from QRELS and the id files; the numbers of
-    ids checked against the rows of QUERIES and CORPUS."""
-    from ..io import read_beir, read_qrels
-
+    """(query ids, corpus ids or None, qrels), the numbers of ids checked against the rows of
+    QUERIES and CORPUS."""
+    query_ids, corpus_ids, qrels = load_judgements(args)
     if args.beir is not None:
-        query_ids, corpus_ids, qrels = read_beir(args.beir, args.split or "test")
         problems = [
             f"{name} has {n} rows but {Path(args.beir) / file} lists {len(ids)}; embed every line, in file order"
             for name, n, file, ids in (
@@ -320,27 +286,17 @@ def _judgements(args, n_queries: int, n_corpus: int):
             )
             if n != len(ids)
         ]
-        if problems:
-            raise UsageError(problems)
-        return query_ids, corpus_ids, qrels
-    qrels = read_qrels(args.qrels)
-    query_ids = load_ids(Path(args.query_ids)) if args.query_ids else list(qrels)
-    if args.query_ids is None and len(query_ids) != n_queries:
+    elif args.query_ids is None and len(query_ids) != n_queries:
         raise UsageError([f"QUERIES has {n_queries} rows but QRELS names {len(query_ids)} queries; give --query-ids"])
-    corpus_ids = load_ids(Path(args.corpus_ids)) if args.corpus_ids else [str(i) for i in range(n_corpus)]
-    # the counts first: a wrong one is an error, reported before any warning about the qrels
-    problems = [
-        f"{flag} ({path}) must hold one id per row of {what} ({rows_path}) ({n}); got {len(ids)}"
-        for flag, path, ids, what, rows_path, n in (
-            ("--query-ids", args.query_ids, query_ids, "QUERIES", args.queries, n_queries),
-            ("--corpus-ids", args.corpus_ids, corpus_ids, "CORPUS", args.corpus, n_corpus),
-        )
-        if path and len(ids) != n
-    ]
+    else:  # the counts first: a wrong one is an error, reported before any warning about the qrels
+        problems = [
+            f"{flag} ({path}) must hold one id per row of {what} ({rows_path}) ({n}); got {len(ids)}"
+            for flag, path, ids, what, rows_path, n in (
+                ("--query-ids", args.query_ids, query_ids, "QUERIES", args.queries, n_queries),
+                ("--corpus-ids", args.corpus_ids, corpus_ids, "CORPUS", args.corpus, n_corpus),
+            )
+            if path and len(ids) != n
+        ]
     if problems:
         raise UsageError(problems)
-    if args.query_ids and args.corpus_ids:  # every id known: BEIR's rules for the others, one line each
-        from .._forms.beir import restrict
-
-        qrels = restrict(qrels, query_ids, args.qrels, args.query_ids)
-    return query_ids, corpus_ids, qrels
+    return query_ids, corpus_ids, restricted(args, qrels, query_ids)

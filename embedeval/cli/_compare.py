@@ -16,7 +16,8 @@ from .._metrics.registry import DEFAULT_EMBEDDING_METRICS, DEFAULT_RANKING_METRI
 from . import _compare_dense as dense
 from ._argparse import REMOVED_IN
 from ._explore import explore_comparison
-from ._problems import UsageError, argument_problems, output_problems, set_level_problems
+from ._output import interval_level
+from ._problems import UsageError, argument_problems, below_one, output_problems, set_level_problems
 
 _RUN = "run"
 _QRELS = "qrels"
@@ -53,11 +54,10 @@ def sniff(path: Path) -> str:
     neither blank nor a ``#`` comment."""
     if path.suffix.lower() in (".npy", ".npz", ".parquet"):
         return "other"
+    from .._forms.trec.lines import trec_lines  # the fields as every TREC reader splits them
+
     with path.open("rb") as f:
-        for number, line in enumerate(f):
-            # trec_eval's fields: split at ASCII whitespace only (bytes.split), not at the unicode
-            # spaces an id may hold; a byte-order mark is no part of the first field
-            raw = line.removeprefix(b"\xef\xbb\xbf").split() if number == 0 else line.split()
+        for _, _, raw in trec_lines(f):
             fields = [field.decode("utf-8", errors="replace") for field in raw]
             if fields and not fields[0].startswith("#"):
                 return _line_kind(fields)
@@ -134,11 +134,7 @@ def _new_options(args) -> bool:
 
 def _comparison_problems(args, names) -> list[str]:
     """The options of the comparison itself, whatever the systems' kind."""
-    problems = output_problems(args)
-    if args.resamples < 1:
-        problems.append(f"--resamples must be >= 1; got {args.resamples}")
-    if args.bootstrap < 1:
-        problems.append(f"--bootstrap must be >= 1; got {args.bootstrap}")
+    problems = output_problems(args) + below_one(args, "--resamples", "--bootstrap")
     if args.baseline is not None and args.baseline not in names:
         problems.append(f"--baseline must name a system ({', '.join(names)}); got {args.baseline!r}")
     if args.baseline is not None and args.all_pairs:
@@ -231,7 +227,7 @@ def _compare(args, results: dict, inputs: dict[str, str]) -> int:
             pairs="all" if args.all_pairs else "baseline",
             test=args.test,
             correction=args.correction or "holm",
-            confidence=None if args.no_ci else (args.ci or 0.95),
+            confidence=interval_level(args),
             n_resamples=args.resamples,
             n_bootstrap=args.bootstrap,
             seed=args.seed,

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._metrics.registry import DEFAULT_RANKING_METRICS, RANKINGS
-from ._loaders import load_array, load_ids
+from ._judgements import add_id_options, beir_problems, load_judgements, restricted, retrieval_options
+from ._loaders import load_array
 from ._problems import UsageError, argument_problems
 
 # the options only the dense form reads (each None when not given)
@@ -28,10 +29,12 @@ def add_dense_arguments(cp) -> None:
         metavar="FILE",
         help="judgements for systems given as --system NAME=QUERIES,CORPUS: TREC qrels or a BEIR table, as retrieval",
     )
-    cp.add_argument("--beir", metavar="DIR", help="a BEIR folder instead of --qrels (its ids, and qrels/SPLIT.tsv)")
-    cp.add_argument("--split", default=None, help="the qrels of --beir to read (default: test)")
-    cp.add_argument("--query-ids", metavar="FILE", help="with --qrels: an id per query row (default: the qrels' order)")
-    cp.add_argument("--corpus-ids", metavar="FILE", help="with --qrels: an id per corpus row (default: 0, 1, ...)")
+    add_id_options(
+        cp,
+        beir="a BEIR folder instead of --qrels (its ids, and qrels/SPLIT.tsv)",
+        query_ids="with --qrels: an id per query row (default: the qrels' order)",
+        corpus_ids="with --qrels: an id per corpus row (default: 0, 1, ...)",
+    )
     cp.add_argument(
         "--absent-docs",
         choices=("count", "drop", "error"),
@@ -111,39 +114,13 @@ def argument_problems_of(args, systems: dict[str, list[Pair]]) -> list[str]:
             label = pair.label(name, len(pairs) > 1)
             paths[f"{label} QUERIES"], paths[f"{label} CORPUS"] = pair.queries, pair.corpus
     paths |= {"--qrels": args.qrels, "--query-ids": args.query_ids, "--corpus-ids": args.corpus_ids}
-    problems = argument_problems(paths, args.metrics, RANKINGS)
-    if args.qrels is not None and args.beir is not None:
-        problems.append("give --qrels FILE or --beir DIR, one of them (the folder holds its qrels)")
-    if args.beir is not None:
-        if not Path(args.beir).is_dir():
-            problems.append(f"--beir: no such folder: {args.beir}")
-        problems += [
-            f"{flag} has no place with --beir (the folder's queries.jsonl and corpus.jsonl give the ids)"
-            for flag, value in (("--query-ids", args.query_ids), ("--corpus-ids", args.corpus_ids))
-            if value is not None
-        ]
-    elif args.split is not None:
-        problems.append("--split goes with --beir")
+    problems = argument_problems(paths, args.metrics, RANKINGS) + beir_problems(args, "--qrels FILE")
     if args.absent_docs is not None and args.beir is None and args.corpus_ids is None:
         problems.append(
             "--absent-docs needs --corpus-ids or --beir: without corpus ids the rows are named 0, 1, ... and a "
             "judged document that names no row is an error"
         )
     return problems
-
-
-def judgements(args) -> tuple[list, list | None, dict]:
-    """(query ids, corpus ids or None for row positions, qrels), read once for every system;
-    the qrels as read (restricted to the given ids after the shapes are checked)."""
-    from ..io import read_beir, read_qrels
-
-    if args.beir is not None:
-        query_ids, corpus_ids, qrels = read_beir(args.beir, args.split or "test")
-        return list(query_ids), list(corpus_ids), qrels
-    qrels = read_qrels(args.qrels)
-    query_ids = load_ids(Path(args.query_ids)) if args.query_ids else list(qrels)
-    corpus_ids = load_ids(Path(args.corpus_ids)) if args.corpus_ids else None
-    return query_ids, corpus_ids, qrels
 
 
 def _shape(path: str, what: str, key) -> tuple[tuple | None, str | None]:
@@ -215,36 +192,19 @@ def evaluate_pairs(args, comparison_problems) -> tuple[dict, dict[str, str]]:
     problems += argument_problems_of(args, systems) + comparison_problems(list(systems))
     if problems:
         raise UsageError(problems)
-    query_ids, corpus_ids, qrels = judgements(args)
+    query_ids, corpus_ids, qrels = load_judgements(args)
     problems = shape_problems(args, systems, len(query_ids), corpus_ids)
     if problems:
         raise UsageError(problems)
-    if args.beir is None and args.query_ids and args.corpus_ids:  # every id known: BEIR's rules for the others
-        from .._forms.beir import restrict  # (it warns of unjudged queries: after the problems above)
-
-        qrels = restrict(qrels, query_ids, args.qrels, args.query_ids)
-    absent = args.absent_docs or "count"
+    qrels = restricted(args, qrels, query_ids)  # it warns of unjudged queries: after the problems above
     out = {}
     for name, pairs in systems.items():
         runs = []
         for pair in pairs:
             queries = load_array(Path(pair.queries), f"{name} queries", args.key)
             corpus = load_array(Path(pair.corpus), f"{name} corpus", args.key)
-            ids = corpus_ids if corpus_ids is not None else [str(i) for i in range(len(corpus))]
-            result = evaluate_retrieval(
-                queries,
-                corpus,
-                qrels,
-                query_ids=query_ids,
-                corpus_ids=ids,
-                metrics=args.metrics,
-                distance=args.distance,
-                threshold=args.threshold,
-                empty=args.empty,
-                # without ids the corpus rows are named by position: a name that is not one is an error
-                absent_docs=absent if corpus_ids is not None else "error",
-            )
-            runs.append(result)
+            options = retrieval_options(args, query_ids, corpus_ids, len(corpus))
+            runs.append(evaluate_retrieval(queries, corpus, qrels, distance=args.distance, **options))
         out[name] = runs if len(runs) > 1 else runs[0]
     judged = args.qrels if args.beir is None else f"{args.beir} (BEIR, split {args.split or 'test'})"
     inputs = {name: ", ".join(f"{p.queries} + {p.corpus}" for p in pairs) for name, pairs in systems.items()}

@@ -33,7 +33,17 @@ EXAMPLES = """examples:
 """
 
 
+# Lines that only the command's own --help shows, after those of EXAMPLES
+_ONLY_UNDER = {
+    "leaderboard": [
+        "  embedeval leaderboard --mteb results/ --post-hoc wilcoxon --format markdown",
+        "  embedeval leaderboard --per-query-values values.csv --plot cd.svg",
+    ],
+}
+
+
 def examples_of(command: str) -> str:
-    """The lines of :data:`EXAMPLES` that run ``command``, as an epilog."""
+    """The lines of :data:`EXAMPLES` that run ``command``, and its own further lines, as an epilog."""
     lines = [line for line in EXAMPLES.splitlines() if line.startswith(f"  embedeval {command} ")]
+    lines += _ONLY_UNDER.get(command, [])
     return "examples:\n" + "\n".join(lines) + "\n" if lines else ""

@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 
 from .._inputs.arrays import DISTANCES
+from .._metrics.registry import EMBEDDINGS
 from ._loaders import load_array, load_labels
-from ._problems import UsageError
+from ._problems import UsageError, argument_problems, below_one
 
 EXPLORED = ("evaluate", "retrieval", "rankings", "scores", "compare")  # the commands that take --explore
 OUT_SUFFIXES = (".npy", ".npz", ".ivecs", ".fvecs")
@@ -104,16 +105,13 @@ def neighbors_command(args) -> int:
     """``embedeval neighbors``: each query's exact top k, written to every ``--out`` file."""
     from .._embeddings.neighbors import neighbors
 
-    problems = [f"QUERIES: no such file: {args.queries}"] if not Path(args.queries).is_file() else []
-    if args.reference is not None and not Path(args.reference).is_file():
-        problems.append(f"--reference: no such file: {args.reference}")
+    problems = argument_problems({"QUERIES": args.queries, "--reference": args.reference}, [], EMBEDDINGS)
     problems += [
         f"--out {out}: the name must end in {', '.join(OUT_SUFFIXES)}"
         for out in args.out
         if Path(out).suffix.lower() not in OUT_SUFFIXES
     ]
-    if args.k < 1:
-        problems.append(f"--k must be >= 1; got {args.k}")
+    problems += below_one(args, "--k", "--block-size")
     if problems:
         raise UsageError(problems)
     queries = load_array(Path(args.queries), "queries", args.key)

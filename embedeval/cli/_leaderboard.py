@@ -11,19 +11,12 @@ from pathlib import Path
 
 from .._metrics.registry import RANKINGS
 from ._argparse import confidence_level, deprecated
-from ._problems import UsageError, argument_problems, output_problems
+from ._output import interval_level
+from ._problems import UsageError, argument_problems, below_one, output_problems
 
 FORMATS = ("table", "markdown", "html", "latex", "csv", "json")
 _FIGURES = (".png", ".svg", ".pdf")
 _SOURCES = ("--scores", "--mteb", "--per-query-values", "--trec")
-_DESCRIPTION = """Compare systems across datasets: which are really better overall.
-
-examples:
-  embedeval leaderboard --scores beir_ndcg10.csv --plot cd.png --rope 0.01
-  embedeval leaderboard --mteb results/ --post-hoc wilcoxon --format markdown
-  embedeval leaderboard --per-query-values values.csv --plot cd.svg
-  embedeval leaderboard --trec scifact sf/qrels.txt sf/bm25.txt sf/e5.txt --trec fiqa fq/qrels.txt fq/bm25.txt fq/e5.txt
-"""
 
 
 def add_leaderboard_command(sub, **kw) -> None:
@@ -31,7 +24,7 @@ def add_leaderboard_command(sub, **kw) -> None:
     lp = sub.add_parser(
         "leaderboard",
         help="compare systems across datasets: mean ranks, Friedman, Nemenyi, Wilcoxon",
-        description=_DESCRIPTION,
+        description="Compare systems across datasets: which are really better overall.",
         **kw,
     )
     lp.add_argument(
@@ -77,8 +70,9 @@ def add_leaderboard_command(sub, **kw) -> None:
     lp.add_argument("--baseline", metavar="NAME", help="compare every system with this one only")
     lp.add_argument("--control", dest="baseline", action=deprecated("--baseline"), help=SUPPRESS)
     lp.add_argument("--alpha", type=float, default=0.05, help="level of the tests (default 0.05)")
-    lp.add_argument("--ci", type=confidence_level, metavar="LEVEL", help="level of the intervals (default 0.95)")
-    lp.add_argument("--no-ci", action="store_true", help="no bootstrap intervals")
+    levels = lp.add_mutually_exclusive_group()
+    levels.add_argument("--ci", type=confidence_level, metavar="LEVEL", help="level of the intervals (default 0.95)")
+    levels.add_argument("--no-ci", action="store_true", help="no bootstrap intervals")
     lp.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples (default 2000)")
     lp.add_argument("--resamples", type=int, default=10000, help="sign flips of each dataset's test (default 10000)")
     lp.add_argument(
@@ -139,13 +133,7 @@ def _option_problems(args) -> list[str]:
     problems = []
     if not 0 < args.alpha < 1:
         problems.append(f"--alpha must be in (0, 1); got {args.alpha}")
-    for flag, value in (
-        ("--bootstrap", args.bootstrap),
-        ("--resamples", args.resamples),
-        ("--bayes-samples", args.bayes_samples),
-    ):
-        if value < 1:
-            problems.append(f"{flag} must be >= 1; got {value}")
+    problems += below_one(args, "--bootstrap", "--resamples", "--bayes-samples")
     if args.rope is not None and not args.rope >= 0:
         problems.append(f"--rope must be a score difference >= 0; got {args.rope}")
     if args.plot and Path(args.plot).suffix.lower() not in _FIGURES:
@@ -230,7 +218,7 @@ def leaderboard_command(args) -> int:
             post_hoc=args.post_hoc,
             baseline=args.baseline,
             alpha=args.alpha,
-            confidence=None if args.no_ci else (args.ci or 0.95),
+            confidence=interval_level(args),
             n_bootstrap=args.bootstrap,
             n_resamples=args.resamples,
             zero_method=args.zero_method,

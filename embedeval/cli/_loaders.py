@@ -156,11 +156,18 @@ def _text_lines(path: Path, what: str = "text") -> list[str]:
     return lines[:-1] if text.endswith("\n") else lines
 
 
-def _ints_or_strings(values: list[str]) -> list:
+def _typed_rows(rows: list[list[str]]) -> list[list]:
+    """The rows' fields as ints where every field of the file is an int, else as strings."""
+    flat = [v for row in rows for v in row]
     try:
-        return [int(v) for v in values]
+        flat = [int(v) for v in flat]
     except ValueError:
-        return values
+        pass
+    out, at = [], 0
+    for row in rows:
+        out.append(flat[at : at + len(row)])
+        at += len(row)
+    return out
 
 
 def load_label_sets(path: Path, key: str | None = None):
@@ -170,12 +177,7 @@ def load_label_sets(path: Path, key: str | None = None):
     if path.suffix.lower() in (".npy", ".npz", ".parquet"):
         return load_labels(path, key)
     rows = [[v.strip() for v in line.split(",") if v.strip()] for line in _text_lines(path, "label sets")]
-    flat = _ints_or_strings([v for row in rows for v in row])
-    out, at = [], 0
-    for row in rows:
-        out.append(set(flat[at : at + len(row)]))
-        at += len(row)
-    return out
+    return [set(row) for row in _typed_rows(rows)]
 
 
 def load_keys(path: Path):
@@ -184,23 +186,10 @@ def load_keys(path: Path):
     tuple; ints where every field of the file is an int."""
     if path.suffix.lower() in (".npy", ".npz"):
         return np.asarray(load_array(path, "keys"))
-    rows = [line.replace(",", " ").split() for line in _text_lines(path, "keys") if line]
-    flat = _ints_or_strings([v for row in rows for v in row])
-    widths = {len(row) for row in rows}
-    if widths == {1}:
-        return flat
-    keys, at = [], 0
-    for row in rows:
-        keys.append(tuple(flat[at : at + len(row)]))
-        at += len(row)
-    return keys
-
-
-def load_ids(path: Path) -> list[str]:
-    """Read ids: one per line (blank lines skipped), or JSON lines with ``_id`` or ``id``."""
-    from .._forms.tables import read_id_file
-
-    return read_id_file(path)
+    rows = _typed_rows([line.replace(",", " ").split() for line in _text_lines(path, "keys") if line])
+    if {len(row) for row in rows} == {1}:
+        return [row[0] for row in rows]
+    return [tuple(row) for row in rows]
 
 
 def load_groups(path: Path, by_id: bool = False):
@@ -209,12 +198,7 @@ def load_groups(path: Path, by_id: bool = False):
     if not by_id:
         return load_labels(path, what="--groups")
     groups: dict = {}
-    for number, line in enumerate(_text_lines(path), start=1):
-        if not line:
-            continue
-        fields = line.split()
-        if len(fields) != 2:
-            raise ValueError(f"{path}:{number}: a line needs 2 fields (query_id group); got {len(fields)}")
+    for number, _, fields in _two_fields(path, "query_id group"):
         if groups.setdefault(fields[0], fields[1]) != fields[1]:
             raise ValueError(
                 f"{path}:{number}: query {fields[0]!r} is given two groups, {groups[fields[0]]!r} and {fields[1]!r}"
@@ -222,16 +206,23 @@ def load_groups(path: Path, by_id: bool = False):
     return groups
 
 
+def _two_fields(path: Path, fields: str):
+    """(line number, line, its two fields) of each line that is not blank; ValueError naming the
+    line for another number of (whitespace-separated) ``fields``."""
+    for number, line in enumerate(_text_lines(path), start=1):
+        if not line:
+            continue
+        parts = line.split()
+        if len(parts) != 2:
+            raise ValueError(f"{path}:{number}: a line needs 2 fields ({fields}); got {len(parts)}")
+        yield number, line, parts
+
+
 def load_pairs(path: Path, positions: bool) -> dict:
     """Read ignore lists: one ``query reference`` pair per line (whitespace-separated), as
     ``{query: [references]}``; row positions (ints) with ``positions``, ids otherwise."""
     pairs: dict = {}
-    for number, line in enumerate(_text_lines(path), start=1):
-        if not line:
-            continue
-        fields = line.split()
-        if len(fields) != 2:
-            raise ValueError(f"{path}:{number}: a line needs 2 fields (query reference); got {len(fields)}")
+    for number, line, fields in _two_fields(path, "query reference"):
         if positions:
             try:
                 fields = [int(f) for f in fields]

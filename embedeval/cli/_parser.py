@@ -15,11 +15,13 @@ from .._metrics.registry import (
 )
 from .._metrics.ties import RULES
 from ._argparse import Parser, confidence_level, deprecated, make_lenient
-from ._commands import add_leaderboard_command, evaluate_command, reality_check_command, retrieval_command
+from ._commands import evaluate_command, reality_check_command, retrieval_command
 from ._compare import compare_command
 from ._compare_dense import add_dense_arguments
 from ._examples import EXAMPLES, examples_of
 from ._explore import add_explorer_commands
+from ._judgements import add_id_options
+from ._leaderboard import add_leaderboard_command
 from ._metrics_command import add_metrics_command
 from ._output import FORMATS, RANKED_FORMATS
 from ._ranked import rankings_command, scores_command
@@ -51,10 +53,20 @@ def _ties_option(p, default: str) -> None:
     )
 
 
+def _search_options(p, threads: str, device: str) -> None:
+    """--block-size, --threads and --device (evaluate, retrieval), each command's defaults said its way."""
+    p.add_argument("--block-size", type=int, default=None, help="queries per block (default: automatic)")
+    p.add_argument("--threads", type=int, default=None, help=f"query blocks run at once (default: {threads})")
+    p.add_argument(
+        "--device", choices=["cpu", "gpu"], default="cpu", help=f"where the distances are computed (gpu: {device})"
+    )
+
+
 def _output_options(p, ci_help=_CI_HELP, formats=FORMATS):
     p.add_argument("--format", choices=formats, default="table", help="output on stdout (default: table)")
-    p.add_argument("--ci", type=confidence_level, metavar="LEVEL", help=ci_help)
-    p.add_argument("--no-ci", action="store_true", help="no bootstrap intervals (they are on by default)")
+    levels = p.add_mutually_exclusive_group()
+    levels.add_argument("--ci", type=confidence_level, metavar="LEVEL", help=ci_help)
+    levels.add_argument("--no-ci", action="store_true", help="no bootstrap intervals (they are on by default)")
 
 
 def _group_options(p, by_id: bool = False) -> None:
@@ -164,16 +176,7 @@ def _add_evaluate(ev: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="write a .md or .html report (date, command, table, figure, settings, versions)",
     )
-    ev.add_argument("--block-size", type=int, default=None, help="queries per block (default: automatic)")
-    ev.add_argument(
-        "--threads", type=int, default=None, help="query blocks run at once (default: faiss's thread count)"
-    )
-    ev.add_argument(
-        "--device",
-        choices=["cpu", "gpu"],
-        default="cpu",
-        help="where the distances are computed (gpu: float64 on every visible CUDA GPU through torch; same numbers)",
-    )
+    _search_options(ev, "faiss's thread count", "float64 on every visible CUDA GPU through torch; same numbers")
     ev.add_argument(
         "--multi-label",
         action="store_true",
@@ -214,18 +217,12 @@ def _add_retrieval(rt: argparse.ArgumentParser) -> None:
         help="TREC qrels (qid iteration docid grade), or a table with columns query-id, corpus-id, score "
         "(BEIR's .tsv with its header, .csv, .jsonl, .parquet); not with --beir",
     )
-    rt.add_argument(
-        "--beir",
-        metavar="DIR",
-        help="a BEIR folder: queries.jsonl and corpus.jsonl (ids per row, in file order) and qrels/SPLIT.tsv",
+    add_id_options(
+        rt,
+        beir="a BEIR folder: queries.jsonl and corpus.jsonl (ids per row, in file order) and qrels/SPLIT.tsv",
+        query_ids="an id per row of QUERIES: one per line, or JSON lines with _id or id (default: the qrels' order)",
+        corpus_ids="an id per row of CORPUS, as --query-ids (default: 0, 1, ...)",
     )
-    rt.add_argument("--split", default=None, help="the qrels of --beir to read (default: test)")
-    rt.add_argument(
-        "--query-ids",
-        metavar="FILE",
-        help="an id per row of QUERIES: one per line, or JSON lines with _id or id (default: the qrels' order)",
-    )
-    rt.add_argument("--corpus-ids", metavar="FILE", help="an id per row of CORPUS, as --query-ids (default: 0, 1, ...)")
     _metrics_option(rt, DEFAULT_RANKING_METRICS, RANKINGS)
     rt.add_argument(
         "--distance", choices=(*DISTANCES, HAMMING), default="cosine", help="hamming: binary codes (default: cosine)"
@@ -245,11 +242,7 @@ def _add_retrieval(rt: argparse.ArgumentParser) -> None:
     rt.add_argument(
         "--ignore-same-id", action="store_true", help="each query ignores the corpus entry with its own id (BEIR)"
     )
-    rt.add_argument("--block-size", type=int, default=None, help="queries per block (default: automatic)")
-    rt.add_argument("--threads", type=int, default=None, help="query blocks run at once (default: faiss's threads)")
-    rt.add_argument(
-        "--device", choices=["cpu", "gpu"], default="cpu", help="where the distances are computed (gpu: through torch)"
-    )
+    _search_options(rt, "faiss's threads", "through torch")
     rt.add_argument("--report", metavar="FILE", help="write a .md or .html report")
     rt.add_argument("--quiet", action="store_true", help="no progress bar")
     _output_options(rt)

@@ -35,6 +35,12 @@ def argument_problems(paths: dict[str, str | None], metrics: list[str], form: st
     return problems
 
 
+def below_one(args, *flags: str) -> list[str]:
+    """One line per integer option among ``flags`` given below 1 (an option not given is None)."""
+    values = ((flag, getattr(args, flag[2:].replace("-", "_"))) for flag in flags)
+    return [f"{flag} must be >= 1; got {value}" for flag, value in values if value is not None and value < 1]
+
+
 def input_problem(name: str, path: str) -> str | None:
     """What keeps the input file ``path`` (given as ``name``) from being read, in one line; None
     for a readable file. A pipe, a process substitution (``<(seq 1 200)``, ``/dev/fd/63``) and

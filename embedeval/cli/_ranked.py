@@ -7,9 +7,10 @@ from pathlib import Path
 
 from .._metrics.registry import RANKINGS, parse_metrics
 from ._argparse import REMOVED_IN
+from ._commands import row_groups
 from ._loaders import load_array, load_groups
 from ._output import emit
-from ._problems import UsageError, check_rows, ranked_problems, warnings_as_lines
+from ._problems import UsageError, below_one, ranked_problems, warnings_as_lines
 
 
 def rankings_command(args) -> int:
@@ -17,8 +18,7 @@ def rankings_command(args) -> int:
     from .._forms.trec.evaluate import evaluate_files
 
     problems = ranked_problems(args, {"QRELS": args.qrels, "RUN": args.run_file, "--groups": args.groups})
-    if args.max_retrieved is not None and args.max_retrieved < 1:
-        problems.append(f"--max-retrieved must be >= 1; got {args.max_retrieved}")
+    problems += below_one(args, "--max-retrieved")
     if not problems:
         problems = _order_problems(args)
     if problems:
@@ -108,10 +108,7 @@ def scores_command(args) -> int:
     if problems:
         raise UsageError(problems)
     scores = load_array(Path(args.scores), "scores")
-    groups = None
-    if args.groups is not None:
-        groups = load_groups(Path(args.groups))
-        check_rows(groups, scores, f"--groups ({args.groups})", f"SCORES ({args.scores})")
+    groups = row_groups(args, scores, f"SCORES ({args.scores})")
     with warnings_as_lines("scores"):
         result = evaluate_scores(
             scores,
@@ -120,7 +117,7 @@ def scores_command(args) -> int:
             threshold=args.threshold,
             empty=args.empty,
             ties=args.ties,
-            groups=groups,
+            **groups,
         )
     emit(result, args, {"scores": args.scores, "relevance": args.relevance})
     return 0

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._forms.trec.lines import trec_lines, trec_number
 from .._metrics.families import GM_FLOOR
 from .._metrics.registry import RANKINGS, parse_metrics
 from ._problems import UsageError, input_problem, warnings_as_lines
@@ -137,7 +138,6 @@ def _formats_agree(values, args) -> list[str]:
 def _judgement_output(args, values, judgements, run, zscores) -> str:
     """trec_eval's output for preference judgements and judgement groups: per query (``-q``),
     then the summary (the sum of a count, the mean of the rest)."""
-    from .._forms.trec.lines import run_tag
     from .._forms.trec.preferences import evaluate_judgements
     from .._metrics.registry import JUDGEMENT_GROUPS, PREFERENCES
 
@@ -159,14 +159,7 @@ def _judgement_output(args, values, judgements, run, zscores) -> str:
         )
     queries = [str(q) for q in result.config["query_ids"]]
     table = {v.name: np.asarray(result.per_query[metric_of[v.name].name], dtype=np.float64) for v in shown}
-    if zscores is not None:
-        table = {name: _z(zscores, queries, name, x) for name, x in table.items()}
-    lines = []
-    for i, q in enumerate(queries if args.per_query else []):
-        lines += [_line(v, q, table[v.name][i], zscores) for v in shown]
-    for v in values if args.summary else []:
-        lines.append(_summary(v, v.kind, table.get(v.name), len(queries), run_tag(run), zscores))
-    return "".join(f"{line}\n" for line in lines)
+    return _lines(args, values, queries, table, {}, set(), run, zscores)
 
 
 def _tie_aware(name: str, ties: str | None) -> None:
@@ -199,7 +192,6 @@ def _available(values, own: set, ties: str | None = None) -> tuple[list, list[st
 
 def _output(args, values, qrels, run, zscores) -> str:
     from .._forms.trec.drop_in import evaluate_as_trec_eval
-    from .._forms.trec.lines import run_tag
 
     metrics = sorted({v.metric for v in values if v.metric and v.kind != "string"})
     parsed = parse_metrics(metrics or ["map"], RANKINGS)
@@ -208,18 +200,25 @@ def _output(args, values, qrels, run, zscores) -> str:
             run, qrels, parsed, float(args.level), args.complete, args.max_retrieved, args.judged_only, args.ties
         )
     queries = [str(q) for q in result.config["query_ids"]]
-    table, strings, summary_only = _table(values, metrics, result, counts)
+    return _lines(args, values, queries, *_table(values, metrics, result, counts), run, zscores, counts)
+
+
+def _lines(args, values, queries, table, strings, summary_only, run, zscores, counts=None) -> str:
+    """trec_eval's lines: with -q each query's (a relstring from ``strings``, none of a measure
+    printed as a summary only), then unless -n each measure's summary: the sum of a count, the
+    geometric mean of a measure in ``summary_only``, the mean of the rest."""
+    from .._forms.trec.lines import run_tag
+
     if zscores is not None:
         table = {name: _z(zscores, queries, name, x) for name, x in table.items()}
     lines = []
-    if args.per_query:
-        for i, q in enumerate(queries):
-            for v in values:
-                if v.kind == "string":
-                    text = counts.placeholder(i, v.name == v.measure)
-                    lines.append(f"{v.name:<22}\t{q}\t'{strings[v.name][i] if text is None else text}'")
-                elif v.kind not in ("runid", "num_q") and v.name not in summary_only:
-                    lines.append(_line(v, q, table[v.name][i], zscores))
+    for i, q in enumerate(queries if args.per_query else []):
+        for v in values:
+            if v.kind == "string":
+                text = counts.placeholder(i, v.name == v.measure)
+                lines.append(f"{v.name:<22}\t{q}\t'{strings[v.name][i] if text is None else text}'")
+            elif v.kind not in ("runid", "num_q") and v.name not in summary_only:
+                lines.append(_line(v, q, table[v.name][i], zscores))
     if args.summary:
         if args.complete and "num_rel" in table and zscores is None:
             table["num_rel"] = counts.positive.astype(np.float64)  # trec_eval -c: qrels lines with a grade > 0
@@ -275,22 +274,19 @@ def _summary(v, kind: str, values, n: int, tag: str, zscores) -> str:
 
 
 def _read_zscores(path) -> dict:
-    """{(query, measure): (mean, sd)} of a z-score file (``qid measure mean sd`` per line)."""
+    """{(query, measure): (mean, sd)} of a z-score file (``qid measure mean sd`` per line), its
+    lines and fields split and its numbers read as every TREC file's (:func:`trec_lines`,
+    :func:`trec_number`)."""
     out = {}
-    with open(path, encoding="utf-8-sig") as f:  # a byte-order mark is no part of the first qid
-        for number, line in enumerate(f, start=1):
-            parts = line.split()
+    with open(path, "rb") as f:
+        for number, _, parts in trec_lines(f):
+            where = f"{path}:{number}"
             if not parts:
                 continue
             if len(parts) != 4:
-                raise ValueError(
-                    f"{path}:{number}: a z-score line needs 4 fields (qid measure mean sd); got {len(parts)}"
-                )
-            try:
-                out[parts[0], parts[1]] = (float(parts[2]), float(parts[3]))
-            except ValueError:
-                bad = f"{parts[2]!r} {parts[3]!r}"
-                raise ValueError(f"{path}:{number}: mean and sd must be numbers; got {bad}") from None
+                raise ValueError(f"{where}: a z-score line needs 4 fields (qid measure mean sd); got {len(parts)}")
+            query, measure = (part.decode("utf-8", "surrogateescape") for part in parts[:2])
+            out[query, measure] = (trec_number(parts[2], "mean", where), trec_number(parts[3], "sd", where))
     return out
 
 

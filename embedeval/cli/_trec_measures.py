@@ -1,6 +1,6 @@
 """trec_eval 10's measures as its command line names, orders and prints them.
 
-Each measure is printed in the order of this catalogue (trec_eval's own, whatever the order of
+Each measure is printed in the order of :data:`ORDER` (trec_eval's own, whatever the order of
 ``-m``), as one value or one value per parameter:
 
 =============  ==============================================================================
@@ -43,54 +43,25 @@ _GROUPS = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
 # the judgement format each measure reads (-R); runid and num_q read none
 FORMAT_OF = {**dict.fromkeys(_PREFS, "prefs"), **dict.fromkeys(_GROUPS, "qrels_jg")}
 
-# (name, kind, default parameters), in trec_eval's order
-CATALOGUE = (
-    ("runid", "runid", None),
-    ("num_q", "num_q", None),
-    ("num_ret", "count", None),
-    ("num_rel", "count", None),
-    ("num_rel_ret", "count", None),
-    ("map", "double", None),
-    ("gm_map", "double", None),
-    ("Rprec", "double", None),
-    ("bpref", "double", None),
-    ("recip_rank", "double", None),
-    ("iprec_at_recall", "fcut", DEFAULTS["iprec_at_recall"]),
-    ("P", "cut", DEFAULTS["P"]),
-    ("relstring", "string", DEFAULTS["relstring"]),
-    ("recall", "cut", DEFAULTS["recall"]),
-    ("infAP", "double", None),
-    ("gm_bpref", "double", None),
-    ("Rprec_mult", "fcut", DEFAULTS["Rprec_mult"]),
-    ("utility", "param", None),
-    ("11pt_avg", "param", None),
-    ("binG", "double", None),
-    ("G", "double", None),
-    ("dcg", "param", None),
-    ("ideal_dcg", "param", None),
-    ("ndcg", "param", None),
-    ("ndcg_rel", "double", None),
-    ("Rndcg", "double", None),
-    ("ndcg_cut", "cut", DEFAULTS["ndcg_cut"]),
-    ("map_cut", "cut", DEFAULTS["map_cut"]),
-    ("relative_P", "cut", DEFAULTS["relative_P"]),
-    ("success", "cut", DEFAULTS["success"]),
-    ("set_P", "double", None),
-    ("set_relative_P", "double", None),
-    ("set_recall", "double", None),
-    ("set_map", "double", None),
-    ("set_F", "param", None),
-    ("num_nonrel_judged_ret", "long", None),
-    *((name, "long" if "_num_" in name else "double", None) for name in _PREFS),
-    ("map_avgjg", "double", None),
-    ("P_avgjg", "cut", DEFAULTS["P_avgjg"]),
-    ("Rprec_mult_avgjg", "fcut", DEFAULTS["Rprec_mult_avgjg"]),
-    ("yaap", "double", None),
-    ("rbp", "param", None),
-    ("rbp_resid", "param", None),
-    ("unj", "cut", DEFAULTS["unj"]),
-)
-_KIND = {name: (kind, default) for name, kind, default in CATALOGUE}
+# trec_eval's measures in its order; each prints as a "double" unless _KINDS says otherwise, and a
+# measure of parameters (cut, fcut, string) without them prints DEFAULTS[name]
+_QRELS_MEASURES = (
+    "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P relstring recall "
+    "infAP gm_bpref Rprec_mult utility 11pt_avg binG G dcg ideal_dcg ndcg ndcg_rel Rndcg ndcg_cut map_cut "
+    "relative_P success set_P set_relative_P set_recall set_map set_F num_nonrel_judged_ret"
+).split()
+ORDER = (*_QRELS_MEASURES, *_PREFS, *_GROUPS, "yaap", "rbp", "rbp_resid", "unj")
+_KINDS = {
+    "runid": "runid",
+    "num_q": "num_q",
+    **dict.fromkeys(("num_ret", "num_rel", "num_rel_ret"), "count"),
+    **dict.fromkeys(("P", "recall", "ndcg_cut", "map_cut", "relative_P", "success", "P_avgjg", "unj"), "cut"),
+    **dict.fromkeys(("iprec_at_recall", "Rprec_mult", "Rprec_mult_avgjg"), "fcut"),
+    **dict.fromkeys(("utility", "11pt_avg", "dcg", "ideal_dcg", "ndcg", "set_F", "rbp", "rbp_resid"), "param"),
+    "relstring": "string",
+    **dict.fromkeys(("num_nonrel_judged_ret", *(name for name in _PREFS if "_num_" in name)), "long"),
+}
+_KIND = {name: (_KINDS.get(name, "double"), DEFAULTS.get(name)) for name in ORDER}
 _OFFICIAL = "runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref recip_rank iprec_at_recall P"
 NICKNAMES = {
     "official": _OFFICIAL.split(),
@@ -187,7 +158,7 @@ def selection(specs: list[str]) -> tuple[list[Value], set[str]]:
     of the ``-m`` arguments (``official`` without any)."""
     chosen = marked(specs or ["official"])
     out = []
-    for name, _, _ in CATALOGUE:
+    for name in ORDER:
         if name in chosen:
             out += values_of(name, chosen[name][0])
     return out, {m for m, (_, own) in chosen.items() if own}

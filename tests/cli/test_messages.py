@@ -83,3 +83,22 @@ def test_compare_shape_errors_come_without_a_warning_about_the_work(judged, caps
     assert main([str(a) for a in argv]) == 2
     err = capsys.readouterr().err.splitlines()
     assert err and all(": error: " in line for line in err), err
+
+
+def test_neighbors_lists_every_count_below_one_at_once(tmp_path, capsys):
+    np.save(tmp_path / "q.npy", np.zeros((4, 2), np.float32))
+    out = str(tmp_path / "ids.npy")
+    assert main(["neighbors", str(tmp_path / "q.npy"), "--k", "0", "--out", out, "--block-size", "-2"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        "embedeval neighbors: error: --k must be >= 1; got 0",
+        "embedeval neighbors: error: --block-size must be >= 1; got -2",
+    ]
+
+
+@pytest.mark.parametrize("command", [*sorted(CI_COMMANDS), "leaderboard"])
+def test_ci_and_no_ci_together_is_a_problem(command, capsys):
+    given = CI_COMMANDS.get(command, ["scores.csv"])
+    assert main([command, *given, "--ci", "0.9", "--no-ci"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert any("--no-ci: not allowed with argument --ci" in line for line in err), err

@@ -130,3 +130,13 @@ def test_the_help_examples_show_every_command():
     shown = {line.split()[1] for line in EXAMPLES.splitlines() if line.startswith("  embedeval ")}
     assert shown >= {*_commands(), "trec_eval"}
     assert "--explore" in EXAMPLES
+
+
+def test_each_command_help_shows_its_examples_once():
+    """embedeval leaderboard --help listed its examples twice: in its description and after its options."""
+    for name, command in _commands().items():
+        text = command.format_help()
+        assert text.count("examples:") <= 1, name
+        lines = [line for line in text.splitlines() if line.startswith("  embedeval ")]
+        assert len(lines) == len(set(lines)), name
+    assert _commands()["leaderboard"].format_help().count("  embedeval leaderboard ") == 4

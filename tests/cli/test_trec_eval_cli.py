@@ -248,3 +248,17 @@ def test_rankings_takes_qrels_first_and_reads_the_old_order_with_a_warning(tmp_p
         f"embedeval rankings: error: QRELS ({tmp_path / 'run'}) is a TREC run (qid Q0 docid rank score tag: 6 "
         "fields), not a qrels (4 fields): give QRELS RUN, judgements first as trec_eval"
     ]
+
+
+def test_zscores_split_and_read_as_every_trec_file(tmp_path, capsys):
+    """A no-break space is part of a query id (C's isspace), as in the run; 1_0 is refused (C
+    reads 1, Python 10)."""
+    nbsp = "a\u00a0b"
+    (tmp_path / "qrels").write_text(f"{nbsp} 0 x 1\n", encoding="utf-8")
+    (tmp_path / "run").write_text(f"{nbsp} Q0 x 1 2 r\n", encoding="utf-8")
+    (tmp_path / "z").write_text(f"{nbsp} map 0.5 0.25\n", encoding="utf-8")
+    _, out, _ = _run(capsys, "-q", "-m", "map", "-Z", tmp_path / "z", tmp_path / "qrels", tmp_path / "run")
+    assert out.startswith(f"Zmap                   \t{nbsp}\t2.0000\n")
+    (tmp_path / "z").write_text(f"{nbsp} map 1_0 0.25\n", encoding="utf-8")
+    status, out, err = _run(capsys, "-q", "-m", "map", "-Z", tmp_path / "z", tmp_path / "qrels", tmp_path / "run")
+    assert status != 0 and out == "" and "mean must be written as trec_eval reads it" in err

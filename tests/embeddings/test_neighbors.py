@@ -101,7 +101,7 @@ def test_large_and_tiny_magnitudes_report_unscaled_distances():
         ({"k": 5, "reference": np.zeros((4, 2))}, r"'k' must be an int from 1 to 4 \(4 references\); got 5"),
         ({"distance": "manhattan"}, r"'distance' must be one of 'euclidean', 'cosine', 'inner_product'"),
         ({"reference": np.zeros((4, 3))}, r"'reference' must have the dimension of 'queries' \(2\); got 3"),
-        ({"block_size": 0}, r"'block_size' must be an int >= 1 or None; got 0"),
+        ({"block_size": 0}, r"'block_size' must be an int >= 1; got 0"),
     ],
 )
 def test_bad_arguments_are_named(kwargs, message):

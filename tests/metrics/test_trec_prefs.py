@@ -144,3 +144,11 @@ def test_a_metric_of_another_form_is_refused(tmp_path):
         evaluate_preferences(tmp_path / "run", tmp_path / "qrels", format="qrels_jg", metrics=["map"])
     with pytest.raises(ValueError, match="'format' must be one of prefs, qrels_prefs, qrels_jg"):
         evaluate_preferences(tmp_path / "run", tmp_path / "qrels", format="qrels")
+
+
+def test_a_negative_max_retrieved_is_refused(tmp_path):
+    """As evaluate_files refuses it: -1 would cut each ranking's last document, silently."""
+    (tmp_path / "run").write_text(JG_RUN)
+    (tmp_path / "qrels").write_text(JG_QRELS)
+    with pytest.raises(ValueError, match=r"'max_retrieved' must be an int >= 0 or None; got -1"):
+        evaluate_preferences(tmp_path / "run", tmp_path / "qrels", format="qrels_jg", max_retrieved=-1)

@@ -195,7 +195,7 @@ def _score_with(scanner_pairs, rule, bits, labels, metrics, block_size=None):
     _, relevance = _read_relevance(labels, None, q, r, None, None)
     evaluated = np.flatnonzero(relevance.n_relevant > 0)
     scanner = HammingScanner(r.packed, r.n_bits, pairs=scanner_pairs)
-    return _hamming.score(options, q, r, relevance, parsed, evaluated, scanner=scanner)
+    return _hamming.score(options, q, r, relevance, parsed, evaluated, scanner=scanner)[0]
 
 
 @pytest.mark.parametrize("rule", RULES)

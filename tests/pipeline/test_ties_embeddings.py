@@ -269,7 +269,7 @@ def _score_with(pairs, rule, x, labels, metrics, block_size=None, distance="eucl
     _, relevance = _read_relevance(labels, None, q, r, None, None)
     evaluated = np.flatnonzero(relevance.n_relevant > 0)
     scanner = TiedScanner(prepare(r, distance), distance == "euclidean", pairs=pairs)
-    return _tied_embeddings.score(options, q, r, relevance, parsed, evaluated, scanner=scanner)
+    return _tied_embeddings.score(options, q, r, relevance, parsed, evaluated, scanner=scanner)[0]
 
 
 @pytest.mark.parametrize("rule", RULES[1:])

@@ -391,28 +391,6 @@ def test_listed_marks_agree_with_a_dense_relevance_matrix(seed):
             np.testing.assert_array_equal(found, graded[ids[local]][rows, want])
 
 
-@pytest.mark.parametrize(
-    ("change", "message"),
-    [
-        ({"queries": np.zeros((2, 3), np.float32)}, "'queries' must have shape"),
-        ({"marked": Codes(np.zeros(3, int), np.zeros(6, int)).marked(np.arange(3), np.ones(3))}, "'marked' must"),
-        ({"marked": Judged(np.ones((2, 6))).marked(np.arange(2), np.ones(2))}, "'marked' must give class codes"),
-        ({"depth": 0}, "'depth' must be in"),
-        ({"depth": np.array([5, 6])}, "got 6 for query 1"),
-        ({"ignored": np.array([[0], [7]])}, "'ignored' must have shape"),
-    ],
-)
-def test_bad_arguments_are_named(change, message):
-    """A wrong argument raises a ValueError naming it, before any work."""
-    codes = Codes(np.zeros(2, int), np.zeros(6, int))
-    ranker = DeepRanker(np.eye(6, dtype=np.float32)[:, :4], True, codes.class_codes)
-    marked = codes.marked(np.arange(2), np.array([5, 5]))
-    arguments = {"queries": np.ones((2, 4), np.float32), "marked": marked, "depth": 5, "ignored": [[0], [1]]}
-    arguments.update(change)
-    with pytest.raises(ValueError, match=message):
-        ranker.ranks(**arguments)
-
-
 def test_no_queries_give_empty_hits():
     """A block of no queries: ranks of shape (0, 1)."""
     codes = Codes(np.zeros(1, int), np.zeros(4, int))

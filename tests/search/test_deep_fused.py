@@ -17,10 +17,8 @@ from embedeval._search.deep import DeepRanker
 pytest.importorskip("numba")
 
 
-def ranks_both_ways(monkeypatch, x, codes, depth, ignored, collect=True, **options):
-    """(numpy ranks, compiled ranks, rows the compiled count handled, rows it handed back); with
-    ``collect``, float32 values are collected and placed in order (placed_kernels.place_collected),
-    else each placed at once."""
+def ranks_both_ways(monkeypatch, x, codes, depth, ignored, **options):
+    """(numpy ranks, compiled ranks, rows the compiled count handled, rows it handed back)."""
     calls = {"rows": 0, "redone": 0}
     count = deep_fused.count
 
@@ -41,7 +39,6 @@ def ranks_both_ways(monkeypatch, x, codes, depth, ignored, collect=True, **optio
     monkeypatch.setattr(_budget, "SORT_COMPILED_FROM", 0)  # the compiled sort of the nearest relevant values too
     monkeypatch.setattr(deep_count, "RADIX_SORT", True)
     monkeypatch.setattr(_budget, "DEEP_REACHED_COMPILED_FROM", 0)  # and the sampled others' merge walk
-    monkeypatch.setattr(deep_fused, "collects", lambda units: collect)
     monkeypatch.setattr(deep_fused, "count", spied)
     monkeypatch.setattr(Block, "count", spied_redo)
     found = []
@@ -71,9 +68,7 @@ def test_compiled_count_equals_the_numpy_passes_and_a_full_sort(monkeypatch, see
         ignored = np.column_stack([np.arange(n), other])
         depth = np.minimum(depth, n - 2)
     options = {"precision": precision, "block_elements": int(rng.integers(1, 4 * n * n))}
-    (ranks_np, _), (ranks_c, _), calls = ranks_both_ways(
-        monkeypatch, x, codes, depth, ignored, collect=seed % 4 < 2, **options
-    )
+    (ranks_np, _), (ranks_c, _), calls = ranks_both_ways(monkeypatch, x, codes, depth, ignored, **options)
     np.testing.assert_array_equal(ranks_c, ranks_np)
     assert calls["rows"] > 0
     relevant = codes[:, None] == codes[None, :]
@@ -193,16 +188,14 @@ def test_the_compiled_placement_equals_numpy_searchsorted(seed, eager):
 
 @pytest.mark.parametrize("eager", [False, True])
 @pytest.mark.parametrize("seed", range(40))
-def test_collected_float32_values_are_placed_as_numpy_searchsorted_places_them(seed, eager):
-    """Float32 chunks through the collected path (place_chunk(..., collected), then
-    place_collected): several chunks over row groups and column ranges, the collected values
-    placed whenever the caller runs short of room (a capacity of a few chunks), against
-    numpy's searchsorted and comparisons over all chunks: counts, below and the near-ties (as
-    a set of (row, column, place)). Values: the relevant values rounded to float32 and moved by
-    an ulp or a window, -0.0 and 0.0, +inf, float32's extremes, duplicates; rows with a table
-    (``eager``: filled at their first value) place theirs at once, the others are collected."""
+def test_float32_chunks_are_placed_as_numpy_searchsorted_places_them(seed, eager):
+    """Float32 chunks (the mixed precision's) through place_chunk: several chunks over row groups
+    and column ranges, against numpy's searchsorted and comparisons over all chunks: counts,
+    below and the near-ties (as a set of (row, column, place)). Values: the relevant values
+    rounded to float32 and moved by an ulp or a window, -0.0 and 0.0, +inf, float32's extremes,
+    duplicates; rows with a table (``eager``: filled at their first value) and rows placing by
+    binary searches until their table pays."""
     from embedeval._search import deep_kernels as kernels
-    from embedeval._search import placed_kernels as placed
 
     rng = np.random.default_rng(seed)
     m, j = int(rng.integers(1, 12)), int(rng.integers(1, 300))
@@ -226,8 +219,6 @@ def test_collected_float32_values_are_placed_as_numpy_searchsorted_places_them(s
     tables = kernels.new_tables(m, j)
     if eager:
         tables[2][rng.random(m) < 0.5] = 10**9
-    capacity = int(rng.integers(1, 4)) * m * 40
-    collected = placed.new_collected(capacity)
     want = np.zeros_like(counts)
     want_below = np.zeros(m, dtype=np.int64)
     want_ties, found = set(), []
@@ -236,10 +227,8 @@ def test_collected_float32_values_are_placed_as_numpy_searchsorted_places_them(s
         h, w, c0 = int(rng.integers(1, m - i0 + 1)), int(rng.integers(1, 40)), int(rng.integers(0, 10**6))
         chunk = rng.choice(pool, size=(h, w)).astype(np.float32)
         limits = rng.choice(np.concatenate([pool, [np.float32(np.inf)]]), size=h).astype(np.float32)
-        if placed.room(collected) < chunk.size:
-            found.append(placed.place_collected(collected, padded, ranked, window, counts))
         out = np.empty((chunk.size, 3), dtype=np.int32)
-        args = (padded, ranked, threshold, window, counts, below, out, tables, None, collected)
+        args = (padded, ranked, threshold, window, counts, below, out, tables)
         n = kernels.place_chunk(chunk, i0, c0, limits, *args)
         found.append(out[:n].astype(np.int64))
         for a in range(h):
@@ -252,52 +241,10 @@ def test_collected_float32_values_are_placed_as_numpy_searchsorted_places_them(s
             with np.errstate(invalid="ignore"):  # inf - inf: not a near-tie
                 ties = (inside - padded[i, places] <= window[i]) | (padded[i, places + 1] - inside <= window[i])
             want_ties |= {(i, int(c), int(p)) for c, p in zip(columns[ties], places[ties], strict=True)}
-    found.append(placed.place_collected(collected, padded, ranked, window, counts))
-    assert placed.room(collected) == capacity
     near = np.concatenate(found)
     assert len(near) == len(want_ties) and {tuple(t) for t in near.tolist()} == want_ties
     np.testing.assert_array_equal(below, want_below)
     np.testing.assert_array_equal(counts, want)
-
-
-def test_collected_values_far_apart_are_placed_by_the_galloping_search():
-    """Collected values whose places lie far apart (beyond the walk's 16 steps): after the last
-    relevant value, at +inf after a tail of +inf, and between; with and without the tail."""
-    from embedeval._search import deep_kernels as kernels
-    from embedeval._search import placed_kernels as placed
-
-    for tail in (0, 7):
-        padded = _rows(np.random.default_rng(0), 1, 100)
-        padded[0, 1:-1] = np.arange(100.0)
-        padded[0, 101 - tail : -1] = np.inf
-        chunk = np.array([[np.inf, 60.5, 1e30, 5.0, 99.0, -1.0, 3e38]], dtype=np.float32)
-        counts, below = np.zeros((1, 101), dtype=np.int64), np.zeros(1, dtype=np.int64)
-        collected = placed.new_collected(16)
-        args = (padded, np.array([100]), np.array([50.0]), np.array([0.0]), counts, below)
-        out = np.empty((7, 3), dtype=np.int32)
-        assert (
-            kernels.place_chunk(
-                chunk, 0, 0, np.array([np.inf], np.float32), *args, out, kernels.new_tables(1, 100), None, collected
-            )
-            == 0
-        )
-        placed.place_collected(collected, padded, args[1], args[3], counts)
-        want = np.zeros(101, dtype=np.int64)
-        np.add.at(want, np.searchsorted(padded[0, 1:-1], chunk[0].astype(np.float64), side="right"), 1)
-        np.testing.assert_array_equal(counts[0], want)
-        assert below[0] == 2  # -1 and 5 below the threshold, 50
-    for j in range(17, 140):  # every length: the galloping steps end on the last value for some
-        padded = np.concatenate([[-np.inf], np.arange(float(j)), [np.inf]])[None, :]
-        counts = np.zeros((1, j + 1), dtype=np.int64)
-        collected = placed.new_collected(4)
-        chunk = np.array([[np.inf, 2.0, j - 1.0]], dtype=np.float32)
-        args = (padded, np.array([j]), np.array([np.nan]), np.array([0.0]), counts, np.zeros(1, np.int64))
-        out = np.empty((3, 3), dtype=np.int32)
-        kernels.place_chunk(
-            chunk, 0, 0, np.array([np.inf], np.float32), *args, out, kernels.new_tables(1, j), None, collected
-        )
-        placed.place_collected(collected, padded, args[1], args[3], counts)
-        assert counts[0, 3] == 1 and counts[0, j] == 2
 
 
 @pytest.mark.parametrize("seed", range(6))

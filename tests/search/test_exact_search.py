@@ -65,12 +65,6 @@ def test_with_groups_the_relevance_sequence_is_exact(seed, tmp_path):
         np.testing.assert_array_equal(labels[got] == labels[:, None], expected == labels[:, None], err_msg=name)
 
 
-def test_k_out_of_range():
-    index = FlatSearcher(np.eye(3, dtype=np.float32), "euclidean")
-    with pytest.raises(ValueError, match=r"k must be in \[1, 2\]; got 3"):
-        index.search(np.eye(3, dtype=np.float32), 3, np.arange(3))
-
-
 def _clustered(seed=0, n=3000, d=16):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 20, n)
@@ -165,21 +159,21 @@ def test_run_ordering_equals_a_three_key_sort(seed):
     [
         ({}, "FlatSearcher"),
         (dict(shard_size=7), "ShardedSearcher"),
-        (dict(stream=True), "ShardedSearcher"),
+        (dict(stream_reference=True), "ShardedSearcher"),
         (dict(device="stand-in"), "DeviceSearcher"),
         (dict(index="HNSW32"), "ApproximateSearcher"),
     ],
 )
-def test_make_searcher_chooses_by_the_options(options, kind):
+def test_the_options_choose_the_searcher(options, kind):
     """The options pick the searcher (a wrong pick would give the same numbers, so check the kind)."""
-    from embedeval._pipeline.searchers import make_searcher
+    from embedeval._pipeline.options import Options
 
     x = np.random.default_rng(0).standard_normal((50, 3)).astype(np.float32)
     if options.get("device") == "stand-in":
         options["device"] = Device(("cpu",), reference_block=3)
-    searcher = make_searcher(x, "euclidean", **options)
+    searcher = Options.check((), distance="euclidean", **options).searcher(x)
     assert type(searcher).__name__ == kind
-    if options.get("stream"):  # streamed: no index kept, shards of the default 256 MB
+    if options.get("stream_reference"):  # streamed: no index kept, shards of the default 256 MB
         assert searcher._indexes is None and searcher._bounds == [(0, 50)]
 
 

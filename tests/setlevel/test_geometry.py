@@ -102,13 +102,3 @@ def test_spaces_without_variance_give_nan_and_a_warning(x):
     with pytest.warns(RuntimeWarning, match="no variance"):
         result = pcf(x, (0.5, 0.9))
     assert all(math.isnan(v) for v in result.values())
-
-
-@pytest.mark.parametrize("bad", [0, 1.5, -0.2, math.nan, True, [], [0.5, 2]])
-def test_shares_outside_the_unit_interval_are_refused(bad):
-    with pytest.raises(ValueError, match="'shares'"):
-        pcf(np.eye(3), bad)
-
-
-def test_a_single_share_may_be_given_as_a_float():
-    assert pcf(np.eye(4), 0.5) == pcf(np.eye(4), [0.5])

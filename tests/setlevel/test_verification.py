@@ -3,20 +3,34 @@ scikit-learn's roc_curve and roc_auc_score score, with heavy ties in distance.""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
 from embedeval._inputs.arrays import encode_labels, prepare
 from embedeval._search.float64 import exact_distance
 from embedeval._setlevel.pairs import PairSpace
-from embedeval._setlevel.verification import Budgets, pair_verification, verify
+from embedeval._setlevel.verification import Budgets, verify
 
 sklearn_metrics = pytest.importorskip("sklearn.metrics")
 
 DISTANCES = ["euclidean", "inner_product", "cosine"]
 LEVELS = [1e-3, 0.01, 0.1, 0.25, 0.5, 0.9]
+
+
+def pair_verification(
+    x, labels, *, reference=None, reference_labels=None, distance="euclidean", fmr=(1e-3,), tile_rows=None
+):
+    """The verification an evaluation's set step runs (:func:`verify` over a :class:`PairSpace`),
+    on float32 rows and labels as ``evaluate`` passes them once it has checked them."""
+    q = np.ascontiguousarray(x, dtype=np.float32)
+    if reference is None:
+        q_codes, r, r_codes = encode_labels(np.asarray(labels))[1][0], None, None
+    else:
+        r = np.ascontiguousarray(reference, dtype=np.float32)
+        q_codes, r_codes = encode_labels(np.asarray(labels), np.asarray(reference_labels))[1]
+    budgets = Budgets() if tile_rows is None else Budgets(tile_rows=tile_rows)
+    space = PairSpace(q, q_codes, r, r_codes, distance, budgets.tile_rows)
+    return verify(space, [float(level) for level in np.atleast_1d(fmr)], distance, budgets)
 
 
 def brute_force(x, labels, distance, levels, reference=None, reference_labels=None):
@@ -172,7 +186,6 @@ def test_hand_computed_example():
     # ROC points (FMR, TPR): (0, 0), (0, .5) at 1, (.25, .5) at 4, (.5, 1) at 9: the segment from
     # (.25, .5) to (.5, 1) meets FMR = 1 - TPR at FMR = 1/3
     assert result.eer == pytest.approx(1 / 3, abs=1e-15)
-    assert result.tar_at_far == {0.2: 0.5, 0.25: 0.5, 0.5: 1.0}
 
 
 def test_renaming_labels_and_permuting_items_change_nothing():
@@ -197,41 +210,10 @@ def test_perfect_separation_and_all_ties():
     assert tied.fnmr_at_fmr == {0.01: 1.0, 0.5: 1.0}  # accepting any pair accepts all negatives
 
 
-def test_result_records_counts_distance_and_conventions():
+def test_result_records_counts_and_distance():
     x, labels = make(2, "cosine")
     result = pair_verification(x, labels, distance="cosine")
     assert result.distance == "cosine"
-    assert set(result.conventions) >= {"threshold", "fnmr@fmr", "tar@far", "eer", "pair_auroc"}
     counts = np.bincount(encode_labels(labels)[1][0])
     assert result.n_positive == int((counts * (counts - 1) // 2).sum())
     assert list(result.fnmr_at_fmr) == [1e-3]
-
-
-@pytest.mark.parametrize("bad", [0, 1, -0.1, 1.5, math.nan, True, "0.1", [0.1, 1.0]])
-def test_fmr_levels_outside_the_open_unit_interval_are_refused(bad):
-    with pytest.raises((ValueError, TypeError), match="'fmr'"):
-        pair_verification(np.eye(4), [0, 0, 1, 1], fmr=bad)
-
-
-def test_inputs_without_negative_or_positive_pairs_are_refused():
-    with pytest.raises(ValueError, match=r"negative pairs.*one label"):
-        pair_verification(np.eye(4), [7, 7, 7, 7])
-    with pytest.raises(ValueError, match=r"positive pairs.*every label occurs once"):
-        pair_verification(np.eye(4), [0, 1, 2, 3])
-    with pytest.raises(ValueError, match=r"positive pairs.*no label occurs in both"):
-        pair_verification(np.eye(4), [0, 0, 1, 1], reference=np.eye(4), reference_labels=[2, 2, 3, 3])
-    with pytest.raises(ValueError, match="at least two"):
-        pair_verification(np.eye(1), [0])
-
-
-def test_other_bad_inputs_are_refused_before_any_work():
-    with pytest.raises(ValueError, match="zero vectors"):
-        pair_verification(np.zeros((4, 2)), [0, 0, 1, 1], distance="cosine")
-    with pytest.raises(ValueError, match="'reference_labels' needs 'reference'"):
-        pair_verification(np.eye(4), [0, 0, 1, 1], reference_labels=[0, 1])
-    with pytest.raises(ValueError, match="'reference' must have 4 columns"):
-        pair_verification(np.eye(4), [0, 0, 1, 1], reference=np.eye(3), reference_labels=[0, 1, 1])
-    with pytest.raises(ValueError, match="'distance'"):
-        pair_verification(np.eye(4), [0, 0, 1, 1], distance="manhattan")
-    with pytest.raises(ValueError, match="'tile_rows'"):
-        pair_verification(np.eye(4), [0, 0, 1, 1], tile_rows=0)

@@ -12,20 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .batches import (
-    Growing,
-    Unreadable,
-    crs_end_lines,
-    delimiter_of,
-    foreign_blanks,
-    join_runs,
-    lines_expected,
-    tie_candidates,
-)
+from .batches import Collected, Unreadable, crs_end_lines, delimiter_of, foreign_blanks
 from .columns import Columns, as_numpy, bool_array, hash_strings
 
-# Bytes of the file per batch: small batches keep pyarrow's buffers in flight small (256 KB
-# batches read as fast as 4 MB ones here, with 200 MB less memory at the peak).
+# Bytes of the file per batch: small batches keep pyarrow's buffers in flight small, and read as
+# fast as large ones (bench/NOTES.md, 'The TREC batch readers').
 BATCH_BYTES = 1 << 18
 
 
@@ -34,7 +25,7 @@ def _split_as_trec_eval(path: Path, delimiter: str) -> bool:
     any ASCII whitespace (C's ``isspace``) and ends lines at LF only, while pyarrow splits at the
     delimiter alone and ends lines at CR too. A file holding a vertical tab, a form feed, the
     other one of tab and space, or a CR that does not end a line goes to the line reader. A few
-    ``memchr`` passes over the file mapped in memory (no copy: about 3 ms per 60 MB each)."""
+    ``memchr`` passes over the file mapped in memory (no copy)."""
     import mmap
 
     if path.stat().st_size == 0:
@@ -92,8 +83,7 @@ def read_arrow(path: Path, layout, keep: np.ndarray | None, hasher=hash_strings)
     import pyarrow.csv as csv
 
     fields, value_field, _ = layout
-    queries: dict[str, int] = {}
-    ids, runs, kept, lines, columns = [], [], [], 0, None
+    collected = Collected(path, keep, hasher)
     delimiter = delimiter_of(path)
     if not _split_as_trec_eval(path, delimiter):
         raise Unreadable
@@ -119,31 +109,15 @@ def read_arrow(path: Path, layout, keep: np.ndarray | None, hasher=hash_strings)
             values = batch.column(value_field) if value_field == "score" else _grades(batch.column(value_field))
             if values.null_count:
                 raise Unreadable  # "nan" and empty fields read as null
-            if columns is None:
-                size = lines_expected(path)
-                columns = Growing(np.int64, size), Growing(np.float64, size)
-            docs = batch.column("docid")
-            hashes, value = hasher(docs), as_numpy(values)
-            runs.append(_query_runs(batch.column("qid"), queries))
-            columns[0].append(hashes)
-            columns[1].append(value)
-            if keep is None:
-                ids.append(docs)
-            else:
-                wanted = keep[hashes & (keep.size - 1)] | tie_candidates(value)
-                ids.append(docs.filter(bool_array(wanted)))
-                kept.append(np.flatnonzero(wanted) + lines)
-            lines += batch.num_rows
+            runs = _query_runs(batch.column("qid"), collected.queries)
+            collected.add(
+                runs, batch.column("docid"), as_numpy(values), lambda docs, wanted: docs.filter(bool_array(wanted))
+            )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         raise Unreadable from None  # a malformed line, a non-number, an empty file
-    if columns is None or any(q.startswith("#") for q in queries):
-        raise Unreadable  # no line (the line reader makes the empty columns), or a comment read as data
-    doc, value = (c.array() for c in columns)
-    if not (np.isfinite(value).all() if value_field == "grade" else not np.isnan(value).any()):
-        raise Unreadable
-    starts, codes = join_runs(runs, [r[2] for r in runs])
-    held = None if keep is None else np.concatenate(kept)
-    return Columns(str(path), list(queries), starts, codes, doc, value, False, pa.chunked_array(ids, pa.string()), held)
+    if any(q.startswith("#") for q in collected.queries):
+        raise Unreadable  # a comment read as data
+    return collected.columns(path, value_field, lambda ids: pa.chunked_array(ids, pa.string()))
 
 
 def _value_type(value_field: str):

@@ -1,6 +1,7 @@
 """What the two batch readers of TREC files share (:mod:`.blocks`, numpy's; :mod:`.arrow`,
-pyarrow's): the file's delimiter, arrays grown batch by batch, runs of one query id joined across
-batches, and the lines whose ids decide ties.
+pyarrow's): the file's delimiter, and the columns collected batch by batch (:class:`Collected`:
+arrays grown as they come, runs of one query id joined across batches, and the lines whose ids
+decide ties).
 """
 
 from __future__ import annotations
@@ -8,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+
+from .columns import Columns
 
 BOM = b"\xef\xbb\xbf"  # a UTF-8 byte-order mark: skipped, the file reads as it would without one
 
@@ -90,3 +93,43 @@ def lines_expected(path: Path) -> int:
     with open(path, "rb") as f:
         head = f.read(1 << 16)
     return int(path.stat().st_size / max(len(head), 1) * max(head.count(b"\n"), 1) * 1.05) + 16
+
+
+class Collected:
+    """The columns of a file read batch by batch: each batch's query runs (coded in order of first
+    appearance, in :attr:`queries`), document hashes (``hasher``) and values, and the document ids
+    kept as strings: all of them, or with ``keep`` (:func:`~.columns.keeping`) those that may be
+    judged and those of tied scores."""
+
+    def __init__(self, path: Path, keep: np.ndarray | None, hasher):
+        size = lines_expected(path)
+        self.keep, self.hasher, self.queries = keep, hasher, {}
+        self.doc, self.value = Growing(np.int64, size), Growing(np.float64, size)
+        self.runs, self.ids, self.kept, self.lines = [], [], [], 0
+
+    def add(self, runs: tuple, docs, values: np.ndarray, take) -> None:
+        """One batch: its query ``runs`` (first line, code, length), document ids and values;
+        ``take(docs, mask)`` gives the ids of a mask."""
+        hashes = self.hasher(docs)
+        self.runs.append(runs)
+        self.doc.append(hashes)
+        self.value.append(values)
+        if self.keep is None:
+            self.ids.append(docs)
+        else:
+            wanted = self.keep[hashes & (self.keep.size - 1)] | tie_candidates(values)
+            self.ids.append(take(docs, wanted))
+            self.kept.append(np.flatnonzero(wanted) + self.lines)
+        self.lines += values.size
+
+    def columns(self, path: Path, value_field: str, joined) -> Columns:
+        """The file's columns, ``joined(ids)`` making one id column of the batches' kept ids;
+        :class:`Unreadable` for a file without a line (the line reader makes the empty columns),
+        a NaN, or an infinite grade."""
+        values = self.value.array()
+        if self.lines == 0 or not (np.isfinite(values).all() if value_field == "grade" else not np.isnan(values).any()):
+            raise Unreadable
+        starts, codes = join_runs(self.runs, [r[2] for r in self.runs])
+        held = None if self.keep is None else np.concatenate(self.kept)
+        doc, ids = self.doc.array(), joined(self.ids)
+        return Columns(str(path), list(self.queries), starts, codes, doc, values, False, ids, held)

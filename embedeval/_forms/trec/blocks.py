@@ -24,21 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .batches import (
-    BOM,
-    Growing,
-    Unreadable,
-    crs_end_lines,
-    delimiter_of,
-    foreign_blanks,
-    join_runs,
-    lines_expected,
-    tie_candidates,
-)
+from .batches import BOM, Collected, Unreadable, crs_end_lines, delimiter_of, foreign_blanks
 from .columns import Columns, FixedIds, hash_strings
 
-# Bytes of the file per block: 1 MB blocks read as fast as 4 MB ones with 30 MB less at the peak
-# (three columns as wide as its longest line) stay a few MB.
+# Bytes of the file per block: as fast as larger ones, and a block's fields (three columns as
+# wide as its longest line) stay a few MB (bench/NOTES.md, 'The TREC batch readers').
 BLOCK_BYTES = 1 << 20
 
 # Bytes that Python's ``str.isspace`` takes for whitespace and C's ``isspace`` does not (a block is
@@ -68,30 +58,12 @@ def read_blocks(path: Path, layout, keep: np.ndarray | None, hasher=hash_strings
     fields, value_field, _ = layout
     names = fields.split()
     delimiter = delimiter_of(path)
-    queries: dict[str, int] = {}
-    runs, ids, kept, lines = [], [], [], 0
-    size = lines_expected(path)
-    doc, value = Growing(np.int64, size), Growing(np.float64, size)
+    collected = Collected(path, keep, hasher)
     for block in _blocks(path):
         query, docs, values = _parse(block, names, value_field, delimiter.encode())
         docs = _narrowed(docs)  # a contiguous copy as wide as the longest id: less to hash and keep
-        hashes = hasher(docs)
-        runs.append(_query_runs(query, queries))
-        doc.append(hashes)
-        value.append(values)
-        if keep is None:
-            ids.append(docs)
-        else:
-            wanted = keep[hashes & (keep.size - 1)] | tie_candidates(values)
-            ids.append(docs[wanted])
-            kept.append(np.flatnonzero(wanted) + lines)
-        lines += values.size
-    values = value.array()
-    if lines == 0 or not (np.isfinite(values).all() if value_field == "grade" else not np.isnan(values).any()):
-        raise Unreadable  # no line (the line reader makes the empty columns), a NaN, an infinite grade
-    starts, codes = join_runs(runs, [r[2] for r in runs])
-    held = None if keep is None else np.concatenate(kept)
-    return Columns(str(path), list(queries), starts, codes, doc.array(), values, False, FixedIds(ids), held)
+        collected.add(_query_runs(query, collected.queries), docs, values, lambda docs, wanted: docs[wanted])
+    return collected.columns(path, value_field, FixedIds)
 
 
 def _blocks(path: Path):

@@ -216,7 +216,7 @@ def bool_array(values: np.ndarray) -> object:
 def as_numpy(array) -> np.ndarray:
     """A pyarrow array without nulls as numpy, read from its buffers: a view for numbers, unpacked
     bits for booleans. (``to_numpy`` and ``np.asarray`` import pandas where it is installed, for
-    its extension types: 0.3 s and 40 MB that reading a TREC file never needs.)"""
+    its extension types, which reading a TREC file never needs: bench/NOTES.md.)"""
     import pyarrow as pa
 
     if array.null_count:

@@ -21,26 +21,14 @@ find them; the registry's kernels read the positive grades only.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..graded import Judged
-from ..match import offsets_of
 from ..rankings import result_of
-from ..score_order import tie_groups
 from .columns import Columns, hash_strings
-from .evaluate import (
-    _check_qrels,
-    _Collision,
-    _numbers_in_run,
-    judged_ranking,
-    match_ranked,
-    on_both_files,
-    order,
-    ranked_positions,
-)
+from .evaluate import _check_qrels, matched, no_common_queries, on_both_files, order
 from .lines import no_run_lines
 
 
@@ -111,10 +99,7 @@ def _queries(run: Columns, qrels: Columns, complete: bool) -> tuple[list, np.nda
     segment_of = {q: i for i, q in enumerate(run.queries)}
     ids = sorted((q for q in qrels.queries if complete or q in segment_of), key=lambda q: q.encode())
     if not ids:
-        raise ValueError(
-            f"no query of the run appears in the qrels ({len(run.queries)} ranked queries, "
-            f"{len(qrels.queries)} judged); check that both files use the same query ids"
-        )
+        raise no_common_queries(run, qrels)
     return ids, np.array([segment_of.get(q, -1) for q in ids], dtype=np.int64)
 
 
@@ -122,42 +107,9 @@ def _evaluate(run: Columns, qrels: Columns, parsed, level, complete, max_retriev
     _check_qrels(qrels)
     ordered = order(run)
     query_ids, segments = _queries(run, qrels, complete)
-    positions, counts = ranked_positions(ordered, segments, max_retrieved)
-    row_of = np.full(len(qrels.queries), -1, dtype=np.int64)
-    index = {q: i for i, q in enumerate(qrels.queries)}
-    row_of[[index[q] for q in query_ids]] = np.arange(len(query_ids))
-    rows = row_of[qrels.query]
-    lines = np.flatnonzero(rows >= 0)
-    lines = lines[np.argsort(rows[lines], kind="stable")]
-    rows, grades = rows[lines], np.trunc(qrels.value[lines])  # trec_eval's atol
-    ids = _numbers_in_run(run, qrels)[lines]
-    doc = ordered.doc[positions]
-    where = match_ranked(doc, counts, rows, ids)
-    if judged_only:  # -J: keep the documents judged >= 0, ranked anew in the same order
-        positions, doc, counts = judged_ranking(positions, doc, counts, rows, where, grades)
-        where = match_ranked(doc, counts, rows, ids)
-    found = np.flatnonzero(where >= 0)
-    if not run.exact:
-        run_lines = ordered.line(positions[offsets_of(counts)[rows[found]] + where[found]])
-        if run.strings(run_lines) != qrels.strings(lines[found]):
-            raise _Collision
-    positive = grades > 0
-    n_zero = np.bincount(rows[grades == 0], minlength=len(query_ids))
-    judged = Judged(
-        len(query_ids),
-        rows[found],
-        where[found] + 1.0,
-        grades[found],
-        rows[positive],
-        grades[positive],
-        n_retrieved=counts.astype(np.int64),
-        n_zero=n_zero,
+    judged, counts, rows, grades, found = matched(
+        run, qrels, ordered, query_ids, segments, ties, max_retrieved, judged_only, truncate=True
     )
-    if ties is not None:  # each found document's tie group within its query's evaluated ranking
-        score, offsets = run.value[ordered.line(positions)], offsets_of(counts)
-        at = offsets[rows[found]] + where[found]
-        start, size = tie_groups(score, offsets, rows[found], score[at])
-        judged = dataclasses.replace(judged, group_start=start, group_size=size)
     relevant = grades >= level
     tally = lambda mask: np.bincount(rows[mask], minlength=len(query_ids))  # noqa: E731
     found_mask = np.zeros(rows.size, dtype=bool)

@@ -18,15 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..graded import Judged
-from ..match import find, first_duplicate, offsets_of, padded_blocks
+from ..match import Collision, find, first_duplicate, offsets_of, padded_blocks
 from ..rankings import result_of
 from ..score_order import flagged_segments, sort_segments, tie_groups, unsorted_segments
 from .columns import QRELS, RUN, Columns, MissingIds, hash_strings, keeping
 from .lines import locate_duplicate, no_run_lines, read, reads_in_batches
-
-
-class _Collision(Exception):
-    """Two different document ids met under one hash: the exact reader decides."""
 
 
 @dataclass(frozen=True)
@@ -42,10 +38,11 @@ class Ordered:
         return positions if self.lines is None else self.lines[positions]
 
 
-def order(run: Columns, by_id: bool = True) -> Ordered:
+def order(run: Columns, by_id: bool = True, ascending_ids: bool = False) -> Ordered:
     """The run in trec_eval's order; raises the line reader's error for a document listed twice
     for a query. Without ``by_id``, equal scores stay in any order (the tie-aware rules read
-    only which documents tie, never their ids)."""
+    only which documents tie, never their ids); with ``ascending_ids``, the smaller id of equal
+    scores comes first (trec_eval's rule for preference judgements)."""
     offsets, perm = run.grouped(), None
     if offsets is None:  # the lines of some query are not together
         query = run.query
@@ -58,14 +55,14 @@ def order(run: Columns, by_id: bool = True) -> Ordered:
         perm, score = (by_score if perm is None else perm[by_score]), score[by_score]
     same = score[1:] == score[:-1]
     tied = flagged_segments(same, offsets) if by_id else np.zeros(offsets.size - 1, dtype=bool)
-    if tied.any():  # equal scores: trec_eval puts the larger id (as a string) first
+    if tied.any():  # equal scores: trec_eval puts the larger id (as a string) first, unless ascending_ids
         member = np.zeros(score.size, dtype=bool)  # the lines of a tie; the others keep rank 0
         member[1:] |= same
         member[:-1] |= same
         entries = np.flatnonzero(member & np.repeat(tied, np.diff(offsets)))
         rank = np.zeros(score.size, dtype=np.int64)
         rank[entries[run.order_of(entries if perm is None else perm[entries])]] = np.arange(entries.size)
-        by_id = sort_segments(offsets, tied, (-rank, -score))
+        by_id = sort_segments(offsets, tied, (rank if ascending_ids else -rank, -score))
         perm = by_id if perm is None else perm[by_id]
     doc = run.doc if perm is None else run.doc[perm]
     for _, block in padded_blocks(doc, offsets):
@@ -122,7 +119,7 @@ def on_both_files(run_path, qrels_path, evaluate, hasher=hash_strings):
     the qrels first (hashed, where the run is read in batches, so that the run keeps as strings
     only the ids that may be judged: enough to confirm every match); the run read again whole
     where ``evaluate`` raises :class:`MissingIds` (ties that were not neighbours in the file: their
-    ids decide), and both files read with exact codes where it raises :class:`_Collision`."""
+    ids decide), and both files read with exact codes where it raises :class:`Collision`."""
     qrels = read(qrels_path, QRELS, hasher=hasher)
     if qrels.exact and reads_in_batches(run_path):  # hashes to choose the run's ids to keep by
         qrels = qrels.hashed(hasher)
@@ -134,7 +131,7 @@ def on_both_files(run_path, qrels_path, evaluate, hasher=hash_strings):
             return evaluate(run, qrels)
         except MissingIds:
             return evaluate(read(run_path, RUN, hasher=hasher).hashed(hasher), qrels)
-    except _Collision:
+    except Collision:
         return evaluate(read(run_path, RUN, exact=True), read(qrels_path, QRELS, exact=True))
 
 
@@ -151,30 +148,51 @@ def _evaluate(
     if not query_ids and not run.queries:
         raise no_run_lines(run.path)
     if not query_ids:
-        raise ValueError(
-            f"no query of the run appears in the qrels ({len(run.queries)} ranked queries, "
-            f"{len(qrels.queries)} judged); check that both files use the same query ids"
-        )
+        raise no_common_queries(run, qrels)
     segments = np.concatenate([kept, np.full(len(query_ids) - kept.size, -1, dtype=np.int64)])
+    judged, counts = matched(run, qrels, ordered, query_ids, segments, ties, max_retrieved, judged_only)[:2]
+    coverage = Coverage(len(orphans), len(run.queries) - kept.size, kept.size)
+    config = {
+        "max_length": int(counts.max(initial=0)),
+        "complete": complete,
+        "judged_without_run": coverage.judged_without_run,
+        "ranked_without_judgements": coverage.run_without_judgements,
+        "max_retrieved": max_retrieved,
+        "judged_only": judged_only,
+    }
+    return result_of(judged, parsed, threshold, empty, query_ids, config, ties), coverage
+
+
+def matched(run, qrels, ordered, query_ids, segments, ties, max_retrieved=None, judged_only=False, truncate=False):
+    """(Judged, counts, rows, grades, found) of the evaluated queries: ``query_ids`` are the rows,
+    ``segments`` each row's segment of ``ordered`` (-1: no run, an empty ranking), cut at
+    ``max_retrieved`` and, with ``judged_only`` (trec_eval -J), kept to the documents judged with a
+    grade >= 0, ranked anew in the same order. ``rows`` and ``grades`` (``truncate``: trec_eval's
+    ``atol``) are every judged line of an evaluated query, by row (trec_eval's bpref, infAP, ...
+    read grade 0 too); ``found`` indexes those the ranking retrieves; ``counts`` the documents per
+    row. Every judged document retrieved, whatever its grade, is in the Judged; with ``ties``,
+    each one's tie group within its row's evaluated ranking."""
     positions, counts = ranked_positions(ordered, segments, max_retrieved)
     row_of = np.full(len(qrels.queries), -1, dtype=np.int64)
-    row_of[[judged_index[q] for q in query_ids]] = np.arange(len(query_ids))
+    index = {q: i for i, q in enumerate(qrels.queries)}
+    row_of[[index[q] for q in query_ids]] = np.arange(len(query_ids))
     rows = row_of[qrels.query]
-    judged_lines = np.flatnonzero(rows >= 0)  # every grade: trec_eval's bpref, infAP, ... read grade 0 too
-    judged_lines = judged_lines[np.argsort(rows[judged_lines], kind="stable")]
-    rows, grades = rows[judged_lines], qrels.value[judged_lines]
-    ids = _numbers_in_run(run, qrels)[judged_lines]
+    lines = np.flatnonzero(rows >= 0)
+    lines = lines[np.argsort(rows[lines], kind="stable")]
+    rows, grades = rows[lines], qrels.value[lines]
+    grades = np.trunc(grades) if truncate else grades
+    ids = _numbers_in_run(run, qrels)[lines]
     doc = ordered.doc[positions]
     where = match_ranked(doc, counts, rows, ids)
-    if judged_only:  # trec_eval -J: the documents judged >= 0, ranked anew in the same order
+    if judged_only:
         positions, doc, counts = judged_ranking(positions, doc, counts, rows, where, grades)
         where = match_ranked(doc, counts, rows, ids)
     offsets = offsets_of(counts)
     found = np.flatnonzero(where >= 0)
     if not run.exact:
-        lines = ordered.line(positions[offsets[rows[found]] + where[found]])
-        if run.strings(lines) != qrels.strings(judged_lines[found]):
-            raise _Collision
+        run_lines = ordered.line(positions[offsets[rows[found]] + where[found]])
+        if run.strings(run_lines) != qrels.strings(lines[found]):
+            raise Collision
     positive = grades > 0
     judged = Judged(
         len(query_ids),
@@ -186,21 +204,20 @@ def _evaluate(
         n_retrieved=counts.astype(np.int64),
         n_zero=np.bincount(rows[grades == 0], minlength=len(query_ids)),
     )
-    if ties is not None:  # each found document's tie group within its query's evaluated ranking
+    if ties is not None:
         score = run.value[ordered.line(positions)]
         at = offsets[rows[found]] + where[found]
         start, size = tie_groups(score, offsets, rows[found], score[at])
         judged = dataclasses.replace(judged, group_start=start, group_size=size)
-    coverage = Coverage(len(orphans), len(run.queries) - kept.size, kept.size)
-    config = {
-        "max_length": int(counts.max(initial=0)),
-        "complete": complete,
-        "judged_without_run": coverage.judged_without_run,
-        "ranked_without_judgements": coverage.run_without_judgements,
-        "max_retrieved": max_retrieved,
-        "judged_only": judged_only,
-    }
-    return result_of(judged, parsed, threshold, empty, query_ids, config, ties), coverage
+    return judged, counts, rows, grades, found
+
+
+def no_common_queries(run: Columns, qrels: Columns) -> ValueError:
+    """The error for a run and a qrels without a query in common."""
+    return ValueError(
+        f"no query of the run appears in the qrels ({len(run.queries)} ranked queries, "
+        f"{len(qrels.queries)} judged); check that both files use the same query ids"
+    )
 
 
 def ranked_positions(ordered: Ordered, segments: np.ndarray, max_retrieved=None) -> tuple[np.ndarray, np.ndarray]:
@@ -245,12 +262,15 @@ def _numbers_in_run(run: Columns, qrels: Columns) -> np.ndarray:
     return np.fromiter((index.get(d, -2) for d in qrels.ids), np.int64, len(qrels.ids))[qrels.doc]
 
 
-def run_as_lists(path) -> dict[str, list[str]]:
-    """``{query_id: [doc_id, ...]}`` of a run file, each list in trec_eval's order."""
+def run_as_lists(path, ascending_ids: bool = False, max_retrieved: int | None = None) -> dict[str, list[str]]:
+    """``{query_id: [doc_id, ...]}`` of a run file, each list in trec_eval's order (:func:`order`)
+    and cut at ``max_retrieved`` documents."""
     run = read(path, RUN)
-    ordered = order(run)
+    ordered = order(run, ascending_ids=ascending_ids)
     flat = run.every_string() if ordered.lines is None else run.strings(ordered.lines)
-    bounds = zip(run.queries, ordered.offsets[:-1].tolist(), ordered.offsets[1:].tolist(), strict=True)
+    starts, ends = ordered.offsets[:-1], ordered.offsets[1:]
+    ends = ends if max_retrieved is None else np.minimum(ends, starts + max_retrieved)
+    bounds = zip(run.queries, starts.tolist(), ends.tolist(), strict=True)
     collecting = gc.isenabled()
     gc.disable()  # 100,000s of new lists would set off collections that walk every one of them
     try:

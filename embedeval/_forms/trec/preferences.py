@@ -20,30 +20,12 @@ import numpy as np
 from ..._metrics.trec_groups import GroupedHits
 from ...result import EvaluationResult
 from ..graded import Judged
-from .columns import RUN
-from .lines import locate_duplicate, no_run_lines, read
+from .evaluate import run_as_lists
+from .lines import no_run_lines
 from .prefs import Judgements, read_judgements
 from .prefs_counts import count_preferences
 
 FORMATS = ("prefs", "qrels_prefs", "qrels_jg")
-
-
-def run_rankings(run_path, ascending_ties: bool, max_retrieved: int | None = None) -> dict[str, list[str]]:
-    """{query: its documents in trec_eval's order, cut at ``max_retrieved``} of a run file;
-    ValueError naming the line of a document listed twice for a query."""
-    run = read(run_path, RUN, exact=True)
-    docs, scores = run.every_string(), run.value.tolist()
-    items: dict[str, list] = {}
-    for q, d, s in zip(run.query.tolist(), docs, scores, strict=True):
-        items.setdefault(run.queries[q], []).append((d, s))
-    out = {}
-    for q, pairs in items.items():
-        if len({d for d, _ in pairs}) != len(pairs):
-            locate_duplicate(run_path, RUN)
-        pairs.sort(key=lambda t: t[0], reverse=not ascending_ties)
-        pairs.sort(key=lambda t: -t[1])
-        out[q] = [d for d, _ in pairs[:max_retrieved]]
-    return out
 
 
 def _queries(judgements: Judgements, rankings: dict, complete: bool) -> list[str]:
@@ -72,7 +54,7 @@ def evaluate_judgements(
     the evaluated queries in trec_eval's order."""
     judgements = read_judgements(judgements_path, layout)
     grouped = layout == "qrels_jg"
-    rankings = run_rankings(run_path, ascending_ties=not grouped, max_retrieved=max_retrieved)
+    rankings = run_as_lists(run_path, ascending_ids=not grouped, max_retrieved=max_retrieved)
     if not rankings:
         raise no_run_lines(run_path)
     queries = _queries(judgements, rankings, complete)
