@@ -23,11 +23,11 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.compiled import kernel_numba
-from .._core.prefetch import prefetch
+from .._core.intrinsics import prefetch
 from .list_kernels import list_within
 from .merged_kernels import pair_value64
-from .placed_kernels import _near, _search, _search_near
-from .table_kernels import _fill_table, _place_tabled
+from .primitives import count_at_most, gallop_at_most, near_tie
+from .table_kernels import NO_TABLE, TABLE_FILLED, _fill_table, _place_tabled
 from .table_kernels import new_tables as new_tables  # the callers make the tables here
 
 numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
@@ -68,17 +68,17 @@ def _place_chunk_into(
         values = chunk[a]
         n_within = list_within(values, limit, listed[0])
         n_below, q = 0, 0
-        while q < n_within and st != -1:  # a binary search each, until the row fills its table
+        while q < n_within and st != TABLE_FILLED:  # a binary search each, until the row fills its table
             c = listed[0, q]
             v = np.float64(values[c])
             n_below += v <= t
-            low = _search(row, v, 0, n_nearest)
-            if st >= 0:  # st values placed so far; -1: table filled; -2: no table can be
+            low = count_at_most(row, 1, n_nearest + 1, v) - 1
+            if st >= 0:  # st values placed so far
                 st += 1
                 if st > enough:
-                    st = -1 if _fill_table(row, n_nearest, table[i], info[i]) else -2
+                    st = TABLE_FILLED if _fill_table(row, n_nearest, table[i], info[i]) else NO_TABLE
             counts[i, min(low, top)] += 1
-            if _near(v, row[low], row[low + 1], win):
+            if near_tie(v, row[low], row[low + 1], win):
                 out[n_out, 0], out[n_out, 1], out[n_out, 2] = i, c0 + c, low
                 n_out += 1
             q += 1
@@ -103,31 +103,16 @@ def reached(padded, others, count):
 
 @numba.njit(cache=True, nogil=True)
 def _reached_into(padded, others, count, out):  # pragma: no cover - compiled
-    """:func:`reached` as one walk per row (both ascending), each step galloping: from the last
-    count, doubling steps while the relevant values stay at or below the value, then a binary
-    search in the last step. A row of J = 20,000 relevant values whose sampled others all lie
-    beyond them (half of the points in one class) costs about 2 s log J steps, not J + s."""
+    """:func:`reached` as one walk per row (both ascending), each step galloping from the last
+    count (:func:`.primitives.gallop_at_most`). A row of J = 20,000 relevant values whose sampled
+    others all lie beyond them (half of the points in one class) costs about 2 s log J steps, not
+    J + s."""
     n = padded.shape[1] - 2
     for r in range(others.shape[0]):
         row = padded[r]  # row[1 + i]: the i-th nearest relevant value; row[n + 1] = +inf
         low = 0  # how many of row[1:n + 1] are at most the last value
         for k in range(count[r]):
-            v = others[r, k]
-            if low < n and row[low + 1] <= v:
-                at, step = low + 1, 1  # row[at] <= v
-                top = at + 1
-                while top <= n and row[top] <= v:
-                    at = top
-                    step *= 2
-                    top = at + step
-                top = min(top, n + 1)  # row[top] > v, or top = n + 1
-                while top - at > 1:
-                    mid = (at + top) >> 1
-                    if row[mid] <= v:
-                        at = mid
-                    else:
-                        top = mid
-                low = at
+            low = gallop_at_most(row, low + 1, n + 1, others[r, k]) - 1
             out[r, k] = low
 
 
@@ -171,11 +156,22 @@ def _replace_float64_into(
         i, col, place = near[k, 0], near[k, 1], near[k, 2]
         v = pair_value64(factors64[rows[i]], matrix32, norms64, col, dim)
         row = padded[i]
-        low = _search_near(row, v, place, n_nearest)  # within the bounds of its float32 place
+        low = _place_near(row, v, place, n_nearest)  # within the bounds of its float32 place
         counts[i, min(place, ranked[i])] -= 1
         counts[i, min(low, ranked[i])] += 1
         win = 2 * bound_rel[i]
-        still[k] = v - row[low] <= win or row[low + 1] - v <= win
+        still[k] = near_tie(v, row[low], row[low + 1], win)
+
+
+@numba.njit(inline="always")
+def _place_near(row, v, p, n):  # pragma: no cover - compiled
+    """How many of ``row[1:n + 1]`` are <= v, for a v whose place is probably within 4 of ``p``
+    (the place of its float32 value): a bisection within [p - 4, p + 4] where the place lies there
+    (the row's values at both ends say so), else over the whole row."""
+    low, high = max(p - 4, 0), min(p + 4, n)
+    if row[low] <= v and row[high + 1] > v:
+        return count_at_most(row, low + 1, high + 1, v) - 1
+    return count_at_most(row, 1, n + 1, v) - 1
 
 
 def ranks_from_counts(counts, ranked, depth):

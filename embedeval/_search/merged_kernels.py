@@ -16,7 +16,7 @@ import numpy as np
 
 from .._core.compiled import kernel_numba
 from .list_kernels import list_within
-from .primitives import bucket, count_at_most, fill_table, span_inverse, table_size, write_ranks
+from .primitives import bucket, count_at_most, fill_table, near_tie, span_inverse, table_size, write_ranks
 
 numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
@@ -225,7 +225,7 @@ def _place_row(row, table, padded, counts, first, inverse, cells, lim, win, t): 
             before, after = padded[p], padded[p + one]
         within = v <= lim
         counts[p if within else skip] += 1
-        near |= within & ((v - before <= win) | (after - v <= win))
+        near |= within & near_tie(v, before, after, win)
         n_below += v <= t
     return near, n_below
 

@@ -6,7 +6,9 @@ loop written in place cost, and the kernels' cache is keyed by the package's sou
 
 * :func:`bucket`: the monotone bucket of a value among equal-width buckets;
 * :func:`table_size`, :func:`span_inverse` and :func:`fill_table`: a bucket table of sorted values;
-* :func:`count_at_most` and :func:`count_below`: numpy's ``searchsorted`` by bisection;
+* :func:`count_at_most` and :func:`count_below`: numpy's ``searchsorted`` by bisection, and
+  :func:`gallop_at_most` by galloping from a known lower place;
+* :func:`near_tie`: whether a value lies within a window of its neighbours;
 * :func:`ordered_key` and :func:`ordered_bits`: a float64 as a 64-bit key that orders as it does;
 * :func:`write_ranks`: ranks from how many values fall in each gap among others.
 
@@ -104,6 +106,27 @@ def count_below(values, low, high, v):  # pragma: no cover - compiled
     """``low`` + how many of ``values[low:high]`` (ascending, NaN-free) are < v: numpy's
     ``low + searchsorted(values[low:high], v, side="left")``, by bisection."""
     return _bisect(values, low, high, v, False)
+
+
+@numba.njit(inline="always")
+def gallop_at_most(values, low, high, v):  # pragma: no cover - compiled
+    """:func:`count_at_most` for a v known to have ``values[:low]`` at most it: steps of 1, 2, 4,
+    ... from ``low`` while the values stay <= v, then a bisection within the last step (about
+    2 log d steps for a place d after ``low``, so that a walk along ascending values costs
+    little)."""
+    step, probe = 1, low
+    while probe < high and values[probe] <= v:
+        low = probe + 1
+        probe = low + step
+        step <<= 1
+    return _bisect(values, low, min(probe, high), v, True)
+
+
+@numba.njit(inline="always")
+def near_tie(v, before, after, window):  # pragma: no cover - compiled
+    """Whether v lies within ``window`` of ``before`` or of ``after`` (its neighbours among sorted
+    values: a near-tie, which the error bounds cannot order); no branch."""
+    return (v - before <= window) | (after - v <= window)
 
 
 @numba.njit(inline="always")

@@ -12,20 +12,23 @@ from numba.extending import intrinsic
 
 from .._core.compiled import kernel_numba
 from .._core.intrinsics import Vectors, compresses
-from .primitives import bucket, count_at_most, fill_table, span_inverse, table_size
+from .primitives import bucket, count_at_most, fill_table, near_tie, span_inverse, table_size
 
 numba = kernel_numba()  # with the package-wide cache key (_core.compiled)
 
 # Values placed at once by _places_block: 8 lanes of float64 (a 64-byte vector).
 LANES = 8
 
+# A row's ``state`` in :func:`new_tables` once it stops counting its binary searches (>= 0).
+TABLE_FILLED, NO_TABLE = -1, -2
+
 
 def new_tables(m, n_nearest):
     """Empty bucket tables for ``m`` padded rows of ``n_nearest`` values (filled by
     :func:`place_chunk` where they pay): (table (m, n_buckets + 1) int32, info (m, 3) float64,
-    state (m,) int64: binary searches so far, -1 once the row's table is filled, -2 where it cannot
-    be). ``n_buckets``: a power of two, at least 16 and ``n_nearest``. ``np.empty``: the pages of
-    rows never filled are never touched."""
+    state (m,) int64: binary searches so far, :data:`TABLE_FILLED` once the row's table is filled,
+    :data:`NO_TABLE` where it cannot be). ``n_buckets``: a power of two, at least 16 and
+    ``n_nearest``. ``np.empty``: the pages of rows never filled are never touched."""
     n_buckets = table_size.py_func(n_nearest)
     return np.empty((m, n_buckets + 1), np.int32), np.empty((m, 3)), np.zeros(m, np.int64)
 
@@ -110,7 +113,7 @@ def _place_tabled(
         if p < 0:  # a crowded bucket
             p = _table_place(row, v, table, bucket(v, first, inverse, top_bucket))
         counts[np.uint64(min(p, top))] += 1
-        if (v - row[np.uint64(p)] <= win) | (row[np.uint64(p + 1)] - v <= win):
+        if near_tie(v, row[np.uint64(p)], row[np.uint64(p + 1)], win):
             out[n_out, 0], out[n_out, 1], out[n_out, 2] = i, c0 + columns[q], p
             n_out += 1
     return n_below, n_out

@@ -1,5 +1,5 @@
 """The compiled kernels' primitives (embedeval._search.primitives) against numpy: ``searchsorted``
-for the bisections and the bucket tables, ``argsort(kind="stable")`` and the float order for the
+for the bisections, the gallop and the bucket tables, ``argsort(kind="stable")`` and the float order for the
 ordered keys, a plain loop for the ranks, on seeded and drawn inputs with ties, signed zeros,
 infinities, subnormals, empty and one-element rows, and every value equal."""
 
@@ -51,6 +51,21 @@ def test_the_bisections_are_searchsorted_on_drawn_rows(values, v):
     row = np.sort(np.array(values, dtype=np.float64))
     assert primitives.count_at_most(row, 0, row.size, v) == np.searchsorted(row, v, "right")
     assert primitives.count_below(row, 0, row.size, v) == np.searchsorted(row, v, "left")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_gallop_is_searchsorted_from_any_lower_place(seed):
+    """gallop_at_most from every low at or below the place equals numpy's searchsorted (right)."""
+    for row in _rows(seed):
+        for v in _probes(row):
+            want = int(np.searchsorted(row, v, "right"))
+            for low in {0, want // 2, max(want - 1, 0), want}:
+                assert primitives.gallop_at_most(row, low, row.size, v) == want
+
+
+def test_a_near_tie_is_within_the_window_on_either_side():
+    assert primitives.near_tie(1.0, 0.5, 3.0, 0.5) and primitives.near_tie(1.0, -3.0, 1.5, 0.5)
+    assert not primitives.near_tie(1.0, 0.25, 1.75, 0.5)
 
 
 def _bucket_table(row, n):

@@ -1,5 +1,6 @@
-"""The searches of embedeval._search.placed_kernels against ``np.searchsorted``. The deep pass's
-use of them (rows with and without bucket tables) is tested in test_deep_fused.py."""
+"""The deep pass's search near a guessed place (embedeval._search.deep_kernels._place_near) against
+``np.searchsorted``. The pass itself (rows with and without bucket tables) is tested in
+test_deep_fused.py, the primitives it builds on in test_primitives.py."""
 
 from __future__ import annotations
 
@@ -7,14 +8,14 @@ import numpy as np
 import pytest
 
 numba = pytest.importorskip("numba")
-from embedeval._search import placed_kernels as placed  # noqa: E402
+from embedeval._search import deep_kernels  # noqa: E402
 
 
 @numba.njit
 def _places_near(row, values, guesses, n):
     out = np.empty(values.size, np.int64)
     for k in range(values.size):
-        out[k] = placed._search_near(row, values[k], guesses[k], n)
+        out[k] = deep_kernels._place_near(row, values[k], guesses[k], n)
     return out
 
 
