@@ -10,20 +10,8 @@ as papers do.
 
 from __future__ import annotations
 
-import html
-import json
-
-from .._core.text import (
-    aligned_table,
-    csv_table,
-    format_p_value,
-    format_value,
-    html_table,
-    markdown_escape,
-    markdown_table,
-    percent,
-)
-from .tables import _cell, _lines, _tex
+from .._core.text import csv_table, format_p_value, format_value, percent
+from .tables import _cell, _tex, render_as
 
 
 def _p(x) -> str:
@@ -169,33 +157,9 @@ def _csv(c) -> str:
     return csv_table(head, rows)
 
 
-def _html(c) -> str:
-    parts = [html_table(*t) for t in (leaderboard_rows(c), dataset_rows(c), pair_rows(c))]
-    items = "".join(f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>" for k, v in {**tests(c), **legend(c)}.items())
-    return "\n".join([*parts, f"<ul>{items}</ul>"])
-
-
 def render(c, fmt: str) -> str:
     """``c`` (an AcrossComparison) as ``fmt``."""
-    tables = (leaderboard_rows, dataset_rows, pair_rows)
-    renderers = {
-        "table": lambda: "\n\n".join(
-            [*(aligned_table(*t(c)) for t in tables), "\n".join(_lines(tests(c))), "\n".join(_lines(legend(c)))]
-        ),
-        "markdown": lambda: "\n\n".join(
-            [
-                *(markdown_table(*t(c)) for t in tables),
-                "\n".join(f"- {markdown_escape(x)}" for x in _lines({**tests(c), **legend(c)})),
-            ]
-        ),
-        "html": lambda: _html(c),
-        "latex": lambda: _latex(c),
-        "csv": lambda: _csv(c),
-        "json": lambda: json.dumps(c.to_dict(), indent=2),
-    }
-    if fmt not in renderers:
-        raise ValueError(f"'fmt' must be one of {sorted(renderers)}; got {fmt!r}")
-    return renderers[fmt]()
+    return render_as(c, fmt, (leaderboard_rows, dataset_rows, pair_rows), (tests, legend), _csv, _latex)
 
 
 def _latex(c) -> str:

@@ -149,36 +149,39 @@ def _csv(c) -> str:
     return csv_table(head, rows)
 
 
+FORMATS = ("csv", "html", "json", "latex", "markdown", "table")
+
+
+def render_as(c, fmt: str, tables, blocks, csv, latex, head=()) -> str:
+    """A comparison ``c`` (either kind) as ``fmt``, one of :data:`FORMATS`.
+
+    ``"json"`` is ``c.to_dict()``; ``"csv"`` and ``"latex"`` are ``csv(c)`` and ``latex(c)``. The
+    text formats (``"table"``, ``"markdown"``, ``"html"``) print the ``head`` lines, then the
+    (head, rows) of each of ``tables`` (functions of ``c``), then the ``{what: how}`` of each of
+    ``blocks`` (likewise), ``what: how`` a line (a paragraph per block in ``"table"``, one list in
+    the other two).
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"'fmt' must be one of {list(FORMATS)}; got {fmt!r}")
+    if fmt == "json":
+        return json.dumps(c.to_dict(), indent=2)
+    if fmt in ("csv", "latex"):
+        return (csv if fmt == "csv" else latex)(c)
+    parts, said = [t(c) for t in tables], [b(c) for b in blocks]
+    if fmt == "table":
+        return "\n\n".join([*head, *(aligned_table(*t) for t in parts), *("\n".join(_lines(b)) for b in said)])
+    if fmt == "markdown":
+        listed = "\n".join(f"- {markdown_escape(x)}" for b in said for x in _lines(b))
+        return "\n\n".join([*head, *(markdown_table(*t) for t in parts), listed])
+    esc = html.escape
+    items = "".join(f"<li><b>{esc(k)}</b>: {esc(v)}</li>" for b in said for k, v in b.items())
+    return "\n".join([*(f"<p>{esc(line)}</p>" for line in head), *(html_table(*t) for t in parts), f"<ul>{items}</ul>"])
+
+
 def render(c, fmt: str) -> str:
     """``c`` (a SystemComparison) as ``fmt``."""
     head = [wrapped(f"over {c.coverage}")] if c.coverage else []
-    renderers = {
-        "json": lambda: json.dumps(c.to_dict(), indent=2),
-        "csv": lambda: _csv(c),
-        "markdown": lambda: "\n\n".join(
-            [
-                *head,
-                markdown_table(*system_rows(c)),
-                markdown_table(*pair_rows(c)),
-                "\n".join(f"- {markdown_escape(x)}" for x in _lines(legend(c))),
-            ]
-        ),
-        "latex": lambda: _latex(c),
-        "html": lambda: "\n".join(
-            [
-                *(f"<p>{html.escape(line)}</p>" for line in head),
-                html_table(*system_rows(c)),
-                html_table(*pair_rows(c)),
-                "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in _lines(legend(c))) + "</ul>",
-            ]
-        ),
-        "table": lambda: "\n\n".join(
-            [*head, aligned_table(*system_rows(c)), aligned_table(*pair_rows(c)), "\n".join(_lines(legend(c)))]
-        ),
-    }
-    if fmt not in renderers:
-        raise ValueError(f"'fmt' must be one of {sorted(renderers)}; got {fmt!r}")
-    return renderers[fmt]()
+    return render_as(c, fmt, (system_rows, pair_rows), (legend,), _csv, _latex, head)
 
 
 def _tex(text: str) -> str:
