@@ -16,6 +16,7 @@ from .across_wilcoxon import METHODS, ZERO_METHODS, signed_rank
 from .corrections import adjust
 from .distributions import average_ranks
 from .resampling import bootstrap_means, sign_flip_exceedances
+from .systems import index_pairs
 
 POST_HOC = ("nemenyi", "wilcoxon")
 
@@ -33,15 +34,6 @@ def _check(o: dict) -> None:
         raise ValueError(f"'rope' must be a number >= 0 (half-width of practical equivalence), or None; got {rope!r}")
 
 
-def _pairs(names: list[str], baseline) -> list[tuple[int, int]]:
-    if baseline is None:
-        return [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
-    if baseline not in names:
-        raise ValueError(f"'baseline' must name one of the systems {names}; got {baseline!r}")
-    c = names.index(baseline)
-    return [(c, j) for j in range(len(names)) if j != c]
-
-
 def _wilcoxon(scores: np.ndarray, pairs, o: dict) -> list:
     return [
         signed_rank(scores[:, b], scores[:, a], zero_method=o["zero_method"], method=o["wilcoxon_method"])
@@ -56,7 +48,7 @@ def _post_hoc_worse(data: Across, mean_ranks: np.ndarray, o: dict):
     n = len(data.datasets)
     if o["post_hoc"] == "nemenyi":
         return lambda best, s: nemenyi_p_values(mean_ranks, n, [(best, s)])[0] < o["alpha"]
-    every = _pairs(data.systems, None)
+    every = index_pairs(data.systems, None, True)
     adjusted = adjust([t.p_value for t in _wilcoxon(data.scores, every, o)], "holm")
     p = {frozenset(pair): q for pair, q in zip(every, adjusted, strict=True)}
     return lambda best, s: p[frozenset((best, s))] < o["alpha"] and mean_ranks[s] > mean_ranks[best]
@@ -227,7 +219,7 @@ def compare_across(
     _check(o)
     data = read_across(data, metric=metric, systems=systems, datasets=datasets)
     rng = np.random.default_rng(seed)
-    pairs = _pairs(data.systems, baseline)
+    pairs = index_pairs(data.systems, baseline, baseline is None)
     ranks = average_ranks(data.scores)
     mean_ranks = ranks.mean(axis=0)
     n, k = data.scores.shape

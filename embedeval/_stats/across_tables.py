@@ -11,7 +11,7 @@ as papers do.
 from __future__ import annotations
 
 from .._core.text import csv_table, format_p_value, format_value, percent
-from .tables import _cell, _tex, render_as
+from .tables import _cell, _tex, noted, render_as, span, valued
 
 
 def _p(x) -> str:
@@ -35,9 +35,7 @@ def leaderboard_rows(c) -> tuple[list[str], list[list[str]]]:
         rank = f"{r['mean_rank']:.2f}" + (f" [{r['low']:.2f}, {r['high']:.2f}]" if level else "")
         row = [str(i + 1), s, rank]
         if level:
-            row.append(
-                f"{r['place_low']}" if r["place_low"] == r["place_high"] else f"{r['place_low']}-{r['place_high']}"
-            )
+            row.append(span(r["place_low"], r["place_high"]))
         row += [format_value(r["mean_score"]), "*" if s in c.tied_for_first else ""]
         rows.append(row)
     return head, rows
@@ -49,11 +47,8 @@ def dataset_rows(c) -> tuple[list[str], list[list[str]]]:
     for d in c.datasets:
         row = [d, *([str(c.n_queries[d])] if c.n_queries else [])]
         for s in c.systems:
-            cell = format_value(c.scores[d][s])
-            if c.intervals is not None:
-                lo, hi = c.intervals[d][s]
-                cell += f" [{format_value(lo)}, {format_value(hi)}]"
-            row.append(cell + f" ({c.ranks[d][s]:g})")
+            interval = None if c.intervals is None else c.intervals[d][s]
+            row.append(valued(c.scores[d][s], interval) + f" ({c.ranks[d][s]:g})")
         rows.append(row)
     rows.append(
         ["mean rank", *([""] if c.n_queries else []), *(f"{c.mean_ranks[s]['mean_rank']:.2f}" for s in c.systems)]
@@ -139,9 +134,7 @@ def legend(c) -> dict[str, str]:
             f"Bayesian signed-rank test (Benavoli et al. 2017), rope {s['rope']:g} on the score difference, "
             f"prior 0.5 at 0, {s['n_bayes_samples']} Dirichlet samples; share where each region is the most probable"
         )
-    for i, note in enumerate(c.notes):
-        out[f"note {i + 1}" if len(c.notes) > 1 else "note"] = note
-    return out
+    return noted(out, c.notes)
 
 
 def _csv(c) -> str:
