@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._core.display import ShownAsTable
+from .outcome import plain
 
 
 def _num(x) -> float | None:
@@ -163,10 +164,7 @@ class AcrossComparison(ShownAsTable):
 
     def to_dict(self) -> dict:
         """Every attribute, in JSON's types (tuples as lists, NaN as None)."""
-        out = {name: getattr(self, name) for name in self.__dataclass_fields__}
-        if self.intervals is not None:
-            out["intervals"] = {d: {s: list(v) for s, v in row.items()} for d, row in self.intervals.items()}
-        return out
+        return plain(self)
 
     def table(self, fmt: str = "table") -> str:
         """The comparison as ``fmt``: ``"table"``, ``"markdown"``, ``"html"``, ``"latex"``, ``"csv"``

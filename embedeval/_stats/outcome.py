@@ -161,24 +161,9 @@ class SystemComparison(ShownAsTable):
         )
 
     def to_dict(self) -> dict:
-        """Everything but the replicates, in JSON's types (tuples as lists)."""
-        intervals = None
-        if self.intervals is not None:
-            intervals = {s: {m: list(v) for m, v in d.items()} for s, d in self.intervals.items()}
-        return {
-            "systems": self.systems,
-            "metrics": self.metrics,
-            "n_runs": self.n_runs,
-            "n_queries": self.n_queries,
-            "n_given": self.n_given,
-            "values": self.values,
-            "intervals": intervals,
-            "ranks": self.ranks,
-            "pairs": self.pairs,
-            "settings": self.settings,
-            "notes": self.notes,
-            "coverage": self.coverage,
-        }
+        """Everything but the arrays (replicates, query values and positions), in JSON's types
+        (tuples as lists)."""
+        return plain(self, ("replicates", "query_values", "query_positions"))
 
     def explore(self, path, *, title: str = "", query_ids=None):
         """Write one self-contained HTML page to explore this comparison (per-query scatter of each
@@ -207,6 +192,15 @@ class SystemComparison(ShownAsTable):
             f"SystemComparison(systems={self.systems}, metrics={self.metrics}, n_queries={self.n_queries}, "
             f"test={self.settings['test']!r}, correction={self.settings['correction']!r})"
         )
+
+
+def plain(c, arrays=()) -> dict:
+    """The attributes of a comparison ``c`` but ``arrays``, in their order, its ``intervals``
+    (``{name: {name: (low, high)}}`` or None) with lists for tuples, as JSON writes them."""
+    out = {name: getattr(c, name) for name in c.__dataclass_fields__ if name not in arrays}
+    if c.intervals is not None:
+        out["intervals"] = {k: {n: list(v) for n, v in row.items()} for k, row in c.intervals.items()}
+    return out
 
 
 def left_out(data) -> str:
