@@ -84,13 +84,8 @@ class SystemComparison(ShownAsTable):
     @classmethod
     def build(cls, data, o: dict, settings: dict, replicates) -> SystemComparison:
         names, metrics = data.names, data.metrics
-        values = {s: {m: float(o["point"][i, j]) for j, m in enumerate(metrics)} for i, s in enumerate(names)}
-        intervals = None
-        if o["intervals"] is not None:
-            lo, hi = o["intervals"]
-            intervals = {
-                s: {m: (float(lo[i, j]), float(hi[i, j])) for j, m in enumerate(metrics)} for i, s in enumerate(names)
-            }
+        values = grid(names, metrics, o["point"])
+        intervals = None if o["intervals"] is None else grid(names, metrics, *o["intervals"])
         ranks = {
             m: {
                 s: {
@@ -192,6 +187,17 @@ class SystemComparison(ShownAsTable):
             f"SystemComparison(systems={self.systems}, metrics={self.metrics}, n_queries={self.n_queries}, "
             f"test={self.settings['test']!r}, correction={self.settings['correction']!r})"
         )
+
+
+def grid(rows: list[str], columns: list[str], *arrays) -> dict:
+    """``{row: {column: value}}`` of 2-D ``arrays`` (rows x columns): a float, or with two arrays
+    a (low, high) tuple of floats."""
+
+    def cell(i: int, j: int):
+        values = tuple(float(a[i, j]) for a in arrays)
+        return values if len(values) > 1 else values[0]
+
+    return {r: {c: cell(i, j) for j, c in enumerate(columns)} for i, r in enumerate(rows)}
 
 
 def plain(c, arrays=()) -> dict:
