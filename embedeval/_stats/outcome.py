@@ -211,7 +211,7 @@ def plain(c, arrays=()) -> dict:
 
 def left_out(data) -> str:
     """Why queries were left out of a comparison, with counts where there are several reasons."""
-    reasons = data.left_out or {"not evaluated (NaN) by every system and run": data.n_given - data.n_queries}
+    reasons = data.left_out  # read_systems gives a reason for every query it leaves out
     text = "; ".join(f"{n} {why}" if len(reasons) > 1 else why for why, n in reasons.items())
     return text + (f"; {ZERO_HINT}" if data.zero_hint else "")
 
