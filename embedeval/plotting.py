@@ -35,6 +35,11 @@ def _save(fig, path, title: str = "") -> Path:
     return path
 
 
+def _legend_below(ax, y: float, fontsize: int = 7, **options) -> None:
+    """A legend in two columns under the axes, ``y`` below them (inside, it would cover curves)."""
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, y), ncol=2, fontsize=fontsize, frameon=False, **options)
+
+
 def metric_caption(summary: dict[str, float], names=None) -> str:
     """The metric values exactly as printed on figures: ``P@1 0.9990  MAP@R 0.5123``."""
     names = list(summary) if names is None else names
@@ -56,7 +61,7 @@ def _draw_example(ax, number, x, labels, result):
     half = (len(names) + 1) // 2
     caption = metric_caption(result.summary, names[:half]) + "\n" + metric_caption(result.summary, names[half:])
     ax.set_title(f"Example {number}: {TITLES[number]}\n{caption}", fontsize=9)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize=8, markerscale=2, frameon=False)
+    _legend_below(ax, -0.22, fontsize=8, markerscale=2)
 
 
 def plot_reality_check(results, out_dir) -> list[Path]:
@@ -100,16 +105,10 @@ def plot_error_reject(curves: dict, path, title: str = "Error vs reject") -> Pat
     fig = _figure(6.0, 5.0)
     ax = fig.add_subplot()
     for i, (name, c) in enumerate(curves.items()):
-        color = _COLORS[i % len(_COLORS)]
-        ax.plot(c.rejected, c.error, _LINES[i % len(_LINES)], color=color, lw=2, label=f"{name} (area {c.area:.4f})")
+        line, color = _LINES[i % len(_LINES)], _COLORS[i % len(_COLORS)]
+        ax.plot(c.rejected, c.error, line, color=color, lw=2, label=f"{name} (area {c.area:.4f})")
         ax.plot(
-            c.rejected,
-            c.oracle,
-            _LINES[i % len(_LINES)],
-            color=color,
-            lw=0.8,
-            alpha=0.7,
-            label=f"{name} oracle ({c.oracle_area:.4f})",
+            c.rejected, c.oracle, line, color=color, lw=0.8, alpha=0.7, label=f"{name} oracle ({c.oracle_area:.4f})"
         )
         # each metric's random curve (its mean error, flat), in its colour, with its own entry
         ax.plot(c.rejected, c.random, ":", color=color, lw=1.2, label=f"{name} random (mean error {c.random[0]:.4f})")
@@ -118,8 +117,7 @@ def plot_error_reject(curves: dict, path, title: str = "Error vs reject") -> Pat
     ax.set_xlim(0, 1)
     ax.set_ylim(bottom=0)
     ax.set_title(title, fontsize=10)
-    # below the axes: inside, it covers the random curves, which sit at the top left
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize=7, frameon=False)
+    _legend_below(ax, -0.16)  # inside, it would cover the random curves, which sit at the top left
     return _save(fig, path)
 
 
@@ -131,18 +129,11 @@ def plot_confidence_experiment(exp: dict, path) -> Path:
     x, labels, err = exp["embeddings"], exp["labels"], exp["is_error"]
     mid = exp["levels"][len(exp["levels"]) // 2]
     conf = np.where(err, mid, exp["base_confidence"])
+    names = [f"class {'AB'[label]} (opacity grows with confidence)" for label in range(len(_CLASS_STYLE))]
     for label, style in enumerate(_CLASS_STYLE):
         keep = (labels == label) & ~err
-        left.scatter(
-            x[keep, 0],
-            x[keep, 1],
-            s=9,
-            linewidths=0,
-            alpha=None,
-            c=[style["color"]] * int(keep.sum()),
-            marker=style["marker"],
-            label=f"class {'AB'[label]} (opacity grows with confidence)",
-        )
+        colors = [style["color"]] * int(keep.sum())
+        left.scatter(x[keep, 0], x[keep, 1], s=9, linewidths=0, c=colors, marker=style["marker"], label=names[label])
         left.collections[-1].set_alpha(np.clip(0.25 + 0.75 * conf[keep], 0.25, 1.0))
     left.scatter(
         x[err, 0], x[err, 1], s=22, marker="x", color="#c0392b", lw=1, label=f"injected label errors ({err.sum()})"
@@ -155,19 +146,11 @@ def plot_confidence_experiment(exp: dict, path) -> Path:
     from matplotlib.lines import Line2D
 
     handles = [
-        Line2D(
-            [],
-            [],
-            ls="none",
-            marker=st["marker"],
-            color=st["color"],
-            ms=5,
-            label=f"class {'AB'[i]} (opacity grows with confidence)",
-        )
+        Line2D([], [], ls="none", marker=st["marker"], color=st["color"], ms=5, label=names[i])
         for i, st in enumerate(_CLASS_STYLE)
     ]
     handles.append(left.collections[-1])
-    left.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=7, frameon=False)
+    _legend_below(left, -0.2, handles=handles)
     lv = exp["levels"]
     right.plot(
         lv, exp["erc_area_precision@1"], "-o", ms=3, color=_COLORS[0], label="ERC area, precision@1 (lower is better)"
@@ -180,15 +163,7 @@ def plot_confidence_experiment(exp: dict, path) -> Path:
     right.set_ylabel("area under the error-vs-reject curve")
     right.set_title("Scores as the model grows confident on its errors", fontsize=9)
     handles = right.get_legend_handles_labels()[0] + twin.get_legend_handles_labels()[0]
-    right.legend(
-        handles,
-        [h.get_label() for h in handles],
-        fontsize=7,
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.16),
-        ncol=2,
-        frameon=False,
-    )
+    _legend_below(right, -0.16, handles=handles)
     return _save(fig, path)
 
 

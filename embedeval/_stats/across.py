@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
@@ -16,30 +17,29 @@ from .across_wilcoxon import METHODS, ZERO_METHODS, signed_rank
 from .corrections import adjust
 from .distributions import average_ranks
 from .resampling import bootstrap_means, sign_flip_exceedances
+from .systems import index_pairs
 
 POST_HOC = ("nemenyi", "wilcoxon")
 
 
-def _check(o: dict) -> None:
-    check_fraction(o["alpha"], "alpha")
-    check_fraction(o["confidence"], "confidence", none_means="no interval")
+def _checked(o: dict) -> dict:
+    """The options ``o`` checked, the numbers as Python's (a numpy integer count would stop JSON)."""
     check_choice(o["post_hoc"], "post_hoc", POST_HOC)
     check_choice(o["zero_method"], "zero_method", ZERO_METHODS)
     check_choice(o["wilcoxon_method"], "wilcoxon_method", METHODS)
-    for name in ("n_bootstrap", "n_resamples", "n_bayes_samples"):
-        check_positive_int(o[name], name)
     rope = o["rope"]
-    if rope is not None and (isinstance(rope, bool) or not isinstance(rope, (int, float)) or not rope >= 0):
+    if rope is not None and (isinstance(rope, bool) or not isinstance(rope, numbers.Real) or not rope >= 0):
         raise ValueError(f"'rope' must be a number >= 0 (half-width of practical equivalence), or None; got {rope!r}")
-
-
-def _pairs(names: list[str], baseline) -> list[tuple[int, int]]:
-    if baseline is None:
-        return [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
-    if baseline not in names:
-        raise ValueError(f"'baseline' must name one of the systems {names}; got {baseline!r}")
-    c = names.index(baseline)
-    return [(c, j) for j in range(len(names)) if j != c]
+    counts = {name: check_positive_int(o[name], name) for name in ("n_bootstrap", "n_resamples", "n_bayes_samples")}
+    return (
+        o
+        | counts
+        | dict(
+            alpha=check_fraction(o["alpha"], "alpha"),
+            confidence=check_fraction(o["confidence"], "confidence", none_means="no interval"),
+            rope=None if rope is None else float(rope),
+        )
+    )
 
 
 def _wilcoxon(scores: np.ndarray, pairs, o: dict) -> list:
@@ -56,7 +56,7 @@ def _post_hoc_worse(data: Across, mean_ranks: np.ndarray, o: dict):
     n = len(data.datasets)
     if o["post_hoc"] == "nemenyi":
         return lambda best, s: nemenyi_p_values(mean_ranks, n, [(best, s)])[0] < o["alpha"]
-    every = _pairs(data.systems, None)
+    every = index_pairs(data.systems, None, True)
     adjusted = adjust([t.p_value for t in _wilcoxon(data.scores, every, o)], "holm")
     p = {frozenset(pair): q for pair, q in zip(every, adjusted, strict=True)}
     return lambda best, s: p[frozenset((best, s))] < o["alpha"] and mean_ranks[s] > mean_ranks[best]
@@ -211,23 +211,25 @@ def compare_across(
             stacklevel=2,
         )
         baseline = control if baseline is None else baseline
-    o = dict(
-        post_hoc=post_hoc,
-        baseline=baseline,
-        alpha=alpha,
-        confidence=confidence,
-        n_bootstrap=n_bootstrap,
-        n_resamples=n_resamples,
-        zero_method=zero_method,
-        wilcoxon_method=wilcoxon_method,
-        rope=rope,
-        n_bayes_samples=n_bayes_samples,
-        seed=seed,
+    o = _checked(
+        dict(
+            post_hoc=post_hoc,
+            baseline=baseline,
+            alpha=alpha,
+            confidence=confidence,
+            n_bootstrap=n_bootstrap,
+            n_resamples=n_resamples,
+            zero_method=zero_method,
+            wilcoxon_method=wilcoxon_method,
+            rope=rope,
+            n_bayes_samples=n_bayes_samples,
+            seed=seed,
+        )
     )
-    _check(o)
+    confidence, n_bootstrap, rope = o["confidence"], o["n_bootstrap"], o["rope"]
     data = read_across(data, metric=metric, systems=systems, datasets=datasets)
     rng = np.random.default_rng(seed)
-    pairs = _pairs(data.systems, baseline)
+    pairs = index_pairs(data.systems, baseline, baseline is None)
     ranks = average_ranks(data.scores)
     mean_ranks = ranks.mean(axis=0)
     n, k = data.scores.shape

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .systems import read_systems
+from .systems import read_systems, system_name
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def _from_array(data, systems, datasets) -> Across:
         raise ValueError(
             f"'data' given as an array must be 2-D, (n_datasets, n_systems) of scores; got shape {table.shape}"
         )
-    names = _names(table.shape[1], systems, "systems", lambda i: chr(ord("A") + i) if i < 26 else f"S{i + 1}")
+    names = _names(table.shape[1], systems, "systems", system_name)
     sets = _names(table.shape[0], datasets, "datasets", lambda i: f"D{i + 1}")
     return _checked(Across(names, sets, table, None, None, None))
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._core.display import ShownAsTable
+from .outcome import grid, plain
 
 
 def _num(x) -> float | None:
@@ -94,13 +95,8 @@ class AcrossComparison(ShownAsTable):
                 cast = float if key in ("low", "high") else int
                 entry[key] = None if info is None else cast(info[key][j])
             mean_ranks[s] = entry
-        intervals = None
-        if o["value_intervals"] is not None:
-            vi = o["value_intervals"]
-            intervals = {
-                d: {s: (float(vi[i, 0, j]), float(vi[i, 1, j])) for j, s in enumerate(names)}
-                for i, d in enumerate(sets)
-            }
+        vi = o["value_intervals"]
+        intervals = None if vi is None else grid(sets, names, vi[:, 0], vi[:, 1])
         best, tied = o["tied"]
         f = o["friedman"]
         settings = {**settings, "n_pairs": len(o["pairs"]), "per_query": data.per_query is not None}
@@ -108,12 +104,12 @@ class AcrossComparison(ShownAsTable):
             systems=list(names),
             datasets=list(sets),
             metric=data.metric,
-            scores={d: {s: float(data.scores[i, j]) for j, s in enumerate(names)} for i, d in enumerate(sets)},
+            scores=grid(sets, names, data.scores),
             intervals=intervals,
             n_queries=None
             if data.per_query is None
             else {d: int(v.shape[0]) for d, v in zip(sets, data.per_query, strict=True)},
-            ranks={d: {s: float(o["ranks"][i, j]) for j, s in enumerate(names)} for i, d in enumerate(sets)},
+            ranks=grid(sets, names, o["ranks"]),
             mean_ranks=mean_ranks,
             best=names[best],
             tied_for_first=[names[s] for s in tied],
@@ -163,10 +159,7 @@ class AcrossComparison(ShownAsTable):
 
     def to_dict(self) -> dict:
         """Every attribute, in JSON's types (tuples as lists, NaN as None)."""
-        out = {name: getattr(self, name) for name in self.__dataclass_fields__}
-        if self.intervals is not None:
-            out["intervals"] = {d: {s: list(v) for s, v in row.items()} for d, row in self.intervals.items()}
-        return out
+        return plain(self)
 
     def table(self, fmt: str = "table") -> str:
         """The comparison as ``fmt``: ``"table"``, ``"markdown"``, ``"html"``, ``"latex"``, ``"csv"``

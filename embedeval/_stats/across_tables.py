@@ -10,20 +10,8 @@ as papers do.
 
 from __future__ import annotations
 
-import html
-import json
-
-from .._core.text import (
-    aligned_table,
-    csv_table,
-    format_p_value,
-    format_value,
-    html_table,
-    markdown_escape,
-    markdown_table,
-    percent,
-)
-from .tables import _cell, _lines, _tex
+from .._core.text import csv_table, format_p_value, format_value, percent
+from .tables import _cell, _tex, noted, render_as, span, valued
 
 
 def _p(x) -> str:
@@ -47,9 +35,7 @@ def leaderboard_rows(c) -> tuple[list[str], list[list[str]]]:
         rank = f"{r['mean_rank']:.2f}" + (f" [{r['low']:.2f}, {r['high']:.2f}]" if level else "")
         row = [str(i + 1), s, rank]
         if level:
-            row.append(
-                f"{r['place_low']}" if r["place_low"] == r["place_high"] else f"{r['place_low']}-{r['place_high']}"
-            )
+            row.append(span(r["place_low"], r["place_high"]))
         row += [format_value(r["mean_score"]), "*" if s in c.tied_for_first else ""]
         rows.append(row)
     return head, rows
@@ -61,11 +47,8 @@ def dataset_rows(c) -> tuple[list[str], list[list[str]]]:
     for d in c.datasets:
         row = [d, *([str(c.n_queries[d])] if c.n_queries else [])]
         for s in c.systems:
-            cell = format_value(c.scores[d][s])
-            if c.intervals is not None:
-                lo, hi = c.intervals[d][s]
-                cell += f" [{format_value(lo)}, {format_value(hi)}]"
-            row.append(cell + f" ({c.ranks[d][s]:g})")
+            interval = None if c.intervals is None else c.intervals[d][s]
+            row.append(valued(c.scores[d][s], interval) + f" ({c.ranks[d][s]:g})")
         rows.append(row)
     rows.append(
         ["mean rank", *([""] if c.n_queries else []), *(f"{c.mean_ranks[s]['mean_rank']:.2f}" for s in c.systems)]
@@ -151,9 +134,7 @@ def legend(c) -> dict[str, str]:
             f"Bayesian signed-rank test (Benavoli et al. 2017), rope {s['rope']:g} on the score difference, "
             f"prior 0.5 at 0, {s['n_bayes_samples']} Dirichlet samples; share where each region is the most probable"
         )
-    for i, note in enumerate(c.notes):
-        out[f"note {i + 1}" if len(c.notes) > 1 else "note"] = note
-    return out
+    return noted(out, c.notes)
 
 
 def _csv(c) -> str:
@@ -169,33 +150,9 @@ def _csv(c) -> str:
     return csv_table(head, rows)
 
 
-def _html(c) -> str:
-    parts = [html_table(*t) for t in (leaderboard_rows(c), dataset_rows(c), pair_rows(c))]
-    items = "".join(f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>" for k, v in {**tests(c), **legend(c)}.items())
-    return "\n".join([*parts, f"<ul>{items}</ul>"])
-
-
 def render(c, fmt: str) -> str:
     """``c`` (an AcrossComparison) as ``fmt``."""
-    tables = (leaderboard_rows, dataset_rows, pair_rows)
-    renderers = {
-        "table": lambda: "\n\n".join(
-            [*(aligned_table(*t(c)) for t in tables), "\n".join(_lines(tests(c))), "\n".join(_lines(legend(c)))]
-        ),
-        "markdown": lambda: "\n\n".join(
-            [
-                *(markdown_table(*t(c)) for t in tables),
-                "\n".join(f"- {markdown_escape(x)}" for x in _lines({**tests(c), **legend(c)})),
-            ]
-        ),
-        "html": lambda: _html(c),
-        "latex": lambda: _latex(c),
-        "csv": lambda: _csv(c),
-        "json": lambda: json.dumps(c.to_dict(), indent=2),
-    }
-    if fmt not in renderers:
-        raise ValueError(f"'fmt' must be one of {sorted(renderers)}; got {fmt!r}")
-    return renderers[fmt]()
+    return render_as(c, fmt, (leaderboard_rows, dataset_rows, pair_rows), (tests, legend), _csv, _latex)
 
 
 def _latex(c) -> str:

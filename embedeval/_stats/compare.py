@@ -9,7 +9,7 @@ from .corrections import CORRECTIONS, adjust
 from .outcome import SystemComparison
 from .resampling import bootstrap_means, range_exceedances, sign_flip_exceedances
 from .rounding import tolerance
-from .systems import Systems, read_systems
+from .systems import Systems, index_pairs, read_systems
 
 TESTS = {
     "randomization": "paired randomization test (random sign flips of the per-query differences, "
@@ -19,15 +19,6 @@ TESTS = {
     "of 0, with +1)",
 }
 PAIRS = ("baseline", "all")
-
-
-def _pairs(names: list[str], baseline, pairs: str) -> list[tuple[int, int]]:
-    if baseline is not None and baseline not in names:
-        raise ValueError(f"'baseline' must name one of the systems {names}; got {baseline!r}")
-    if pairs == "all":
-        return [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
-    b = names.index(baseline) if baseline is not None else 0
-    return [(b, j) for j in range(len(names)) if j != b]
 
 
 def _mean_difference(d: np.ndarray, slack: np.ndarray) -> np.ndarray:
@@ -189,7 +180,7 @@ def compare_systems(
     several = any(r.shape[0] > 1 for r in data.runs)
     test = test or ("bootstrap" if several else "randomization")
     rng = np.random.default_rng(seed)
-    index = _pairs(data.names, baseline, pairs)
+    index = index_pairs(data.names, baseline, pairs == "all")
     means = data.run_means  # (S, n, K)
     point = np.stack([r.mean(axis=(0, 1)) for r in data.runs])  # (S, K)
     tail = (1 - (confidence or 0.95)) / 2

@@ -84,13 +84,8 @@ class SystemComparison(ShownAsTable):
     @classmethod
     def build(cls, data, o: dict, settings: dict, replicates) -> SystemComparison:
         names, metrics = data.names, data.metrics
-        values = {s: {m: float(o["point"][i, j]) for j, m in enumerate(metrics)} for i, s in enumerate(names)}
-        intervals = None
-        if o["intervals"] is not None:
-            lo, hi = o["intervals"]
-            intervals = {
-                s: {m: (float(lo[i, j]), float(hi[i, j])) for j, m in enumerate(metrics)} for i, s in enumerate(names)
-            }
+        values = grid(names, metrics, o["point"])
+        intervals = None if o["intervals"] is None else grid(names, metrics, *o["intervals"])
         ranks = {
             m: {
                 s: {
@@ -161,24 +156,9 @@ class SystemComparison(ShownAsTable):
         )
 
     def to_dict(self) -> dict:
-        """Everything but the replicates, in JSON's types (tuples as lists)."""
-        intervals = None
-        if self.intervals is not None:
-            intervals = {s: {m: list(v) for m, v in d.items()} for s, d in self.intervals.items()}
-        return {
-            "systems": self.systems,
-            "metrics": self.metrics,
-            "n_runs": self.n_runs,
-            "n_queries": self.n_queries,
-            "n_given": self.n_given,
-            "values": self.values,
-            "intervals": intervals,
-            "ranks": self.ranks,
-            "pairs": self.pairs,
-            "settings": self.settings,
-            "notes": self.notes,
-            "coverage": self.coverage,
-        }
+        """Everything but the arrays (replicates, query values and positions), in JSON's types
+        (tuples as lists)."""
+        return plain(self, ("replicates", "query_values", "query_positions"))
 
     def explore(self, path, *, title: str = "", query_ids=None):
         """Write one self-contained HTML page to explore this comparison (per-query scatter of each
@@ -209,9 +189,29 @@ class SystemComparison(ShownAsTable):
         )
 
 
+def grid(rows: list[str], columns: list[str], *arrays) -> dict:
+    """``{row: {column: value}}`` of 2-D ``arrays`` (rows x columns): a float, or with two arrays
+    a (low, high) tuple of floats."""
+
+    def cell(i: int, j: int):
+        values = tuple(float(a[i, j]) for a in arrays)
+        return values if len(values) > 1 else values[0]
+
+    return {r: {c: cell(i, j) for j, c in enumerate(columns)} for i, r in enumerate(rows)}
+
+
+def plain(c, arrays=()) -> dict:
+    """The attributes of a comparison ``c`` but ``arrays``, in their order, its ``intervals``
+    (``{name: {name: (low, high)}}`` or None) with lists for tuples, as JSON writes them."""
+    out = {name: getattr(c, name) for name in c.__dataclass_fields__ if name not in arrays}
+    if c.intervals is not None:
+        out["intervals"] = {k: {n: list(v) for n, v in row.items()} for k, row in c.intervals.items()}
+    return out
+
+
 def left_out(data) -> str:
     """Why queries were left out of a comparison, with counts where there are several reasons."""
-    reasons = data.left_out or {"not evaluated (NaN) by every system and run": data.n_given - data.n_queries}
+    reasons = data.left_out  # read_systems gives a reason for every query it leaves out
     text = "; ".join(f"{n} {why}" if len(reasons) > 1 else why for why, n in reasons.items())
     return text + (f"; {ZERO_HINT}" if data.zero_hint else "")
 

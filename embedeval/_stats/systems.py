@@ -55,11 +55,27 @@ class Systems:
         return self.runs[0].shape[1]
 
 
+def system_name(i: int) -> str:
+    """The name of the i-th system given without one: ``"A"``, ``"B"``, ... ``"Z"``, ``"S27"``, ..."""
+    return chr(ord("A") + i) if i < 26 else f"S{i + 1}"
+
+
+def index_pairs(names: list[str], baseline, every: bool) -> list[tuple[int, int]]:
+    """The (a, b) positions of the pairs compared: every pair (a < b) with ``every``, else each
+    other system against ``baseline`` (default: the first); ``baseline`` must name a system."""
+    if baseline is not None and baseline not in names:
+        raise ValueError(f"'baseline' must name one of the systems {names}; got {baseline!r}")
+    if every:
+        return [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
+    b = names.index(baseline) if baseline is not None else 0
+    return [(b, j) for j in range(len(names)) if j != b]
+
+
 def _as_named(systems) -> list[tuple[str, object]]:
     if isinstance(systems, Mapping):
         items = [(str(k), v) for k, v in systems.items()]
     elif isinstance(systems, Sequence) and not isinstance(systems, str):
-        items = [(chr(ord("A") + i) if i < 26 else f"S{i + 1}", v) for i, v in enumerate(systems)]
+        items = [(system_name(i), v) for i, v in enumerate(systems)]
     else:
         raise TypeError(
             f"'systems' must be a mapping {{name: result or per-query values}} or a list of them; "

@@ -26,19 +26,25 @@ from .._core.text import (
 _CORRECTION_NAMES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "BH", "none": "none"}
 
 
+def span(low: int, high: int) -> str:
+    """A whole-number interval (of ranks, of places): ``"2"``, or ``"1-3"``."""
+    return f"{low}" if low == high else f"{low}-{high}"
+
+
+def valued(value: float, interval=None) -> str:
+    """A value as tables show it, with its interval where there is one: ``0.4265 [0.4012, 0.4533]``."""
+    return format_value(value) + ("" if interval is None else " [{}, {}]".format(*map(format_value, interval)))
+
+
+def noted(out: dict, notes: list[str]) -> dict:
+    """A legend ``out`` followed by its comparison's ``notes``, keyed ``note`` or ``note 1``, ``note 2``, ..."""
+    return out | {f"note {i + 1}" if len(notes) > 1 else "note": note for i, note in enumerate(notes)}
+
+
 def _rank(cell: dict, n: int) -> str:
     if cell["low"] is None:
         return f"{cell['rank']} of {n}"
-    span = f"{cell['low']}" if cell["low"] == cell["high"] else f"{cell['low']}-{cell['high']}"
-    return f"{cell['rank']} ({span} of {n})"
-
-
-def _value(c, system: str, metric: str) -> str:
-    v = format_value(c.values[system][metric])
-    if c.intervals is None:
-        return v
-    lo, hi = c.intervals[system][metric]
-    return f"{v} [{format_value(lo)}, {format_value(hi)}]"
+    return f"{cell['rank']} ({span(cell['low'], cell['high'])} of {n})"
 
 
 def system_rows(c) -> tuple[list[str], list[list[str]]]:
@@ -52,7 +58,8 @@ def system_rows(c) -> tuple[list[str], list[list[str]]]:
         name = f"{s} (baseline)" if s == c.settings["baseline"] else s
         row = [name, *([str(c.n_runs[s])] if len(head) > 1 + 2 * len(c.metrics) else [])]
         for m in c.metrics:
-            row += [_value(c, s, m), _rank(c.ranks[m][s], len(c.systems))]
+            interval = None if c.intervals is None else c.intervals[s][m]
+            row += [valued(c.values[s][m], interval), _rank(c.ranks[m][s], len(c.systems))]
         rows.append(row)
     return head, rows
 
@@ -73,9 +80,7 @@ def pair_rows(c) -> tuple[list[str], list[list[str]]]:
     ]
     rows = []
     for r in c.pairs:
-        diff = format_value(r["difference"])
-        if r["low"] is not None:
-            diff += f" [{format_value(r['low'])}, {format_value(r['high'])}]"
+        diff = valued(r["difference"], None if r["low"] is None else (r["low"], r["high"]))
         rows.append(
             [
                 r["metric"],
@@ -117,9 +122,7 @@ def legend(c) -> dict[str, str]:
     out["significant (marked *)"] = f"{'p (Tukey HSD)' if s['pairs'] == 'all' else f'p ({name})'} < {s['alpha']}"
     out["d_z"] = "mean / standard deviation of the per-query differences (Cohen's d_z)"
     out["W/T/L"] = "queries where B is above / equal to / below A"
-    for i, note in enumerate(c.notes):
-        out[f"note {i + 1}" if len(c.notes) > 1 else "note"] = note
-    return out
+    return noted(out, c.notes)
 
 
 def _lines(d: dict) -> list[str]:
@@ -149,36 +152,39 @@ def _csv(c) -> str:
     return csv_table(head, rows)
 
 
+FORMATS = ("csv", "html", "json", "latex", "markdown", "table")
+
+
+def render_as(c, fmt: str, tables, blocks, csv, latex, head=()) -> str:
+    """A comparison ``c`` (either kind) as ``fmt``, one of :data:`FORMATS`.
+
+    ``"json"`` is ``c.to_dict()``; ``"csv"`` and ``"latex"`` are ``csv(c)`` and ``latex(c)``. The
+    text formats (``"table"``, ``"markdown"``, ``"html"``) print the ``head`` lines, then the
+    (head, rows) of each of ``tables`` (functions of ``c``), then the ``{what: how}`` of each of
+    ``blocks`` (likewise), ``what: how`` a line (a paragraph per block in ``"table"``, one list in
+    the other two).
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"'fmt' must be one of {list(FORMATS)}; got {fmt!r}")
+    if fmt == "json":
+        return json.dumps(c.to_dict(), indent=2)
+    if fmt in ("csv", "latex"):
+        return (csv if fmt == "csv" else latex)(c)
+    parts, said = [t(c) for t in tables], [b(c) for b in blocks]
+    if fmt == "table":
+        return "\n\n".join([*head, *(aligned_table(*t) for t in parts), *("\n".join(_lines(b)) for b in said)])
+    if fmt == "markdown":
+        listed = "\n".join(f"- {markdown_escape(x)}" for b in said for x in _lines(b))
+        return "\n\n".join([*head, *(markdown_table(*t) for t in parts), listed])
+    esc = html.escape
+    items = "".join(f"<li><b>{esc(k)}</b>: {esc(v)}</li>" for b in said for k, v in b.items())
+    return "\n".join([*(f"<p>{esc(line)}</p>" for line in head), *(html_table(*t) for t in parts), f"<ul>{items}</ul>"])
+
+
 def render(c, fmt: str) -> str:
     """``c`` (a SystemComparison) as ``fmt``."""
     head = [wrapped(f"over {c.coverage}")] if c.coverage else []
-    renderers = {
-        "json": lambda: json.dumps(c.to_dict(), indent=2),
-        "csv": lambda: _csv(c),
-        "markdown": lambda: "\n\n".join(
-            [
-                *head,
-                markdown_table(*system_rows(c)),
-                markdown_table(*pair_rows(c)),
-                "\n".join(f"- {markdown_escape(x)}" for x in _lines(legend(c))),
-            ]
-        ),
-        "latex": lambda: _latex(c),
-        "html": lambda: "\n".join(
-            [
-                *(f"<p>{html.escape(line)}</p>" for line in head),
-                html_table(*system_rows(c)),
-                html_table(*pair_rows(c)),
-                "<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in _lines(legend(c))) + "</ul>",
-            ]
-        ),
-        "table": lambda: "\n\n".join(
-            [*head, aligned_table(*system_rows(c)), aligned_table(*pair_rows(c)), "\n".join(_lines(legend(c)))]
-        ),
-    }
-    if fmt not in renderers:
-        raise ValueError(f"'fmt' must be one of {sorted(renderers)}; got {fmt!r}")
-    return renderers[fmt]()
+    return render_as(c, fmt, (system_rows, pair_rows), (legend,), _csv, _latex, head)
 
 
 def _tex(text: str) -> str:

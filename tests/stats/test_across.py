@@ -246,3 +246,28 @@ def test_the_diagram_draws_names_as_text_not_mathtext(tmp_path):
     for s in names:
         assert s in svg
     assert plot_critical_difference(c, tmp_path / "cd.png").stat().st_size > 1000
+
+
+def test_markdown_and_html_keep_the_tests_results_beside_the_legend():
+    """Every text format lists the tests' results and then the legend: "tied for first" and "could
+    be first" appear in both, once as the systems and once as what the words mean (the Markdown and
+    HTML lists kept only the legend's entry before)."""
+    c = compare_across(np.random.default_rng(1).normal(size=(6, 3)))
+    tied = ", ".join(c.tied_for_first)
+    for fmt in ("table", "markdown", "html"):
+        text = c.table(fmt)
+        assert f"tied for first{'</b>' if fmt == 'html' else ''}: {tied}" in text
+        assert "not significantly worse than it" in text
+        assert text.count("could be first") == 2
+
+
+def test_numpy_numbers_are_accepted_and_the_json_holds_python_numbers():
+    """Counts and rope given as numpy numbers are checked and kept as Python's, so that the JSON
+    table can be written (a numpy integer count stopped json.dumps before; a numpy integer rope was
+    refused as not a number)."""
+    scores = np.random.default_rng(1).normal(size=(6, 3))
+    c = compare_across(
+        scores, n_bootstrap=np.int64(100), n_resamples=np.int32(50), rope=np.int64(0), n_bayes_samples=np.int64(200)
+    )
+    assert json.loads(c.table("json"))["settings"]["n_bootstrap"] == 100
+    assert c.settings["rope"] == 0.0 and type(c.settings["rope"]) is float
