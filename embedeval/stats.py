@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ._core.text import format_p_value
-from ._inputs.arrays import check_choice, check_fraction, check_positive_int, encode_labels
+from ._inputs.arrays import check_choice, check_fraction, check_positive_int, check_seed, encode_labels
 from ._stats.across import compare_across
 from ._stats.across_files import read_mteb_results
 from ._stats.across_outcome import AcrossComparison
@@ -140,7 +140,7 @@ def bootstrap(
             stacklevel=2,
         )
         n_bootstrap = n_resamples
-    n_bootstrap = check_positive_int(n_bootstrap, "n_bootstrap")
+    n_bootstrap, seed = check_positive_int(n_bootstrap, "n_bootstrap"), check_seed(seed)
     check_choice(by, "by", ("query", "class"))
     names = [name for name in result.summary if name in result.per_query]
     if not names:
@@ -259,7 +259,7 @@ def compare(
     """
     confidence = check_fraction(confidence, "confidence")
     n_resamples = check_positive_int(n_resamples, "n_resamples")
-    n_bootstrap = check_positive_int(n_bootstrap, "n_bootstrap")
+    n_bootstrap, seed = check_positive_int(n_bootstrap, "n_bootstrap"), check_seed(seed)
     if result_a.n_queries != result_b.n_queries:
         raise ValueError(
             f"results must cover the same queries; got {result_a.n_queries} and {result_b.n_queries} queries"

@@ -302,6 +302,12 @@ def check_positive_int(value, name: str, minimum: int = 1) -> int:
     return int(value)
 
 
+def check_seed(value) -> int | None:
+    """A seed of numpy's generator as a Python int (a numpy integer would stop a result's JSON):
+    an int >= 0, or None for fresh entropy."""
+    return None if value is None else check_positive_int(value, "seed", minimum=0)
+
+
 def check_fraction(value, name: str, *, none_means: str = "") -> float | None:
     """``value`` as a float in the open interval (0, 1); None passes where ``none_means`` says
     what it means (named in the error)."""

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from .._inputs.arrays import check_choice, check_fraction, check_positive_int
+from .._inputs.arrays import check_choice, check_fraction, check_positive_int, check_seed
 from .across_bayes import bayes_signed_rank
 from .across_data import Across, read_across
 from .across_friedman import critical_difference, friedman, nemenyi_p_values, nemenyi_q
@@ -38,6 +38,7 @@ def _checked(o: dict) -> dict:
             alpha=check_fraction(o["alpha"], "alpha"),
             confidence=check_fraction(o["confidence"], "confidence", none_means="no interval"),
             rope=None if rope is None else float(rope),
+            seed=check_seed(o["seed"]),
         )
     )
 
@@ -226,7 +227,7 @@ def compare_across(
             seed=seed,
         )
     )
-    confidence, n_bootstrap, rope = o["confidence"], o["n_bootstrap"], o["rope"]
+    confidence, n_bootstrap, rope, seed = o["confidence"], o["n_bootstrap"], o["rope"], o["seed"]
     data = read_across(data, metric=metric, systems=systems, datasets=datasets)
     rng = np.random.default_rng(seed)
     pairs = index_pairs(data.systems, baseline, baseline is None)

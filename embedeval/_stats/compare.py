@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._inputs.arrays import check_choice, check_fraction, check_positive_int
+from .._inputs.arrays import check_choice, check_fraction, check_positive_int, check_seed
 from .corrections import CORRECTIONS, adjust
 from .outcome import SystemComparison
 from .resampling import bootstrap_means, range_exceedances, sign_flip_exceedances
@@ -87,14 +87,15 @@ def _rank_intervals(point: np.ndarray, reps: np.ndarray | None, tail: float, sla
     return out
 
 
-def _check(confidence, n_resamples, n_bootstrap, alpha, pairs, test, correction) -> tuple:
+def _check(confidence, n_resamples, n_bootstrap, alpha, pairs, test, correction, seed) -> tuple:
     check_fraction(confidence, "confidence", none_means="no interval")
     check_fraction(alpha, "alpha")
     check_choice(pairs, "pairs", PAIRS)
     if test is not None:
         check_choice(test, "test", tuple(TESTS))
     check_choice(correction, "correction", tuple(CORRECTIONS))
-    return check_positive_int(n_resamples, "n_resamples"), check_positive_int(n_bootstrap, "n_bootstrap")
+    counts = check_positive_int(n_resamples, "n_resamples"), check_positive_int(n_bootstrap, "n_bootstrap")
+    return *counts, check_seed(seed)
 
 
 def compare_systems(
@@ -175,7 +176,7 @@ def compare_systems(
     different systems are unrelated, and that the queries are a sample from the queries of
     interest; see the comparisons guide.
     """
-    n_resamples, n_bootstrap = _check(confidence, n_resamples, n_bootstrap, alpha, pairs, test, correction)
+    n_resamples, n_bootstrap, seed = _check(confidence, n_resamples, n_bootstrap, alpha, pairs, test, correction, seed)
     data: Systems = read_systems(systems, metrics)
     several = any(r.shape[0] > 1 for r in data.runs)
     test = test or ("bootstrap" if several else "randomization")

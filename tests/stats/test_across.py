@@ -271,3 +271,21 @@ def test_numpy_numbers_are_accepted_and_the_json_holds_python_numbers():
     )
     assert json.loads(c.table("json"))["settings"]["n_bootstrap"] == 100
     assert c.settings["rope"] == 0.0 and type(c.settings["rope"]) is float
+
+
+def test_a_numpy_integer_seed_is_kept_as_python_int_and_a_bad_seed_named():
+    """A numpy integer seed stopped both comparisons' JSON tables; -1 or "x" reached numpy's own
+    error, which does not name the argument."""
+    from embedeval.stats import compare_systems
+
+    scores = np.random.default_rng(2).normal(size=(6, 3))
+    across = compare_across(scores, seed=np.int64(3), n_bootstrap=100, n_resamples=50)
+    assert json.loads(across.table("json"))["settings"]["seed"] == 3
+    assert across.mean_ranks == compare_across(scores, seed=3, n_bootstrap=100, n_resamples=50).mean_ranks
+    systems = {"A": np.arange(8.0), "B": np.arange(8.0)[::-1]}
+    pair = compare_systems(systems, seed=np.int64(3), n_bootstrap=100, n_resamples=50)
+    assert json.loads(pair.table("json"))["settings"]["seed"] == 3
+    for bad in (-1, "x", 1.5):
+        for compare, given in ((compare_across, scores), (compare_systems, systems)):
+            with pytest.raises(ValueError, match=r"'seed' must be an int >= 0"):
+                compare(given, seed=bad)
