@@ -263,12 +263,13 @@ def evaluate_preferences(
     """
     from ._forms.trec.preferences import FORMATS, evaluate_judgements
     from ._metrics.registry import JUDGEMENT_GROUPS, PREFERENCES, parse_metrics
+    from ._metrics.trec_defaults import GROUP_MEASURES, PREFERENCE_MEASURES
 
     if format not in FORMATS:
         raise ValueError(f"'format' must be one of {', '.join(FORMATS)}; got {format!r}")
     grouped = format == "qrels_jg"
     if metrics is None:
-        metrics = ["map_avgjg", "P_avgjg", "Rprec_mult_avgjg"] if grouped else _ALL_PREFS
+        metrics = list(GROUP_MEASURES if grouped else PREFERENCE_MEASURES)
     if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 1:
         raise ValueError(f"'threshold' must be an int >= 1 (trec_eval's -l); got {threshold!r}")
     _check_max_retrieved(max_retrieved)
@@ -289,21 +290,3 @@ def _check_max_retrieved(value) -> None:
     """``max_retrieved``: None (every document) or an int >= 0, as both file evaluations take it."""
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
         raise ValueError(f"'max_retrieved' must be an int >= 0 or None; got {value!r}")
-
-
-_ALL_PREFS = [
-    "prefs_num_prefs_poss",
-    "prefs_num_prefs_ful",
-    "prefs_num_prefs_ful_ret",
-    "prefs_simp",
-    "prefs_pair",
-    "prefs_avgjg",
-    "prefs_avgjg_Rnonrel",
-    "prefs_simp_ret",
-    "prefs_pair_ret",
-    "prefs_avgjg_ret",
-    "prefs_avgjg_Rnonrel_ret",
-    "prefs_simp_imp",
-    "prefs_pair_imp",
-    "prefs_avgjg_imp",
-]

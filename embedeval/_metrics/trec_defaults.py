@@ -1,6 +1,8 @@
 """trec_eval 10's default parameters, in one table: what a measure asked without parameters
-(``-m P``, ``-m iprec_at_recall``) prints. trec_eval's names (:mod:`.trec_names`,
-:mod:`.trec_groups`) and the drop-in's catalogue (``cli/_trec_measures.py``) read it.
+(``-m P``, ``-m iprec_at_recall``) prints, and its measures of preferences and judgement groups
+(what ``evaluate_preferences`` computes by default). trec_eval's names (:mod:`.trec_names`,
+:mod:`.trec_groups`), ``embedeval.io`` and the drop-in's catalogue (``cli/_trec_measures.py``)
+read it.
 """
 
 from __future__ import annotations
@@ -24,3 +26,12 @@ DEFAULTS = {
     "Rprec_mult": R_MULTIPLES,
     "Rprec_mult_avgjg": R_MULTIPLES,
 }
+
+# trec_eval's measures of preference judgements (-R prefs, qrels_prefs: its all_prefs set) and of
+# judgement groups (-R qrels_jg), in its order
+PREFERENCE_MEASURES = (
+    "prefs_num_prefs_poss prefs_num_prefs_ful prefs_num_prefs_ful_ret prefs_simp prefs_pair prefs_avgjg "
+    "prefs_avgjg_Rnonrel prefs_simp_ret prefs_pair_ret prefs_avgjg_ret prefs_avgjg_Rnonrel_ret prefs_simp_imp "
+    "prefs_pair_imp prefs_avgjg_imp"
+).split()
+GROUP_MEASURES = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")

@@ -32,14 +32,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._metrics.trec_defaults import DEFAULTS
+from .._metrics.trec_defaults import GROUP_MEASURES as _GROUPS
+from .._metrics.trec_defaults import PREFERENCE_MEASURES as _PREFS
 
-# trec_eval's measures of preference judgements (-R prefs, qrels_prefs), in its order
-_PREFS = (
-    "prefs_num_prefs_poss prefs_num_prefs_ful prefs_num_prefs_ful_ret prefs_simp prefs_pair prefs_avgjg "
-    "prefs_avgjg_Rnonrel prefs_simp_ret prefs_pair_ret prefs_avgjg_ret prefs_avgjg_Rnonrel_ret prefs_simp_imp "
-    "prefs_pair_imp prefs_avgjg_imp"
-).split()
-_GROUPS = ("map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
 # the judgement format each measure reads (-R); runid and num_q read none
 FORMAT_OF = {**dict.fromkeys(_PREFS, "prefs"), **dict.fromkeys(_GROUPS, "qrels_jg")}
 
