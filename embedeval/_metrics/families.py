@@ -284,28 +284,22 @@ _TREC_CUTOFFS = {
     "param": frozenset({"param"}),
     "optional": frozenset({"none", "param"}),
 }
-for _name, (_cut, _definition, _kernel, _graded, _param, _summary) in TREC_FAMILIES.items():
-    FAMILIES[_name] = Family(
-        _TREC_CUTOFFS[_cut],
-        None if _cut == "k" else ALL_HITS,
-        _forms(_definition, _kernel, {"gm_map": E.average_precision, **TIED}.get(_name), (RANKINGS,)),
-        graded=_graded,
-        param=_param,
-        summary=_summary,
-        order_free=_name in ORDER_FREE,
-        listing=_name in LISTING,
-    )
-
-# trec_eval's measures of preference judgements and of judgement groups: each its own input form
-for _name, (_definition, _kernel, _kind) in PREFS_FAMILIES.items():
+# trec_eval's own measures, and those of judgement groups (their own input form)
+for _declared, _form in ((TREC_FAMILIES, RANKINGS), (JG_FAMILIES, JUDGEMENT_GROUPS)):
+    for _name, _spec in _declared.items():
+        FAMILIES[_name] = Family(
+            _TREC_CUTOFFS[_spec.cutoffs],
+            None if _spec.cutoffs == "k" else ALL_HITS,
+            _forms(_spec.definition, _spec.kernel, {"gm_map": E.average_precision, **TIED}.get(_name), (_form,)),
+            graded=_spec.graded,
+            param=_spec.param,
+            summary=_spec.summary,
+            order_free=_name in ORDER_FREE,
+            listing=_name in LISTING,
+        )
+# trec_eval's measures of preference judgements: their own input form
+for _name, (_definition, _kernel) in PREFS_FAMILIES.items():
     FAMILIES[_name] = Family(_NONE, ALL_HITS, _forms(_definition, _kernel, None, (PREFERENCES,)))
-for _name, (_cut, _definition, _kernel, _param) in JG_FAMILIES.items():
-    FAMILIES[_name] = Family(
-        _TREC_CUTOFFS[_cut],
-        None if _cut == "k" else ALL_HITS,
-        _forms(_definition, _kernel, None, (JUDGEMENT_GROUPS,)),
-        param=_param,
-    )
 
 
 def summarise(name: str, values: np.ndarray) -> float:

@@ -188,37 +188,30 @@ _RNONREL = (
     "level with itself)"
 )
 
-# family -> (definition, kernel, kind as trec_eval prints it: "long" or "double"), trec_eval's order
+# family -> (definition, kernel), in trec_eval's order (the drop-in prints the prefs_num_* counts as longs)
 PREFS_FAMILIES = {
-    "prefs_num_prefs_poss": ("number of preferences of every JG, whatever was retrieved", num_prefs_poss, "long"),
+    "prefs_num_prefs_poss": ("number of preferences of every JG, whatever was retrieved", num_prefs_poss),
     "prefs_num_prefs_ful": (
         "number of fulfilled preferences: both retrieved, the preferred one above, or only the preferred one retrieved",
         num_prefs_ful,
-        "long",
     ),
-    "prefs_num_prefs_ful_ret": (
-        "number of fulfilled preferences between two retrieved documents",
-        num_prefs_ful_ret,
-        "long",
-    ),
-    "prefs_simp": (f"fulfilled / possible preferences, summed over JGs; {_NOT_RET}", simp, "double"),
+    "prefs_num_prefs_ful_ret": ("number of fulfilled preferences between two retrieved documents", num_prefs_ful_ret),
+    "prefs_simp": (f"fulfilled / possible preferences, summed over JGs; {_NOT_RET}", simp),
     "prefs_pair": (
         "mean over document pairs with a preference in some JG of (JGs preferring the one ranked higher) / "
         "(JGs with a preference between them); a pair of documents not retrieved has 0",
         pair,
-        "double",
     ),
-    "prefs_avgjg": (f"mean over JGs of (fulfilled / possible) in the JG; {_NOT_RET}", avgjg, "double"),
-    "prefs_avgjg_rnonrel": (_RNONREL, avgjg_rnonrel, "double"),
-    "prefs_simp_ret": (f"fulfilled / possible preferences, summed over JGs; {_RET_ONLY}", simp_ret, "double"),
-    "prefs_pair_ret": ("prefs_pair over the pairs of two retrieved documents", pair_ret, "double"),
-    "prefs_avgjg_ret": (f"mean over JGs of (fulfilled / possible); {_RET_ONLY}", avgjg_ret, "double"),
+    "prefs_avgjg": (f"mean over JGs of (fulfilled / possible) in the JG; {_NOT_RET}", avgjg),
+    "prefs_avgjg_rnonrel": (_RNONREL, avgjg_rnonrel),
+    "prefs_simp_ret": (f"fulfilled / possible preferences, summed over JGs; {_RET_ONLY}", simp_ret),
+    "prefs_pair_ret": ("prefs_pair over the pairs of two retrieved documents", pair_ret),
+    "prefs_avgjg_ret": (f"mean over JGs of (fulfilled / possible); {_RET_ONLY}", avgjg_ret),
     "prefs_avgjg_rnonrel_ret": (
         f"{_RNONREL}; counted among retrieved documents (N and R: those retrieved)",
         avgjg_rnonrel_ret,
-        "double",
     ),
-    "prefs_simp_imp": (f"fulfilled / possible preferences, summed over JGs; {_IMP}", simp_imp, "double"),
-    "prefs_pair_imp": ("prefs_pair over the pairs with at least one retrieved document", pair_imp, "double"),
-    "prefs_avgjg_imp": (f"mean over JGs of (fulfilled / possible); {_IMP}", avgjg_imp, "double"),
+    "prefs_simp_imp": (f"fulfilled / possible preferences, summed over JGs; {_IMP}", simp_imp),
+    "prefs_pair_imp": ("prefs_pair over the pairs with at least one retrieved document", pair_imp),
+    "prefs_avgjg_imp": (f"mean over JGs of (fulfilled / possible); {_IMP}", avgjg_imp),
 }
