@@ -15,7 +15,8 @@ from .families import EMBEDDINGS, FAMILIES, JUDGEMENT_GROUPS, PREFERENCES, RANKI
 from .pml_names import PML_CLUSTERING, PML_NAMES
 from .set_families import SET_FAMILIES
 from .tool_names import accepted_names
-from .trec_names import _DEFAULTS, _TREC_CUT, _TREC_PLAIN
+from .trec_defaults import DEFAULTS
+from .trec_names import TREC_CUT, TREC_PLAIN
 from .trec_prefs import PREFS_FAMILIES
 
 # Tools whose names the metric parser accepts as aliases: trec_eval's and pytorch-metric-learning's
@@ -171,15 +172,13 @@ def _names(family: str) -> list[str]:
 
 def _trec_aliases(family: str) -> list[str]:
     names = []
-    if family in _TREC_CUT:
-        cut = _TREC_CUT[family]
+    if family in TREC_CUT:
+        cut = TREC_CUT[family]
         names += [f"{cut}_k", f"{cut}.k1,k2"]
-        if cut.lower() in _DEFAULTS:
+        if cut in DEFAULTS and cut != "recall":  # bare recall is embedeval's family, not trec_eval's
             names.append(f"{cut} (its default cutoffs)")
-    if family in _TREC_PLAIN:
-        names.append(_TREC_PLAIN[family])
-    if family == "r_precision":
-        names.append("Rprec")
+    if family in TREC_PLAIN:
+        names.append(TREC_PLAIN[family])
     if family in _TREC_OWN_FORMS:
         names.append(_TREC_OWN_FORMS[family])
     return names
