@@ -13,23 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .kernels import divide_or_zero, row_sum
 from .listing import listing
 
 INFAP_EPSILON = 1e-5
 RECALL_POINTS = tuple(i / 10 for i in range(11))
-
-
-def _row_sum(values: np.ndarray) -> np.ndarray:
-    if values.shape[1] == 0:
-        return np.zeros(values.shape[0])
-    return np.cumsum(values, axis=1)[:, -1]
-
-
-def _ratio(num, den) -> np.ndarray:
-    """num / den, 0 where den is 0."""
-    num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den != 0, num / np.where(den != 0, den, 1.0), 0.0)
 
 
 def floats(text: str, what: str) -> tuple[float, ...]:
@@ -62,7 +50,7 @@ def bpref(h, cutoff=None) -> np.ndarray:
     cap = np.minimum(lst.n_nonrelevant[:, None], r)
     with np.errstate(divide="ignore", invalid="ignore"):
         term = np.where(above > 0, 1.0 - np.minimum(above, r) / cap, 1.0)
-    return _ratio(_row_sum(np.where(relevant, term, 0.0)), h.n_relevant)
+    return divide_or_zero(row_sum(np.where(relevant, term, 0.0)), h.n_relevant)
 
 
 def infap(h, cutoff=None) -> np.ndarray:
@@ -82,7 +70,7 @@ def infap(h, cutoff=None) -> np.ndarray:
             (r_above + INFAP_EPSILON) / (r_above + n_above + 2 * INFAP_EPSILON)
         )
     term = np.where(j == 0, 1.0, term)
-    return _ratio(_row_sum(np.where(relevant, term, 0.0)), h.n_relevant)
+    return divide_or_zero(row_sum(np.where(relevant, term, 0.0)), h.n_relevant)
 
 
 def _interpolated(h) -> np.ndarray:
@@ -132,7 +120,7 @@ def rprec_mult(h, cutoff) -> np.ndarray:
     r = np.asarray(h.n_relevant, dtype=np.float64)
     c = np.floor(cutoff * r + 0.9)
     within = np.count_nonzero(h.ranks <= c[:, None], axis=1)
-    return _ratio(within, c)
+    return divide_or_zero(within, c)
 
 
 def binary_gain(h, cutoff=None) -> np.ndarray:
@@ -141,4 +129,4 @@ def binary_gain(h, cutoff=None) -> np.ndarray:
     j = np.arange(1, h.ranks.shape[1] + 1, dtype=np.float64)
     with np.errstate(divide="ignore"):
         term = np.where(np.isfinite(h.ranks), 1.0 / np.log2(3.0 + (h.ranks - 1.0) - j), 0.0)
-    return _ratio(_row_sum(term), h.n_relevant)
+    return divide_or_zero(row_sum(term), h.n_relevant)
