@@ -11,7 +11,7 @@ without them (``tests/docs/test_metric_reference.py``).
 
 from __future__ import annotations
 
-from .families import EMBEDDINGS, FAMILIES, JUDGEMENT_GROUPS, PREFERENCES, RANKINGS
+from .families import EMBEDDINGS, FAMILIES, JUDGEMENT_GROUPS, PREFERENCES, RANKINGS, name_patterns
 from .pml_names import PML_CLUSTERING, PML_NAMES
 from .set_families import SET_FAMILIES
 from .tool_names import accepted_names
@@ -161,13 +161,7 @@ ABOUT.update(
 )
 # the trec_eval names the parser takes for the measures of the preference and judgement-group forms
 _TREC_OWN_FORMS = {"p_avgjg": "P_avgjg_k", "rprec_mult_avgjg": "Rprec_mult_avgjg_m"}
-_CUTOFF_SUFFIX = {"none": "", "k": "@k", "r": "@r", "radius": "@radius", "param": "@params"}
 _ALL_RULES = ["index", "expected", "optimistic", "pessimistic"]
-
-
-def _names(family: str) -> list[str]:
-    spec = FAMILIES[family]
-    return [f"{family}{suffix}" for cut, suffix in _CUTOFF_SUFFIX.items() if cut in spec.cutoffs]
 
 
 def _trec_aliases(family: str) -> list[str]:
@@ -210,9 +204,9 @@ def _per_query_row(family: str) -> dict:
     if definition is None:
         definition = "; ".join(f"{form}: {text}" for form, text in definitions.items())
     return {
-        "name": _names(family)[0],
+        "name": name_patterns(family)[0],
         "family": family,
-        "names": _names(family),
+        "names": name_patterns(family),
         "kind": "per-query",
         "definition": definition,
         "definitions": definitions,
@@ -230,8 +224,7 @@ def _per_query_row(family: str) -> dict:
 def _set_row(family: str) -> dict:
     spec = SET_FAMILIES[family]
     reference, aliases = ABOUT[family]
-    parameter = spec.parameter
-    pattern = family if parameter is None else f"{family}@{parameter.prefix}x"
+    parameter, pattern = spec.parameter, spec.pattern(family)
     definition = spec.definition if parameter is None else spec.definition.replace("{x}", "x")
     if parameter is not None:
         definition += f"; x: {parameter.meaning} in {parameter.interval}"

@@ -302,6 +302,15 @@ for _name, (_definition, _kernel) in PREFS_FAMILIES.items():
     FAMILIES[_name] = Family(_NONE, ALL_HITS, _forms(_definition, _kernel, None, (PREFERENCES,)))
 
 
+_SUFFIXES = {"none": "", "k": "@k", "r": "@r", "radius": "@radius", "param": "@params"}
+
+
+def name_patterns(family: str) -> list[str]:
+    """The name patterns of a per-query family, in the order none, k, r, radius, param: ``map``,
+    ``map@k``, ``map@r``."""
+    return [f"{family}{suffix}" for cut, suffix in _SUFFIXES.items() if cut in FAMILIES[family].cutoffs]
+
+
 def summarise(name: str, values: np.ndarray) -> float:
     """The summary of a metric's per-query ``values`` (evaluated queries only) by its family's
     declared rule: the mean, or for ``summary == "gm"`` the geometric mean of the values floored

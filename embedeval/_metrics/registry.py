@@ -36,6 +36,7 @@ from .families import R_ITEMS as R_ITEMS
 from .families import RANKINGS as RANKINGS
 from .families import Family as Family
 from .families import Form as Form
+from .families import name_patterns
 from .set_families import SET_FAMILIES, SetFamily, level_text, parse_level, set_valid_names
 
 
@@ -152,11 +153,7 @@ class Needs:
 
 def valid_names(form: str) -> list[str]:
     """The name patterns a form accepts, in registry order (set-level metrics last, embeddings only)."""
-    names = []
-    for family, spec in FAMILIES.items():
-        if form in spec.forms:
-            suffixes = (("none", ""), ("k", "@k"), ("r", "@r"), ("radius", "@radius"), ("param", "@params"))
-            names += [f"{family}{suffix}" for cut, suffix in suffixes if cut in spec.cutoffs]
+    names = [name for family, spec in FAMILIES.items() if form in spec.forms for name in name_patterns(family)]
     return names + (set_valid_names() if form == EMBEDDINGS else [])
 
 
