@@ -30,3 +30,8 @@ def require(module: str, what: str):
         return importlib.import_module(module)
     except ImportError:
         raise ImportError(f"{what} needs {module}: {INSTALL}") from None
+
+
+def host(values):
+    """A tensor (any device) as a numpy array on the host; anything else as it is."""
+    return values.detach().cpu().numpy() if hasattr(values, "detach") else values
