@@ -294,16 +294,6 @@ def ndcg(t: TiedHits, k: int | None = None, exponential: bool = False) -> np.nda
     return divide_or_nan(dcg(t, k, exponential), _ideal_dcg(t.ideal, k, exponential))
 
 
-def ndcg_exp(t: TiedHits, k: int | None = None) -> np.ndarray:
-    """Expected nDCG with exponential gain 2**g - 1."""
-    return ndcg(t, k, exponential=True)
-
-
-def dcg_exp(t: TiedHits, k: int | None = None) -> np.ndarray:
-    """Expected DCG with exponential gain 2**g - 1."""
-    return dcg(t, k, exponential=True)
-
-
 def trapezoid_average_precision(t: TiedHits, cutoff=None) -> np.ndarray:
     r"""E[revisited Oxford/Paris AP] = :math:`\frac{1}{2R}\sum_g (A_g + B_g)` over the whole ranking.
 

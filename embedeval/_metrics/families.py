@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -199,8 +200,8 @@ FAMILIES: dict[str, Family] = {
         _forms(
             f"nDCG@k with exponential gain g(rel) = 2^rel - 1: DCG@k = {_DCG}; ideal from all judged items "
             "sorted by grade, cut at k",
-            K.ndcg_exp,
-            E.ndcg_exp,
+            partial(K.ndcg, exponential=True),
+            partial(E.ndcg, exponential=True),
             (RANKINGS,),
         ),
         graded=True,
@@ -211,7 +212,12 @@ FAMILIES: dict[str, Family] = {
     "dcg_exp": Family(
         _OPT,
         ALL_HITS,
-        _forms(f"DCG@k = {_DCG}, exponential gain g(rel) = 2^rel - 1", K.dcg_exp, E.dcg_exp, (RANKINGS,)),
+        _forms(
+            f"DCG@k = {_DCG}, exponential gain g(rel) = 2^rel - 1",
+            partial(K.dcg, exponential=True),
+            partial(E.dcg, exponential=True),
+            (RANKINGS,),
+        ),
         graded=True,
     ),
     "cg": Family(

@@ -273,24 +273,15 @@ def _ideal_dcg(ideal: np.ndarray, cutoff, exponential: bool) -> np.ndarray:
     return _dcg(ranks, ideal, cutoff, exponential)
 
 
-def dcg(h: Hits, cutoff) -> np.ndarray:
-    r"""DCG@k = :math:`\sum_{i \le k} rel_i/\log_2(i+1)` (linear gain, trec_eval)."""
-    return _dcg(h.gain_ranks, h.gain_grades, cutoff, exponential=False)
+def dcg(h: Hits, cutoff, exponential: bool = False) -> np.ndarray:
+    r"""DCG@k = :math:`\sum_{i \le k} g(rel_i)/\log_2(i+1)`, gain :math:`g(rel) = rel` (linear,
+    trec_eval) or, with ``exponential``, :math:`2^{rel}-1`."""
+    return _dcg(h.gain_ranks, h.gain_grades, cutoff, exponential)
 
 
-def dcg_exp(h: Hits, cutoff) -> np.ndarray:
-    r"""DCG@k = :math:`\sum_{i \le k} (2^{rel_i}-1)/\log_2(i+1)` (exponential gain)."""
-    return _dcg(h.gain_ranks, h.gain_grades, cutoff, exponential=True)
-
-
-def ndcg(h: Hits, cutoff) -> np.ndarray:
-    """DCG@k / ideal DCG@k with linear gain; NaN where the ideal DCG is 0."""
-    return divide_or_nan(dcg(h, cutoff), _ideal_dcg(h.ideal, cutoff, exponential=False))
-
-
-def ndcg_exp(h: Hits, cutoff) -> np.ndarray:
-    """DCG@k / ideal DCG@k with exponential gain; NaN where the ideal DCG is 0."""
-    return divide_or_nan(dcg_exp(h, cutoff), _ideal_dcg(h.ideal, cutoff, exponential=True))
+def ndcg(h: Hits, cutoff, exponential: bool = False) -> np.ndarray:
+    """DCG@k / ideal DCG@k, the gain as in :func:`dcg`; NaN where the ideal DCG is 0."""
+    return divide_or_nan(dcg(h, cutoff, exponential), _ideal_dcg(h.ideal, cutoff, exponential))
 
 
 def cg(h: Hits, cutoff) -> np.ndarray:
