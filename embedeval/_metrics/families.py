@@ -34,7 +34,7 @@ import numpy as np
 
 from . import expected as E
 from . import kernels as K
-from .trec_families import LISTING, ORDER_FREE, TIED, TREC_FAMILIES
+from .trec_families import LISTING, ORDER_FREE, TIED, TREC_FAMILIES, TrecFamily
 from .trec_groups import JG_FAMILIES, JUDGEMENT_GROUPS
 from .trec_prefs import PREFERENCES, PREFS_FAMILIES
 
@@ -90,6 +90,11 @@ class Family:
 
 def _forms(definition: str, kernel: Callable, expected: Callable, forms=BOTH) -> dict[str, Form]:
     return dict.fromkeys(forms, Form(definition, kernel, expected))
+
+
+def _graded(definition: str, kernel: Callable, expected: Callable) -> Family:
+    """A family of graded gains over ranked lists, with or without a cutoff (uncut: every hit)."""
+    return Family(_OPT, ALL_HITS, _forms(definition, kernel, expected, (RANKINGS,)), graded=True)
 
 
 _K, _OPT, _NONE = frozenset({"k"}), frozenset({"none", "k"}), frozenset({"none"})
@@ -182,47 +187,25 @@ FAMILIES: dict[str, Family] = {
             E.reciprocal_rank,
         ),
     ),
-    "ndcg": Family(
-        _OPT,
-        ALL_HITS,
-        _forms(
-            f"nDCG@k = DCG@k / ideal DCG@k, DCG@k = {_DCG}, linear gain g(rel) = rel (trec_eval); ideal from "
-            "all judged items sorted by grade, cut at k",
-            K.ndcg,
-            E.ndcg,
-            (RANKINGS,),
-        ),
-        graded=True,
+    "ndcg": _graded(
+        f"nDCG@k = DCG@k / ideal DCG@k, DCG@k = {_DCG}, linear gain g(rel) = rel (trec_eval); ideal from "
+        "all judged items sorted by grade, cut at k",
+        K.ndcg,
+        E.ndcg,
     ),
-    "ndcg_exp": Family(
-        _OPT,
-        ALL_HITS,
-        _forms(
-            f"nDCG@k with exponential gain g(rel) = 2^rel - 1: DCG@k = {_DCG}; ideal from all judged items "
-            "sorted by grade, cut at k",
-            partial(K.ndcg, exponential=True),
-            partial(E.ndcg, exponential=True),
-            (RANKINGS,),
-        ),
-        graded=True,
+    "ndcg_exp": _graded(
+        f"nDCG@k with exponential gain g(rel) = 2^rel - 1: DCG@k = {_DCG}; ideal from all judged items "
+        "sorted by grade, cut at k",
+        partial(K.ndcg, exponential=True),
+        partial(E.ndcg, exponential=True),
     ),
-    "dcg": Family(
-        _OPT, ALL_HITS, _forms(f"DCG@k = {_DCG}, linear gain g(rel) = rel", K.dcg, E.dcg, (RANKINGS,)), graded=True
+    "dcg": _graded(f"DCG@k = {_DCG}, linear gain g(rel) = rel", K.dcg, E.dcg),
+    "dcg_exp": _graded(
+        f"DCG@k = {_DCG}, exponential gain g(rel) = 2^rel - 1",
+        partial(K.dcg, exponential=True),
+        partial(E.dcg, exponential=True),
     ),
-    "dcg_exp": Family(
-        _OPT,
-        ALL_HITS,
-        _forms(
-            f"DCG@k = {_DCG}, exponential gain g(rel) = 2^rel - 1",
-            partial(K.dcg, exponential=True),
-            partial(E.dcg, exponential=True),
-            (RANKINGS,),
-        ),
-        graded=True,
-    ),
-    "cg": Family(
-        _OPT, ALL_HITS, _forms("CG@k = sum_{i<=k} rel_i (graded, no discount)", K.cg, E.cg, (RANKINGS,)), graded=True
-    ),
+    "cg": _graded("CG@k = sum_{i<=k} rel_i (graded, no discount)", K.cg, E.cg),
     # Protocol metrics: a community's own convention, under its own name.
     "cmc": Family(
         _K,
@@ -290,22 +273,29 @@ _TREC_CUTOFFS = {
     "param": frozenset({"param"}),
     "optional": frozenset({"none", "param"}),
 }
-# trec_eval's own measures, and those of judgement groups (their own input form)
-for _declared, _form in ((TREC_FAMILIES, RANKINGS), (JG_FAMILIES, JUDGEMENT_GROUPS)):
-    for _name, _spec in _declared.items():
-        FAMILIES[_name] = Family(
-            _TREC_CUTOFFS[_spec.cutoffs],
-            None if _spec.cutoffs == "k" else ALL_HITS,
-            _forms(_spec.definition, _spec.kernel, {"gm_map": E.average_precision, **TIED}.get(_name), (_form,)),
-            graded=_spec.graded,
-            param=_spec.param,
-            summary=_spec.summary,
-            order_free=_name in ORDER_FREE,
-            listing=_name in LISTING,
-        )
-# trec_eval's measures of preference judgements: their own input form
-for _name, (_definition, _kernel) in PREFS_FAMILIES.items():
-    FAMILIES[_name] = Family(_NONE, ALL_HITS, _forms(_definition, _kernel, None, (PREFERENCES,)))
+
+
+def _trec_family(name: str, spec: TrecFamily, form: str) -> Family:
+    """The registry's family of a trec_eval measure, declared in ``form``."""
+    return Family(
+        _TREC_CUTOFFS[spec.cutoffs],
+        None if spec.cutoffs == "k" else ALL_HITS,
+        _forms(spec.definition, spec.kernel, {"gm_map": E.average_precision, **TIED}.get(name), (form,)),
+        graded=spec.graded,
+        param=spec.param,
+        summary=spec.summary,
+        order_free=name in ORDER_FREE,
+        listing=name in LISTING,
+    )
+
+
+# trec_eval's own measures, then those of preference judgements and of judgement groups (each its
+# own input form), in that order
+FAMILIES.update({name: _trec_family(name, spec, RANKINGS) for name, spec in TREC_FAMILIES.items()})
+FAMILIES.update(
+    {name: Family(_NONE, ALL_HITS, _forms(d, k, None, (PREFERENCES,))) for name, (d, k) in PREFS_FAMILIES.items()}
+)
+FAMILIES.update({name: _trec_family(name, spec, JUDGEMENT_GROUPS) for name, spec in JG_FAMILIES.items()})
 
 
 _SUFFIXES = {"none": "", "k": "@k", "r": "@r", "radius": "@radius", "param": "@params"}

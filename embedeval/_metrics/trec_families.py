@@ -60,6 +60,11 @@ class TrecFamily(NamedTuple):
     summary: str = "mean"  # or "gm": the geometric mean of the values floored at GM_FLOOR
 
 
+def _on_gains(definition: str, kernel: Callable) -> TrecFamily:
+    """A measure of graded gains whose parameter is a gain table (``ndcg_gains@1=3,2=9``)."""
+    return TrecFamily("optional", f"{definition}; {_GAINS}", kernel, graded=True, param=G.parse_gains)
+
+
 TREC_FAMILIES = {
     "bpref": TrecFamily(
         "none",
@@ -145,33 +150,11 @@ TREC_FAMILIES = {
         graded=True,
         param=S.parse_p,
     ),
-    "ndcg_gains": TrecFamily(
-        "optional",
-        f"trec_eval's ndcg with a gain table: DCG / ideal DCG over the whole ranking; {_GAINS}",
-        G.ndcg_gains,
-        graded=True,
-        param=G.parse_gains,
-    ),
-    "g": TrecFamily(
-        "optional",
-        f"trec_eval's G: sum_i g_i / log2(2 + C_i - S_i) / ideal total gain, C_i the ideal's gain (>= 1 a rank); "
-        f"{_GAINS}",
+    "ndcg_gains": _on_gains("trec_eval's ndcg with a gain table: DCG / ideal DCG over the whole ranking", G.ndcg_gains),
+    "g": _on_gains(
+        "trec_eval's G: sum_i g_i / log2(2 + C_i - S_i) / ideal total gain, C_i the ideal's gain (>= 1 a rank)",
         G.gain,
-        graded=True,
-        param=G.parse_gains,
     ),
-    "ndcg_rel": TrecFamily(
-        "optional",
-        f"trec_eval's ndcg_rel: nDCG averaged over the documents of positive gain; {_GAINS}",
-        G.ndcg_rel,
-        graded=True,
-        param=G.parse_gains,
-    ),
-    "rndcg": TrecFamily(
-        "optional",
-        f"trec_eval's Rndcg: nDCG averaged over the ranks where the ideal gain changes; {_GAINS}",
-        G.rndcg,
-        graded=True,
-        param=G.parse_gains,
-    ),
+    "ndcg_rel": _on_gains("trec_eval's ndcg_rel: nDCG averaged over the documents of positive gain", G.ndcg_rel),
+    "rndcg": _on_gains("trec_eval's Rndcg: nDCG averaged over the ranks where the ideal gain changes", G.rndcg),
 }
