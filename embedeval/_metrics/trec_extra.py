@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels import divide_or_zero, row_sum
-from .listing import listing
+from .kernels import divide_or_zero, finite_count, row_sum
+from .listing import UNJUDGED, listing
+from .trec_defaults import RECALL_LEVELS
 
 INFAP_EPSILON = 1e-5
-RECALL_POINTS = tuple(i / 10 for i in range(11))
 
 
 def floats(text: str, what: str) -> tuple[float, ...]:
@@ -63,7 +63,7 @@ def infap(h, cutoff=None) -> np.ndarray:
     relevant = lst.relevant
     r_above = (np.cumsum(relevant, axis=1) - 1).astype(np.float64)
     n_above = np.cumsum(lst.judged_nonrelevant, axis=1).astype(np.float64)
-    u_above = np.cumsum(lst.rel == -2.0, axis=1).astype(np.float64)
+    u_above = np.cumsum(lst.rel == UNJUDGED, axis=1).astype(np.float64)
     j = np.broadcast_to(np.arange(lst.rel.shape[1], dtype=np.float64), lst.rel.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
         term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((r_above + n_above + u_above) / j) * (
@@ -85,7 +85,7 @@ def _iprec(h, points) -> list[np.ndarray]:
     """trec_eval's interpolated precision at each recall point p: at the ``lround(p R)``-th
     relevant document (the first for 0), 0 past the relevant documents retrieved."""
     best = _interpolated(h)
-    found = np.count_nonzero(np.isfinite(h.ranks), axis=1)
+    found = finite_count(h.ranks)
     r = np.asarray(h.n_relevant, dtype=np.float64)
     out = []
     for p in points:
@@ -107,7 +107,7 @@ def iprec_at_recall(h, cutoff) -> np.ndarray:
 def eleven_point_average(h, cutoff=None) -> np.ndarray:
     """trec_eval's 11pt_avg: the mean interpolated precision over the recall points ``cutoff``
     (default 0, 0.1, ..., 1), summed from the highest point down as trec_eval does."""
-    points = sorted(RECALL_POINTS if cutoff is None else cutoff)
+    points = sorted(RECALL_LEVELS if cutoff is None else cutoff)
     total = np.zeros(h.n_relevant.shape)
     for value in reversed(_iprec(h, points)):
         total = total + value
