@@ -166,7 +166,6 @@ _NAME = re.compile(r"^(?P<family>[a-z_0-9]+?)(?:@(?P<cut>[^@]*))?$")
 # Other tools' metric names, each mapped to embedeval names: (pattern on the stripped name,
 # function of the match giving one or more canonical names, form or None for every form). A
 # name is looked up here first; results always report the canonical names.
-# Other tools' names, as data: (pattern, expansion into embedeval names, the form they apply to).
 ALIASES: list[tuple[re.Pattern, Callable[[re.Match], list[str]], str | None]] = [
     *_trec_names.ALIASES,
     *_trec_groups.ALIASES,
@@ -249,9 +248,7 @@ def _with_param(raw: str, family: str, spec: Family, cut: str, form: str) -> Met
 
 
 def parse_metric(raw, form: str) -> Metric:
-    """Parse one metric name (case and surrounding spaces ignored); ValueError if unknown."""
-    if not isinstance(raw, str):
-        raise TypeError(f"'metrics' entries must be strings; got {raw!r}")
+    """Parse one metric name, a str (case and surrounding spaces ignored); ValueError if unknown."""
     match = _NAME.match(raw.strip().lower())
     family, cut = (match["family"], match["cut"]) if match else (None, None)
     if family in SET_FAMILIES and form == EMBEDDINGS:
