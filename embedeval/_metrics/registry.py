@@ -23,7 +23,6 @@ from . import tool_names as _tool_names
 from . import trec_groups as _trec_groups
 from . import trec_names as _trec_names
 from .families import ALL_HITS as ALL_HITS
-from .families import BOTH as BOTH
 from .families import DEFAULT_EMBEDDING_METRICS as DEFAULT_EMBEDDING_METRICS
 from .families import DEFAULT_RANKING_METRICS as DEFAULT_RANKING_METRICS
 from .families import EMBEDDINGS as EMBEDDINGS
@@ -32,11 +31,8 @@ from .families import FIRST_HIT as FIRST_HIT
 from .families import JUDGEMENT_GROUPS as JUDGEMENT_GROUPS
 from .families import MUSGRAVE_METRICS as MUSGRAVE_METRICS
 from .families import PREFERENCES as PREFERENCES
-from .families import R_ITEMS as R_ITEMS
+from .families import R_ITEMS, Family, name_patterns
 from .families import RANKINGS as RANKINGS
-from .families import Family as Family
-from .families import Form as Form
-from .families import name_patterns
 from .set_families import SET_FAMILIES, SetFamily, level_text, parse_level, set_valid_names
 
 
