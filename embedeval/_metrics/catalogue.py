@@ -14,6 +14,7 @@ from __future__ import annotations
 from .families import EMBEDDINGS, FAMILIES, JUDGEMENT_GROUPS, PREFERENCES, RANKINGS, name_patterns
 from .pml_names import PML_CLUSTERING, PML_NAMES
 from .set_families import SET_FAMILIES
+from .ties import RULES, TIE_RULES
 from .tool_names import accepted_names
 from .trec_defaults import DEFAULTS
 from .trec_names import TREC_CUT, TREC_PLAIN
@@ -159,9 +160,6 @@ ABOUT.update(
         "rprec_mult_avgjg": (_OWN_FORMS_REF.format("m_Rprec_mult_avgjg.c"), {"trec_eval": ["Rprec_mult_avgjg_m"]}),
     }
 )
-# the trec_eval names the parser takes for the measures of the preference and judgement-group forms
-_TREC_OWN_FORMS = {"p_avgjg": "P_avgjg_k", "rprec_mult_avgjg": "Rprec_mult_avgjg_m"}
-_ALL_RULES = ["index", "expected", "optimistic", "pessimistic"]
 
 
 def _trec_aliases(family: str) -> list[str]:
@@ -173,8 +171,8 @@ def _trec_aliases(family: str) -> list[str]:
             names.append(f"{cut} (its default cutoffs)")
     if family in TREC_PLAIN:
         names.append(TREC_PLAIN[family])
-    if family in _TREC_OWN_FORMS:
-        names.append(_TREC_OWN_FORMS[family])
+    if family in ("p_avgjg", "rprec_mult_avgjg"):  # the parser takes trec_eval's names of these two
+        names += ABOUT[family][1]["trec_eval"]
     return names
 
 
@@ -191,8 +189,8 @@ def _ties(spec) -> list[str]:
     if {PREFERENCES, JUDGEMENT_GROUPS} & set(spec.forms):
         return ["index"]
     if spec.order_free or all(form.expected is not None for form in spec.forms.values()):
-        return _ALL_RULES
-    return ["index", "optimistic", "pessimistic"]
+        return ["index", *RULES]
+    return ["index", *TIE_RULES]
 
 
 def _per_query_row(family: str) -> dict:
