@@ -59,7 +59,7 @@ def pack(rows: np.ndarray, values: np.ndarray, n_rows: int, fill: float = np.inf
 def hits_from_dense(relevant: np.ndarray, n_relevant: np.ndarray) -> Hits:
     """:class:`Hits` from a boolean (n_queries, depth) matrix of ranked relevance."""
     # A stable sort of booleans (a radix sort) moves each row's relevant columns to its
-    # front, in order: twice as fast as scattering the nonzero positions.
+    # front, in order; against scattering the nonzero positions: bench/NOTES.md.
     if relevant.shape[1] == 0:
         return Hits(np.full((relevant.shape[0], 1), np.inf), np.asarray(n_relevant))
     counts = np.count_nonzero(relevant, axis=1)
