@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core.csr import offsets_within
 from .harmonic import partial_harmonic
 from .kernels import _ideal_dcg, divide_or_nan, f1_of
 from .ties import TiedHits
@@ -35,9 +36,7 @@ def _bincount(x, weights=None, minlength=0) -> np.ndarray:
 def _segments(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For consecutive segments of the given lengths: each element's segment and 0-based offset."""
     lengths = lengths.astype(np.intp)
-    seg = np.repeat(np.arange(lengths.size), lengths)
-    offset = np.arange(seg.size) - (np.cumsum(lengths) - lengths)[seg]
-    return seg, offset.astype(np.float64)
+    return np.repeat(np.arange(lengths.size), lengths), offsets_within(lengths).astype(np.float64)
 
 
 def _segment_cumprod(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -26,6 +26,7 @@ import numpy as np
 
 from .._core import budget as _budget
 from .._core import compiled
+from .._core.csr import offsets_within
 
 _HITS_CACHED = compiled.in_cache(f"{__package__}.hits_kernels", "_within_into", "_precision_sums_into")
 
@@ -51,8 +52,7 @@ def pack(rows: np.ndarray, values: np.ndarray, n_rows: int, fill: float = np.inf
     """Scatter ``values`` into rows of a (n_rows, max count) array, in order; ``rows`` sorted."""
     counts = np.bincount(rows, minlength=n_rows)
     out = np.full((n_rows, max(int(counts.max(initial=0)), 1)), fill, dtype=np.float64)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    out[rows, np.arange(rows.size) - starts[rows]] = values
+    out[rows, offsets_within(counts)] = values
     return out
 
 
