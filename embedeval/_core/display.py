@@ -151,6 +151,17 @@ def frame_of(tables: dict, what: str, name: str):
     return tables[what]()
 
 
+def system_rows(c):
+    """``(system, metric, value, low, high, rank, rank_low, rank_high)`` for each system and metric of
+    a :class:`~embedeval.stats.SystemComparison`, systems first; ``low``/``high`` None without
+    intervals (what the ``"values"`` frame holds; ``_stats/tables.py``'s CSV builds the same cells)."""
+    for s in c.systems:
+        for m in c.metrics:
+            lo, hi = c.intervals[s][m] if c.intervals is not None else (None, None)
+            rank = c.ranks[m][s]
+            yield s, m, c.values[s][m], lo, hi, rank["rank"], rank["low"], rank["high"]
+
+
 def comparison_frames(c) -> dict:
     """The frames of a :class:`~embedeval.stats.SystemComparison`: ``"values"`` (one row per
     system and metric: ``value``, ``low``/``high`` of its interval, ``rank`` and its interval
@@ -158,15 +169,9 @@ def comparison_frames(c) -> dict:
     ``c.pairs``)."""
 
     def values():
-        pd = require_pandas()
-        rows = []
-        for s in c.systems:
-            for m in c.metrics:
-                lo, hi = c.intervals[s][m] if c.intervals is not None else (None, None)
-                rank = c.ranks[m][s]
-                rows.append([s, m, c.values[s][m], lo, hi, rank["rank"], rank["low"], rank["high"]])
         head = ["system", "metric", "value", "low", "high", "rank", "rank_low", "rank_high"]
-        return pd.DataFrame(rows, columns=head).astype({"value": "float64", "low": "float64", "high": "float64"})
+        frame = require_pandas().DataFrame([list(row) for row in system_rows(c)], columns=head)
+        return frame.astype({"value": "float64", "low": "float64", "high": "float64"})
 
     return {"values": values, "pairs": lambda: require_pandas().DataFrame(c.pairs)}
 
