@@ -22,9 +22,7 @@ def take_rows(indptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndar
         Its position in the flat arrays.
     """
     starts, lengths = indptr[rows], indptr[rows + 1] - indptr[rows]
-    local = np.repeat(np.arange(rows.size), lengths)
-    offsets = np.arange(local.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    return local, np.repeat(starts, lengths) + offsets
+    return np.repeat(np.arange(rows.size), lengths), np.repeat(starts, lengths) + offsets_within(lengths)
 
 
 def offsets_within(lengths: np.ndarray) -> np.ndarray:

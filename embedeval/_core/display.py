@@ -13,6 +13,8 @@ import html
 
 import numpy as np
 
+from .text import html_table
+
 # Colours inherited from the notebook; rules drawn in a grey that reads on white and on black.
 _STYLE = (
     "<style>"
@@ -36,15 +38,6 @@ def require_pandas():
     return pandas
 
 
-def _is_number(text: str) -> bool:
-    head = text.split(" ", 1)[0]
-    try:
-        float(head)
-    except ValueError:
-        return False
-    return True
-
-
 def html_block(head: list[str], rows: list[list[str]], *, before=(), after=(), details=None) -> str:
     """One ``<div>``: lines ``before`` the table, the table (numbers right-aligned), lines
     ``after`` it, and ``details`` (a dict of name to sentence) folded under a summary line.
@@ -52,10 +45,7 @@ def html_block(head: list[str], rows: list[list[str]], *, before=(), after=(), d
     Every piece of text is escaped; the strings given are plain text, never markup."""
     esc = html.escape
     parts = [f"<p>{esc(line)}</p>" for line in before]
-    cells = "<tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr>"
-    for row in rows:
-        cells += "<tr>" + "".join(f"<td{' class=num' if _is_number(c) else ''}>{esc(c)}</td>" for c in row) + "</tr>"
-    parts.append(f"<div class='scroll'><table>{cells}</table></div>")
+    parts.append(html_table(head, rows, numbers=True))
     parts += [f"<p>{esc(line)}</p>" for line in after]
     if details:
         items = "".join(f"<li><b>{esc(str(k))}</b>: {esc(str(v))}</li>" for k, v in details.items())
@@ -164,6 +154,17 @@ def frame_of(tables: dict, what: str, name: str):
     return tables[what]()
 
 
+def system_rows(c):
+    """``(system, metric, value, low, high, rank, rank_low, rank_high)`` for each system and metric of
+    a :class:`~embedeval.stats.SystemComparison`, systems first; ``low``/``high`` None without
+    intervals (what the ``"values"`` frame holds; ``_stats/tables.py``'s CSV builds the same cells)."""
+    for s in c.systems:
+        for m in c.metrics:
+            lo, hi = c.intervals[s][m] if c.intervals is not None else (None, None)
+            rank = c.ranks[m][s]
+            yield s, m, c.values[s][m], lo, hi, rank["rank"], rank["low"], rank["high"]
+
+
 def comparison_frames(c) -> dict:
     """The frames of a :class:`~embedeval.stats.SystemComparison`: ``"values"`` (one row per
     system and metric: ``value``, ``low``/``high`` of its interval, ``rank`` and its interval
@@ -171,15 +172,9 @@ def comparison_frames(c) -> dict:
     ``c.pairs``)."""
 
     def values():
-        pd = require_pandas()
-        rows = []
-        for s in c.systems:
-            for m in c.metrics:
-                lo, hi = c.intervals[s][m] if c.intervals is not None else (None, None)
-                rank = c.ranks[m][s]
-                rows.append([s, m, c.values[s][m], lo, hi, rank["rank"], rank["low"], rank["high"]])
         head = ["system", "metric", "value", "low", "high", "rank", "rank_low", "rank_high"]
-        return pd.DataFrame(rows, columns=head).astype({"value": "float64", "low": "float64", "high": "float64"})
+        frame = require_pandas().DataFrame([list(row) for row in system_rows(c)], columns=head)
+        return frame.astype({"value": "float64", "low": "float64", "high": "float64"})
 
     return {"values": values, "pairs": lambda: require_pandas().DataFrame(c.pairs)}
 

@@ -17,6 +17,13 @@ from .._core import budget as _budget
 DISTANCES = ("euclidean", "cosine", "inner_product")
 
 
+def row_blocks(arr: np.ndarray, rows: int = _budget.SCAN_ROWS):
+    """``(start, arr[start : start + rows])`` over consecutive blocks of rows, so that a
+    memory-mapped array is streamed, never held whole."""
+    for start in range(0, arr.shape[0], rows):
+        yield start, arr[start : start + rows]
+
+
 def _to_numpy(value, name: str) -> np.ndarray:
     """Return ``value`` as a numpy array; accepts torch tensors and anything with ``__array__``.
 
@@ -73,13 +80,7 @@ def as_embeddings(value, name: str = "embeddings", wide: bool = False) -> np.nda
         _check_float32_range(arr, name)
     if rounded or not arr.flags.c_contiguous:
         arr = np.ascontiguousarray(arr, dtype=keep)  # a float32 (or kept float64) memory map stays mapped
-    # Checked in chunks so that a memory-mapped file is streamed, never held whole.
-    bad_rows = np.concatenate(
-        [
-            start + np.flatnonzero(~np.isfinite(arr[start : start + _budget.SCAN_ROWS]).all(axis=1))
-            for start in range(0, arr.shape[0], _budget.SCAN_ROWS)
-        ]
-    )
+    bad_rows = np.concatenate([start + np.flatnonzero(~np.isfinite(b).all(axis=1)) for start, b in row_blocks(arr)])
     if bad_rows.size:
         raise ValueError(
             f"'{name}' must be finite; got NaN or inf in {bad_rows.size} row(s), "
@@ -90,13 +91,7 @@ def as_embeddings(value, name: str = "embeddings", wide: bool = False) -> np.nda
 
 def _check_float32_range(arr: np.ndarray, name: str) -> None:
     """Refuse wide floats that rounding to float32 would flush to 0 or inf (see as_embeddings)."""
-    largest = max(
-        (
-            float(np.abs(arr[s : s + _budget.SCAN_ROWS]).max(initial=0.0))
-            for s in range(0, arr.shape[0], _budget.SCAN_ROWS)
-        ),
-        default=0.0,
-    )
+    largest = max((float(np.abs(block).max(initial=0.0)) for _, block in row_blocks(arr)), default=0.0)
     if np.isfinite(largest) and largest != 0.0 and not 2.0**-100 <= largest <= 2.0**100:
         raise ValueError(
             f"'{name}' must have its largest |component| within [2**-100, 2**100] to be rounded to float32 "
@@ -324,9 +319,7 @@ def check_directions(vectors: np.ndarray, name: str, chunk: int = _budget.SCAN_R
 
     Reads in chunks of ``chunk`` rows, so a memory-mapped array is streamed.
     """
-    zero = np.concatenate(
-        [start + np.flatnonzero(~vectors[start : start + chunk].any(axis=1)) for start in range(0, len(vectors), chunk)]
-    )
+    zero = np.concatenate([start + np.flatnonzero(~block.any(axis=1)) for start, block in row_blocks(vectors, chunk)])
     if zero.size:
         raise ValueError(
             f"cosine distance is undefined for zero vectors; got {zero.size} all-zero row(s) in '{name}', "
@@ -353,8 +346,8 @@ def prepare(vectors: np.ndarray, distance: str) -> np.ndarray:
         return vectors
     out = np.empty(vectors.shape, dtype=np.float32)
     step = max(1, _budget.NORMALISE_ELEMENTS // max(vectors.shape[1], 1))
-    for start in range(0, vectors.shape[0], step):  # in chunks: no float64 copy of the whole array
-        wide = np.array(vectors[start : start + step], dtype=np.float64)  # a copy: divided in place
+    for start, block in row_blocks(vectors, step):  # in blocks: no float64 copy of the whole array
+        wide = np.array(block, dtype=np.float64)  # a copy: divided in place
         wide /= np.sqrt(np.einsum("ij,ij->i", wide, wide))[:, None]
         out[start : start + step] = wide
     return out

@@ -10,9 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._core import budget as _budget
 from .._core.text import aligned_table
-from .arrays import _to_numpy, as_labels, encode_labels
+from .arrays import _to_numpy, as_labels, encode_labels, row_blocks
 
 
 @dataclass(frozen=True)
@@ -75,9 +74,9 @@ def _effective_rank(x: np.ndarray) -> float:
     """From the eigenvalues of the d x d scatter matrix, accumulated in float64 blocks."""
     mean = x.mean(axis=0, dtype=np.float64)
     scatter = np.zeros((x.shape[1], x.shape[1]))
-    for start in range(0, x.shape[0], _budget.SCAN_ROWS):
-        block = x[start : start + _budget.SCAN_ROWS].astype(np.float64) - mean
-        scatter += block.T @ block
+    for _, block in row_blocks(x):
+        centred = block.astype(np.float64) - mean
+        scatter += centred.T @ centred
     singular = np.sqrt(np.clip(np.linalg.eigvalsh(scatter), 0.0, None))
     total = singular.sum()
     if total <= 1e-12 * max(1.0, float(np.abs(mean).max(initial=0.0))):

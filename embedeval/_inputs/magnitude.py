@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from .._core import budget as _budget
+from .arrays import row_blocks
 
 SAFE_NORMS = (2.0**-40, 2.0**40)  # largest row norms searched as they are
 _SMALLEST_NORMAL = 2.0**-126  # float32: below it a component's bits are rounded away by scaling down
@@ -39,15 +39,14 @@ def _extremes(vectors: np.ndarray) -> tuple[float, float]:
     """
     largest, smallest = 0.0, math.inf
     wide = vectors.dtype != np.float32
-    for start in range(0, vectors.shape[0], _budget.SCAN_ROWS):
+    for _, block in row_blocks(vectors):
         if not wide:  # float32: squares and their sums cannot leave float64's range, no copy needed
-            block = vectors[start : start + _budget.SCAN_ROWS]
             norms = np.einsum("ij,ij->i", block, block, dtype=np.float64)
             largest = max(largest, float(np.sqrt(norms.max(initial=0.0))))
             magnitudes = np.abs(block)
             smallest = min(smallest, float(magnitudes.min(where=magnitudes > 0, initial=np.inf)))
             continue
-        block = np.asarray(vectors[start : start + _budget.SCAN_ROWS], dtype=np.float64)
+        block = np.asarray(block, dtype=np.float64)
         # Norms of float64 rows near 1e160 (or 1e-170) would overflow (underflow) when squared:
         # scale the block by the power of two of its largest component first (exact).
         top = float(np.abs(block).max(initial=0.0))
@@ -93,9 +92,8 @@ def scaled(vectors: np.ndarray, scale: float) -> np.ndarray:
     """
     out = np.empty(vectors.shape, dtype=np.float32)
     exponent = math.frexp(scale)[1] - 1
-    for start in range(0, vectors.shape[0], _budget.SCAN_ROWS):
-        block = np.asarray(vectors[start : start + _budget.SCAN_ROWS], dtype=np.float64)
-        out[start : start + _budget.SCAN_ROWS] = np.ldexp(block, exponent)
+    for start, block in row_blocks(vectors):
+        out[start : start + block.shape[0]] = np.ldexp(np.asarray(block, dtype=np.float64), exponent)
     return out
 
 

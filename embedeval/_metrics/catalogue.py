@@ -11,11 +11,13 @@ without them (``tests/docs/test_metric_reference.py``).
 
 from __future__ import annotations
 
-from .families import EMBEDDINGS, FAMILIES, JUDGEMENT_GROUPS, PREFERENCES, RANKINGS
+from .families import EMBEDDINGS, FAMILIES, JUDGEMENT_GROUPS, PREFERENCES, RANKINGS, name_patterns
 from .pml_names import PML_CLUSTERING, PML_NAMES
 from .set_families import SET_FAMILIES
+from .ties import RULES, TIE_RULES
 from .tool_names import accepted_names
-from .trec_names import _DEFAULTS, _TREC_CUT, _TREC_PLAIN
+from .trec_defaults import DEFAULTS
+from .trec_names import TREC_CUT, TREC_PLAIN
 from .trec_prefs import PREFS_FAMILIES
 
 # Tools whose names the metric parser accepts as aliases: trec_eval's and pytorch-metric-learning's
@@ -158,30 +160,19 @@ ABOUT.update(
         "rprec_mult_avgjg": (_OWN_FORMS_REF.format("m_Rprec_mult_avgjg.c"), {"trec_eval": ["Rprec_mult_avgjg_m"]}),
     }
 )
-# the trec_eval names the parser takes for the measures of the preference and judgement-group forms
-_TREC_OWN_FORMS = {"p_avgjg": "P_avgjg_k", "rprec_mult_avgjg": "Rprec_mult_avgjg_m"}
-_CUTOFF_SUFFIX = {"none": "", "k": "@k", "r": "@r", "radius": "@radius", "param": "@params"}
-_ALL_RULES = ["index", "expected", "optimistic", "pessimistic"]
-
-
-def _names(family: str) -> list[str]:
-    spec = FAMILIES[family]
-    return [f"{family}{suffix}" for cut, suffix in _CUTOFF_SUFFIX.items() if cut in spec.cutoffs]
 
 
 def _trec_aliases(family: str) -> list[str]:
     names = []
-    if family in _TREC_CUT:
-        cut = _TREC_CUT[family]
+    if family in TREC_CUT:
+        cut = TREC_CUT[family]
         names += [f"{cut}_k", f"{cut}.k1,k2"]
-        if cut.lower() in _DEFAULTS:
+        if cut in DEFAULTS and cut != "recall":  # bare recall is embedeval's family, not trec_eval's
             names.append(f"{cut} (its default cutoffs)")
-    if family in _TREC_PLAIN:
-        names.append(_TREC_PLAIN[family])
-    if family == "r_precision":
-        names.append("Rprec")
-    if family in _TREC_OWN_FORMS:
-        names.append(_TREC_OWN_FORMS[family])
+    if family in TREC_PLAIN:
+        names.append(TREC_PLAIN[family])
+    if family in ("p_avgjg", "rprec_mult_avgjg"):  # the parser takes trec_eval's names of these two
+        names += ABOUT[family][1]["trec_eval"]
     return names
 
 
@@ -198,8 +189,8 @@ def _ties(spec) -> list[str]:
     if {PREFERENCES, JUDGEMENT_GROUPS} & set(spec.forms):
         return ["index"]
     if spec.order_free or all(form.expected is not None for form in spec.forms.values()):
-        return _ALL_RULES
-    return ["index", "optimistic", "pessimistic"]
+        return ["index", *RULES]
+    return ["index", *TIE_RULES]
 
 
 def _per_query_row(family: str) -> dict:
@@ -211,9 +202,9 @@ def _per_query_row(family: str) -> dict:
     if definition is None:
         definition = "; ".join(f"{form}: {text}" for form, text in definitions.items())
     return {
-        "name": _names(family)[0],
+        "name": name_patterns(family)[0],
         "family": family,
-        "names": _names(family),
+        "names": name_patterns(family),
         "kind": "per-query",
         "definition": definition,
         "definitions": definitions,
@@ -231,8 +222,7 @@ def _per_query_row(family: str) -> dict:
 def _set_row(family: str) -> dict:
     spec = SET_FAMILIES[family]
     reference, aliases = ABOUT[family]
-    parameter = spec.parameter
-    pattern = family if parameter is None else f"{family}@{parameter.prefix}x"
+    parameter, pattern = spec.parameter, spec.pattern(family)
     definition = spec.definition if parameter is None else spec.definition.replace("{x}", "x")
     if parameter is not None:
         definition += f"; x: {parameter.meaning} in {parameter.interval}"

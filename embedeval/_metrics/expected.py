@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core.csr import offsets_within
 from .harmonic import partial_harmonic
-from .kernels import _ideal_dcg, _safe_divide
+from .kernels import _ideal_dcg, divide_or_nan, f1_of
 from .ties import TiedHits
 
 
@@ -35,9 +36,7 @@ def _bincount(x, weights=None, minlength=0) -> np.ndarray:
 def _segments(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For consecutive segments of the given lengths: each element's segment and 0-based offset."""
     lengths = lengths.astype(np.intp)
-    seg = np.repeat(np.arange(lengths.size), lengths)
-    offset = np.arange(seg.size) - (np.cumsum(lengths) - lengths)[seg]
-    return seg, offset.astype(np.float64)
+    return np.repeat(np.arange(lengths.size), lengths), offsets_within(lengths).astype(np.float64)
 
 
 def _segment_cumprod(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -90,12 +89,12 @@ def precision_within(t: TiedHits, k) -> np.ndarray:
 
 def recall_at(t: TiedHits, k: int) -> np.ndarray:
     r"""E[recall@k] = :math:`\frac{1}{R}\sum_g r_g m_g(k)/n_g` (trec_eval); NaN where R = 0."""
-    return _safe_divide(expected_hits(t, k), t.n_relevant)
+    return divide_or_nan(expected_hits(t, k), t.n_relevant)
 
 
 def capped_recall_at(t: TiedHits, k: int) -> np.ndarray:
     r"""E[capped recall@k] = :math:`\frac{1}{\min(k, R)}\sum_g r_g m_g(k)/n_g`; NaN where R = 0."""
-    return _safe_divide(expected_hits(t, k), np.minimum(t.n_relevant, k))
+    return divide_or_nan(expected_hits(t, k), np.minimum(t.n_relevant, k))
 
 
 def f1_at(t: TiedHits, k: int) -> np.ndarray:
@@ -104,14 +103,12 @@ def f1_at(t: TiedHits, k: int) -> np.ndarray:
     Computed as the ordinary :math:`2PR/(P+R)` of P = E[h]/k and R = E[h]/R, which equals it.
     """
     h = expected_hits(t, k)
-    p, r = h / float(k), _safe_divide(h, t.n_relevant)
-    total = p + r
-    return np.where(total > 0, 2 * p * r / np.where(total > 0, total, 1.0), 0.0)
+    return f1_of(h / float(k), divide_or_nan(h, t.n_relevant))
 
 
 def r_precision(t: TiedHits, cutoff=None) -> np.ndarray:
     r"""E[R-precision] = :math:`\frac{1}{R}\sum_g r_g m_g(R)/n_g`; NaN where R = 0."""
-    return _safe_divide(expected_hits(t, t.n_relevant), t.n_relevant)
+    return divide_or_nan(expected_hits(t, t.n_relevant), t.n_relevant)
 
 
 def _prob_none(n: np.ndarray, r: np.ndarray, m: np.ndarray) -> np.ndarray:
@@ -199,7 +196,7 @@ def average_precision(t: TiedHits, cutoff=None) -> np.ndarray:
     R = 0. The inner sum is :math:`(c+1)H(s+1, m) + \frac{r-1}{n-1}K(s+1, m)` in O(1)
     (see :func:`_ap_terms`).
     """
-    return _safe_divide(_per_query(t, _ap_terms(t, _inside(t, cutoff))), t.n_relevant)
+    return divide_or_nan(_per_query(t, _ap_terms(t, _inside(t, cutoff))), t.n_relevant)
 
 
 def capped_average_precision(t: TiedHits, k: int) -> np.ndarray:
@@ -208,7 +205,7 @@ def capped_average_precision(t: TiedHits, k: int) -> np.ndarray:
     The same expected sum as :func:`average_precision`, divided by :math:`\min(k, R)`, which
     no order of the tied items changes.
     """
-    return _safe_divide(_per_query(t, _ap_terms(t, _inside(t, k))), np.minimum(t.n_relevant, k))
+    return divide_or_nan(_per_query(t, _ap_terms(t, _inside(t, k))), np.minimum(t.n_relevant, k))
 
 
 def _hypergeom_pmf(n: np.ndarray, r: np.ndarray, m: np.ndarray):
@@ -293,17 +290,7 @@ def cg(t: TiedHits, k: int | None = None) -> np.ndarray:
 
 def ndcg(t: TiedHits, k: int | None = None, exponential: bool = False) -> np.ndarray:
     r"""E[nDCG@k] = E[DCG@k] / IDCG@k: the ideal, from all judged grades, does not depend on the order."""
-    return _safe_divide(dcg(t, k, exponential), _ideal_dcg(t.ideal, k, exponential))
-
-
-def ndcg_exp(t: TiedHits, k: int | None = None) -> np.ndarray:
-    """Expected nDCG with exponential gain 2**g - 1."""
-    return ndcg(t, k, exponential=True)
-
-
-def dcg_exp(t: TiedHits, k: int | None = None) -> np.ndarray:
-    """Expected DCG with exponential gain 2**g - 1."""
-    return dcg(t, k, exponential=True)
+    return divide_or_nan(dcg(t, k, exponential), _ideal_dcg(t.ideal, k, exponential))
 
 
 def trapezoid_average_precision(t: TiedHits, cutoff=None) -> np.ndarray:
@@ -322,7 +309,7 @@ def trapezoid_average_precision(t: TiedHits, cutoff=None) -> np.ndarray:
     # One position: exactly the ordinary (j - 1) / (rank - 1) (or 1 at rank 1), for the same bits.
     later = np.where(m == 1, t.before / np.maximum(s, 1.0), t.before * h + share * k)
     before = (r / n) * np.where(first, 1.0 + (m - 1.0) * share, later)
-    return _safe_divide(_per_query(t, (_ap_terms(t, m) + before) / 2), t.n_relevant)
+    return divide_or_nan(_per_query(t, (_ap_terms(t, m) + before) / 2), t.n_relevant)
 
 
 def revisited_precision(t: TiedHits, k: int) -> np.ndarray:

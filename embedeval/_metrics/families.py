@@ -28,12 +28,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from . import expected as E
 from . import kernels as K
-from .trec_families import LISTING, ORDER_FREE, TIED, TREC_FAMILIES
+from .trec_families import LISTING, ORDER_FREE, TIED, TREC_FAMILIES, TrecFamily
 from .trec_groups import JG_FAMILIES, JUDGEMENT_GROUPS
 from .trec_prefs import PREFERENCES, PREFS_FAMILIES
 
@@ -89,6 +90,11 @@ class Family:
 
 def _forms(definition: str, kernel: Callable, expected: Callable, forms=BOTH) -> dict[str, Form]:
     return dict.fromkeys(forms, Form(definition, kernel, expected))
+
+
+def _graded(definition: str, kernel: Callable, expected: Callable) -> Family:
+    """A family of graded gains over ranked lists, with or without a cutoff (uncut: every hit)."""
+    return Family(_OPT, ALL_HITS, _forms(definition, kernel, expected, (RANKINGS,)), graded=True)
 
 
 _K, _OPT, _NONE = frozenset({"k"}), frozenset({"none", "k"}), frozenset({"none"})
@@ -181,42 +187,25 @@ FAMILIES: dict[str, Family] = {
             E.reciprocal_rank,
         ),
     ),
-    "ndcg": Family(
-        _OPT,
-        ALL_HITS,
-        _forms(
-            f"nDCG@k = DCG@k / ideal DCG@k, DCG@k = {_DCG}, linear gain g(rel) = rel (trec_eval); ideal from "
-            "all judged items sorted by grade, cut at k",
-            K.ndcg,
-            E.ndcg,
-            (RANKINGS,),
-        ),
-        graded=True,
+    "ndcg": _graded(
+        f"nDCG@k = DCG@k / ideal DCG@k, DCG@k = {_DCG}, linear gain g(rel) = rel (trec_eval); ideal from "
+        "all judged items sorted by grade, cut at k",
+        K.ndcg,
+        E.ndcg,
     ),
-    "ndcg_exp": Family(
-        _OPT,
-        ALL_HITS,
-        _forms(
-            f"nDCG@k with exponential gain g(rel) = 2^rel - 1: DCG@k = {_DCG}; ideal from all judged items "
-            "sorted by grade, cut at k",
-            K.ndcg_exp,
-            E.ndcg_exp,
-            (RANKINGS,),
-        ),
-        graded=True,
+    "ndcg_exp": _graded(
+        f"nDCG@k with exponential gain g(rel) = 2^rel - 1: DCG@k = {_DCG}; ideal from all judged items "
+        "sorted by grade, cut at k",
+        partial(K.ndcg, exponential=True),
+        partial(E.ndcg, exponential=True),
     ),
-    "dcg": Family(
-        _OPT, ALL_HITS, _forms(f"DCG@k = {_DCG}, linear gain g(rel) = rel", K.dcg, E.dcg, (RANKINGS,)), graded=True
+    "dcg": _graded(f"DCG@k = {_DCG}, linear gain g(rel) = rel", K.dcg, E.dcg),
+    "dcg_exp": _graded(
+        f"DCG@k = {_DCG}, exponential gain g(rel) = 2^rel - 1",
+        partial(K.dcg, exponential=True),
+        partial(E.dcg, exponential=True),
     ),
-    "dcg_exp": Family(
-        _OPT,
-        ALL_HITS,
-        _forms(f"DCG@k = {_DCG}, exponential gain g(rel) = 2^rel - 1", K.dcg_exp, E.dcg_exp, (RANKINGS,)),
-        graded=True,
-    ),
-    "cg": Family(
-        _OPT, ALL_HITS, _forms("CG@k = sum_{i<=k} rel_i (graded, no discount)", K.cg, E.cg, (RANKINGS,)), graded=True
-    ),
+    "cg": _graded("CG@k = sum_{i<=k} rel_i (graded, no discount)", K.cg, E.cg),
     # Protocol metrics: a community's own convention, under its own name.
     "cmc": Family(
         _K,
@@ -284,28 +273,38 @@ _TREC_CUTOFFS = {
     "param": frozenset({"param"}),
     "optional": frozenset({"none", "param"}),
 }
-for _name, (_cut, _definition, _kernel, _graded, _param, _summary) in TREC_FAMILIES.items():
-    FAMILIES[_name] = Family(
-        _TREC_CUTOFFS[_cut],
-        None if _cut == "k" else ALL_HITS,
-        _forms(_definition, _kernel, {"gm_map": E.average_precision, **TIED}.get(_name), (RANKINGS,)),
-        graded=_graded,
-        param=_param,
-        summary=_summary,
-        order_free=_name in ORDER_FREE,
-        listing=_name in LISTING,
+
+
+def _trec_family(name: str, spec: TrecFamily, form: str) -> Family:
+    """The registry's family of a trec_eval measure, declared in ``form``."""
+    return Family(
+        _TREC_CUTOFFS[spec.cutoffs],
+        None if spec.cutoffs == "k" else ALL_HITS,
+        _forms(spec.definition, spec.kernel, {"gm_map": E.average_precision, **TIED}.get(name), (form,)),
+        graded=spec.graded,
+        param=spec.param,
+        summary=spec.summary,
+        order_free=name in ORDER_FREE,
+        listing=name in LISTING,
     )
 
-# trec_eval's measures of preference judgements and of judgement groups: each its own input form
-for _name, (_definition, _kernel, _kind) in PREFS_FAMILIES.items():
-    FAMILIES[_name] = Family(_NONE, ALL_HITS, _forms(_definition, _kernel, None, (PREFERENCES,)))
-for _name, (_cut, _definition, _kernel, _param) in JG_FAMILIES.items():
-    FAMILIES[_name] = Family(
-        _TREC_CUTOFFS[_cut],
-        None if _cut == "k" else ALL_HITS,
-        _forms(_definition, _kernel, None, (JUDGEMENT_GROUPS,)),
-        param=_param,
-    )
+
+# trec_eval's own measures, then those of preference judgements and of judgement groups (each its
+# own input form), in that order
+FAMILIES.update({name: _trec_family(name, spec, RANKINGS) for name, spec in TREC_FAMILIES.items()})
+FAMILIES.update(
+    {name: Family(_NONE, ALL_HITS, _forms(d, k, None, (PREFERENCES,))) for name, (d, k) in PREFS_FAMILIES.items()}
+)
+FAMILIES.update({name: _trec_family(name, spec, JUDGEMENT_GROUPS) for name, spec in JG_FAMILIES.items()})
+
+
+_SUFFIXES = {"none": "", "k": "@k", "r": "@r", "radius": "@radius", "param": "@params"}
+
+
+def name_patterns(family: str) -> list[str]:
+    """The name patterns of a per-query family, in the order none, k, r, radius, param: ``map``,
+    ``map@k``, ``map@r``."""
+    return [f"{family}{suffix}" for cut, suffix in _SUFFIXES.items() if cut in FAMILIES[family].cutoffs]
 
 
 def summarise(name: str, values: np.ndarray) -> float:

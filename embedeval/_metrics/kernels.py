@@ -26,6 +26,7 @@ import numpy as np
 
 from .._core import budget as _budget
 from .._core import compiled
+from .._core.csr import offsets_within
 
 _HITS_CACHED = compiled.in_cache(f"{__package__}.hits_kernels", "_within_into", "_precision_sums_into")
 
@@ -51,15 +52,14 @@ def pack(rows: np.ndarray, values: np.ndarray, n_rows: int, fill: float = np.inf
     """Scatter ``values`` into rows of a (n_rows, max count) array, in order; ``rows`` sorted."""
     counts = np.bincount(rows, minlength=n_rows)
     out = np.full((n_rows, max(int(counts.max(initial=0)), 1)), fill, dtype=np.float64)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    out[rows, np.arange(rows.size) - starts[rows]] = values
+    out[rows, offsets_within(counts)] = values
     return out
 
 
 def hits_from_dense(relevant: np.ndarray, n_relevant: np.ndarray) -> Hits:
     """:class:`Hits` from a boolean (n_queries, depth) matrix of ranked relevance."""
     # A stable sort of booleans (a radix sort) moves each row's relevant columns to its
-    # front, in order: twice as fast as scattering the nonzero positions.
+    # front, in order; against scattering the nonzero positions: bench/NOTES.md.
     if relevant.shape[1] == 0:
         return Hits(np.full((relevant.shape[0], 1), np.inf), np.asarray(n_relevant))
     counts = np.count_nonzero(relevant, axis=1)
@@ -85,16 +85,31 @@ def hits_from_graded(grades: np.ndarray, threshold: float, n_relevant: np.ndarra
     return Hits(ranks, np.asarray(n_relevant), gain_ranks, gain_grades, ideal)
 
 
-def _row_sum(values: np.ndarray) -> np.ndarray:
+def row_sum(values: np.ndarray) -> np.ndarray:
+    """Each row's sum of a (n_queries, w) array, added left to right (0 for w = 0)."""
     if values.shape[1] == 0:
         return np.zeros(values.shape[0])
     return np.cumsum(values, axis=1)[:, -1]
 
 
-def _safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+def divide_or_nan(num, den) -> np.ndarray:
+    """num / den, NaN where den <= 0 (the registry's kernels: a query without R is undefined)."""
     den = np.asarray(den, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def divide_or_zero(num, den) -> np.ndarray:
+    """num / den, 0 where den == 0 (trec_eval's measures: a 0/0 ratio counts 0)."""
+    num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den != 0, num / np.where(den != 0, den, 1.0), 0.0)
+
+
+def f1_of(p: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """The harmonic mean 2PR/(P+R) of precisions and recalls, 0 where both are 0."""
+    total = p + r
+    return np.where(total > 0, 2 * p * r / np.where(total > 0, total, 1.0), 0.0)
 
 
 def _bound(cutoff) -> np.ndarray | float:
@@ -144,24 +159,22 @@ def hit_rate(h: Hits, cutoff) -> np.ndarray:
 
 def recall(h: Hits, cutoff) -> np.ndarray:
     r"""trec_eval recall@k = :math:`\frac{1}{R}\sum_{i \le k} rel_i`."""
-    return _safe_divide(_within(h.ranks, cutoff, h.ascending), h.n_relevant)
+    return divide_or_nan(_within(h.ranks, cutoff, h.ascending), h.n_relevant)
 
 
 def capped_recall(h: Hits, cutoff) -> np.ndarray:
     r"""Capped recall@k = :math:`\frac{1}{\min(k, R)}\sum_{i \le k} rel_i` (BEIR's R_cap@k, OML's precision@k)."""
-    return _safe_divide(_within(h.ranks, cutoff, h.ascending), np.minimum(h.n_relevant, cutoff))
+    return divide_or_nan(_within(h.ranks, cutoff, h.ascending), np.minimum(h.n_relevant, cutoff))
 
 
 def f1(h: Hits, cutoff) -> np.ndarray:
     r"""F1@k = :math:`\frac{2PR}{P+R}` of P@k and trec recall@k; 0 when both are 0."""
-    p, r = precision(h, cutoff), recall(h, cutoff)
-    total = p + r
-    return np.where(total > 0, 2 * p * r / np.where(total > 0, total, 1.0), 0.0)
+    return f1_of(precision(h, cutoff), recall(h, cutoff))
 
 
 def r_precision(h: Hits, cutoff=None) -> np.ndarray:
     r"""R-precision = :math:`\frac{1}{R}\sum_{i \le R} rel_i`, R the query's own count."""
-    return _safe_divide(_within(h.ranks, h.n_relevant, h.ascending), h.n_relevant)
+    return divide_or_nan(_within(h.ranks, h.n_relevant, h.ascending), h.n_relevant)
 
 
 def _precision_at_hits(h: Hits, cutoff) -> np.ndarray:
@@ -179,7 +192,7 @@ def _precision_sum(h: Hits, cutoff) -> np.ndarray:
         from . import hits_kernels  # numba, imported only when compiled kernels are on
 
         return hits_kernels.precision_sums(h.ranks, cutoff, h.ascending)
-    return _row_sum(_precision_at_hits(h, cutoff))
+    return row_sum(_precision_at_hits(h, cutoff))
 
 
 def average_precision(h: Hits, cutoff) -> np.ndarray:
@@ -188,7 +201,7 @@ def average_precision(h: Hits, cutoff) -> np.ndarray:
     ``cutoff`` None: the whole ranking; an int: its top k; an array: one cutoff per query,
     which with ``cutoff = R`` is MAP@R of Musgrave et al. 2020.
     """
-    return _safe_divide(_precision_sum(h, cutoff), h.n_relevant)
+    return divide_or_nan(_precision_sum(h, cutoff), h.n_relevant)
 
 
 def average_precision_over_hits(h: Hits, cutoff) -> np.ndarray:
@@ -204,7 +217,7 @@ def capped_average_precision(h: Hits, cutoff) -> np.ndarray:
     items all sit in the top k (R <= k) scores as under trec_eval's denominator; with R > k the
     best possible value is 1, not k / R. NaN where R = 0.
     """
-    return _safe_divide(_precision_sum(h, cutoff), np.minimum(h.n_relevant, cutoff))
+    return divide_or_nan(_precision_sum(h, cutoff), np.minimum(h.n_relevant, cutoff))
 
 
 def trapezoid_average_precision(h: Hits, cutoff=None) -> np.ndarray:
@@ -219,7 +232,7 @@ def trapezoid_average_precision(h: Hits, cutoff=None) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         before = np.where(h.ranks == 1, 1.0, (j - 1) / (h.ranks - 1))
     before = np.where(np.isfinite(h.ranks), before, 0.0)
-    return _safe_divide(_row_sum((before + after) / 2), h.n_relevant)
+    return divide_or_nan(row_sum((before + after) / 2), h.n_relevant)
 
 
 def revisited_precision(h: Hits, cutoff) -> np.ndarray:
@@ -252,7 +265,7 @@ def _gain(grades: np.ndarray, exponential: bool) -> np.ndarray:
 
 def _dcg(ranks: np.ndarray, grades: np.ndarray, cutoff, exponential: bool) -> np.ndarray:
     inside = ranks <= _bound(cutoff)
-    return _row_sum(np.where(inside, _gain(grades, exponential) / np.log2(np.where(inside, ranks, 1.0) + 1.0), 0.0))
+    return row_sum(np.where(inside, _gain(grades, exponential) / np.log2(np.where(inside, ranks, 1.0) + 1.0), 0.0))
 
 
 def _ideal_dcg(ideal: np.ndarray, cutoff, exponential: bool) -> np.ndarray:
@@ -260,26 +273,17 @@ def _ideal_dcg(ideal: np.ndarray, cutoff, exponential: bool) -> np.ndarray:
     return _dcg(ranks, ideal, cutoff, exponential)
 
 
-def dcg(h: Hits, cutoff) -> np.ndarray:
-    r"""DCG@k = :math:`\sum_{i \le k} rel_i/\log_2(i+1)` (linear gain, trec_eval)."""
-    return _dcg(h.gain_ranks, h.gain_grades, cutoff, exponential=False)
+def dcg(h: Hits, cutoff, exponential: bool = False) -> np.ndarray:
+    r"""DCG@k = :math:`\sum_{i \le k} g(rel_i)/\log_2(i+1)`, gain :math:`g(rel) = rel` (linear,
+    trec_eval) or, with ``exponential``, :math:`2^{rel}-1`."""
+    return _dcg(h.gain_ranks, h.gain_grades, cutoff, exponential)
 
 
-def dcg_exp(h: Hits, cutoff) -> np.ndarray:
-    r"""DCG@k = :math:`\sum_{i \le k} (2^{rel_i}-1)/\log_2(i+1)` (exponential gain)."""
-    return _dcg(h.gain_ranks, h.gain_grades, cutoff, exponential=True)
-
-
-def ndcg(h: Hits, cutoff) -> np.ndarray:
-    """DCG@k / ideal DCG@k with linear gain; NaN where the ideal DCG is 0."""
-    return _safe_divide(dcg(h, cutoff), _ideal_dcg(h.ideal, cutoff, exponential=False))
-
-
-def ndcg_exp(h: Hits, cutoff) -> np.ndarray:
-    """DCG@k / ideal DCG@k with exponential gain; NaN where the ideal DCG is 0."""
-    return _safe_divide(dcg_exp(h, cutoff), _ideal_dcg(h.ideal, cutoff, exponential=True))
+def ndcg(h: Hits, cutoff, exponential: bool = False) -> np.ndarray:
+    """DCG@k / ideal DCG@k, the gain as in :func:`dcg`; NaN where the ideal DCG is 0."""
+    return divide_or_nan(dcg(h, cutoff, exponential), _ideal_dcg(h.ideal, cutoff, exponential))
 
 
 def cg(h: Hits, cutoff) -> np.ndarray:
     r"""CG@k = :math:`\sum_{i \le k} rel_i` (linear gain, no discount)."""
-    return _row_sum(np.where(h.gain_ranks <= _bound(cutoff), np.maximum(h.gain_grades, 0.0), 0.0))
+    return row_sum(np.where(h.gain_ranks <= _bound(cutoff), np.maximum(h.gain_grades, 0.0), 0.0))

@@ -83,13 +83,16 @@ def listing_of(rows, ranks, grades, n_retrieved, positive, n_zero, level: float)
     return Listing(rel, n_retrieved, positive, zero, float(level))
 
 
+# why a measure of the whole listing has no value, before the input forms that give one
+NEEDS_LISTING = (
+    "this trec_eval measure reads every retrieved document (judged non-relevant, unjudged, the run's length); evaluate "
+)
+
+
 def listing(hits) -> Listing:
     """The listing of ``hits``; ValueError where the input form gave none."""
     if hits.listing is None:
-        raise ValueError(
-            "this trec_eval measure reads every retrieved document (judged non-relevant, unjudged, the "
-            "run's length); evaluate TREC files, {query: {id: score}} mappings or ranked id lists"
-        )
+        raise ValueError(NEEDS_LISTING + "TREC files, {query: {id: score}} mappings or ranked id lists")
     return hits.listing
 
 

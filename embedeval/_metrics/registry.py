@@ -23,7 +23,6 @@ from . import tool_names as _tool_names
 from . import trec_groups as _trec_groups
 from . import trec_names as _trec_names
 from .families import ALL_HITS as ALL_HITS
-from .families import BOTH as BOTH
 from .families import DEFAULT_EMBEDDING_METRICS as DEFAULT_EMBEDDING_METRICS
 from .families import DEFAULT_RANKING_METRICS as DEFAULT_RANKING_METRICS
 from .families import EMBEDDINGS as EMBEDDINGS
@@ -32,10 +31,8 @@ from .families import FIRST_HIT as FIRST_HIT
 from .families import JUDGEMENT_GROUPS as JUDGEMENT_GROUPS
 from .families import MUSGRAVE_METRICS as MUSGRAVE_METRICS
 from .families import PREFERENCES as PREFERENCES
-from .families import R_ITEMS as R_ITEMS
+from .families import R_ITEMS, Family, name_patterns
 from .families import RANKINGS as RANKINGS
-from .families import Family as Family
-from .families import Form as Form
 from .set_families import SET_FAMILIES, SetFamily, level_text, parse_level, set_valid_names
 
 
@@ -152,11 +149,7 @@ class Needs:
 
 def valid_names(form: str) -> list[str]:
     """The name patterns a form accepts, in registry order (set-level metrics last, embeddings only)."""
-    names = []
-    for family, spec in FAMILIES.items():
-        if form in spec.forms:
-            suffixes = (("none", ""), ("k", "@k"), ("r", "@r"), ("radius", "@radius"), ("param", "@params"))
-            names += [f"{family}{suffix}" for cut, suffix in suffixes if cut in spec.cutoffs]
+    names = [name for family, spec in FAMILIES.items() if form in spec.forms for name in name_patterns(family)]
     return names + (set_valid_names() if form == EMBEDDINGS else [])
 
 
@@ -169,7 +162,6 @@ _NAME = re.compile(r"^(?P<family>[a-z_0-9]+?)(?:@(?P<cut>[^@]*))?$")
 # Other tools' metric names, each mapped to embedeval names: (pattern on the stripped name,
 # function of the match giving one or more canonical names, form or None for every form). A
 # name is looked up here first; results always report the canonical names.
-# Other tools' names, as data: (pattern, expansion into embedeval names, the form they apply to).
 ALIASES: list[tuple[re.Pattern, Callable[[re.Match], list[str]], str | None]] = [
     *_trec_names.ALIASES,
     *_trec_groups.ALIASES,
@@ -252,9 +244,7 @@ def _with_param(raw: str, family: str, spec: Family, cut: str, form: str) -> Met
 
 
 def parse_metric(raw, form: str) -> Metric:
-    """Parse one metric name (case and surrounding spaces ignored); ValueError if unknown."""
-    if not isinstance(raw, str):
-        raise TypeError(f"'metrics' entries must be strings; got {raw!r}")
+    """Parse one metric name, a str (case and surrounding spaces ignored); ValueError if unknown."""
     match = _NAME.match(raw.strip().lower())
     family, cut = (match["family"], match["cut"]) if match else (None, None)
     if family in SET_FAMILIES and form == EMBEDDINGS:

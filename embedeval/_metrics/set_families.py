@@ -73,20 +73,24 @@ class SetFamily:
         CLUSTERING, VERIFICATION or GEOMETRY: the work that computes it.
     definition : str
         With ``{x}`` standing for the parameter's value, where it has one.
-    parameter : Parameter or None
     no_interval : str
         Why :func:`embedeval.stats.bootstrap` gives it no interval.
+    parameter : Parameter or None
     """
 
     needs: str
     definition: str
-    parameter: Parameter | None
     no_interval: str
+    parameter: Parameter | None = None
 
     def name(self, family: str, level: float | None) -> str:
         if self.parameter is None:
             return family
         return f"{family}@{self.parameter.prefix}{level_text(level)}"
+
+    def pattern(self, family: str) -> str:
+        """The name pattern, ``x`` standing for the parameter: ``nmi``, ``fnmr@fmr=x``."""
+        return family if self.parameter is None else f"{family}@{self.parameter.prefix}x"
 
 
 _FMR = Parameter("fmr", "fmr=", "a false match rate", False, "1e-3")
@@ -115,72 +119,55 @@ SET_FAMILIES: dict[str, SetFamily] = {
     "nmi": SetFamily(
         CLUSTERING,
         f"NMI = MI(labels, clusters) / ((H(labels) + H(clusters)) / 2) for {_CLUSTERS}",
-        None,
         _NO_CLUSTER_INTERVAL,
     ),
     "ami": SetFamily(
         CLUSTERING,
         "AMI = (MI - E[MI]) / ((H(labels) + H(clusters)) / 2 - E[MI]), E[MI] exact (hypergeometric model, "
         f"Vinh et al. 2010) for {_CLUSTERS}",
-        None,
         _NO_CLUSTER_INTERVAL,
     ),
-    "pml_nmi": SetFamily(
-        CLUSTERING,
-        f"NMI as nmi, for {_PML_CLUSTERS}",
-        None,
-        _NO_CLUSTER_INTERVAL,
-    ),
-    "pml_ami": SetFamily(
-        CLUSTERING,
-        f"AMI as ami, for {_PML_CLUSTERS}",
-        None,
-        _NO_CLUSTER_INTERVAL,
-    ),
+    "pml_nmi": SetFamily(CLUSTERING, f"NMI as nmi, for {_PML_CLUSTERS}", _NO_CLUSTER_INTERVAL),
+    "pml_ami": SetFamily(CLUSTERING, f"AMI as ami, for {_PML_CLUSTERS}", _NO_CLUSTER_INTERVAL),
     "fnmr": SetFamily(
         VERIFICATION,
         "FNMR at FMR <= {x}: share of positive pairs rejected at the largest distance threshold that accepts at "
         f"most a share {{x}} of the negative pairs; {_PAIRS}",
-        _FMR,
         _NO_PAIR_INTERVAL,
+        _FMR,
     ),
     "tar": SetFamily(
         VERIFICATION,
         "TAR at FAR <= {x} = 1 - fnmr@fmr={x}: share of positive pairs accepted at the largest distance "
         f"threshold that accepts at most a share {{x}} of the negative pairs; {_PAIRS}",
-        _FAR,
         _NO_PAIR_INTERVAL,
+        _FAR,
     ),
     "eer": SetFamily(
         VERIFICATION,
         f"equal error rate: the FMR where the pair ROC, straight segments between its points, crosses FMR = FNMR; "
         f"{_PAIRS}",
-        None,
         _NO_PAIR_INTERVAL,
     ),
     "pair_auroc": SetFamily(
         VERIFICATION,
         "area under the pair ROC = P(d_negative > d_positive) + P(d_negative = d_positive) / 2 over all "
         f"(positive, negative) pairs of pairs; {_PAIRS}",
-        None,
         _NO_PAIR_INTERVAL,
     ),
     "pcf": SetFamily(
         GEOMETRY,
         "principal components fraction (OML's pcf) = n / d, n the fewest principal components of the query "
         "embeddings that explain more than a share {x} of their variance (at most d)",
-        _SHARE,
         "a property of the whole set's covariance, not a mean over queries",
+        _SHARE,
     ),
 }
 
 
 def set_valid_names() -> list[str]:
     """The name patterns of the set-level families, in registry order."""
-    return [
-        spec.name(family, None) if spec.parameter is None else f"{family}@{spec.parameter.prefix}x"
-        for family, spec in SET_FAMILIES.items()
-    ]
+    return [spec.pattern(family) for family, spec in SET_FAMILIES.items()]
 
 
 def no_interval_reasons(names) -> dict[str, list[str]]:

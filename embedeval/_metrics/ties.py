@@ -122,8 +122,7 @@ class TiedHits:
         relevant item; (inf, 1, 0) for a query without one."""
         idx = np.flatnonzero(self.relevant > 0)
         q = self.query[idx]
-        head = np.ones(idx.size, dtype=bool)
-        np.not_equal(q[1:], q[:-1], out=head[1:])
+        head = _group_starts(q)
         idx, q = idx[head], q[head]
         s, n, r = np.full(self.n_queries, np.inf), np.ones(self.n_queries), np.zeros(self.n_queries)
         s[q], n[q], r[q] = self.start[idx], self.size[idx], self.relevant[idx]
@@ -173,11 +172,13 @@ def tied_hits_from_groups(
     )
 
 
-def _group_starts(scores: np.ndarray) -> np.ndarray:
-    """Boolean (b, depth): True where an item starts a tie group (first column, or a new value)."""
-    new = np.ones(scores.shape, dtype=bool)
+def _group_starts(values: np.ndarray) -> np.ndarray:
+    """Boolean of the shape of ``values``: True where an entry starts a run of equal values along
+    the last axis (the first entry, or a new value): a tie group of ranked scores (b, depth), a
+    query's first group in a 1-D array of queries."""
+    new = np.ones(values.shape, dtype=bool)
     # NaN != NaN: positions padded with NaN scores are groups of one.
-    np.not_equal(scores[:, 1:], scores[:, :-1], out=new[:, 1:])
+    np.not_equal(values[..., 1:], values[..., :-1], out=new[..., 1:])
     return new
 
 
@@ -220,8 +221,7 @@ def tied_hits_from_dense(
     flat = grades.ravel()
     positive = np.flatnonzero(flat > 0)
     group = np.searchsorted(first, positive, side="right") - 1  # non-decreasing
-    head = np.ones(group.size, dtype=bool)
-    np.not_equal(group[1:], group[:-1], out=head[1:])
+    head = _group_starts(group)
     kept = group[head]
     label = np.cumsum(head) - 1  # each graded item's position among the kept groups
     g = flat[positive].astype(np.float64)

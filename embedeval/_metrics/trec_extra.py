@@ -13,23 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .listing import listing
+from .kernels import divide_or_zero, finite_count, row_sum
+from .listing import UNJUDGED, listing
+from .trec_defaults import RECALL_LEVELS
 
 INFAP_EPSILON = 1e-5
-RECALL_POINTS = tuple(i / 10 for i in range(11))
-
-
-def _row_sum(values: np.ndarray) -> np.ndarray:
-    if values.shape[1] == 0:
-        return np.zeros(values.shape[0])
-    return np.cumsum(values, axis=1)[:, -1]
-
-
-def _ratio(num, den) -> np.ndarray:
-    """num / den, 0 where den is 0."""
-    num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den != 0, num / np.where(den != 0, den, 1.0), 0.0)
 
 
 def floats(text: str, what: str) -> tuple[float, ...]:
@@ -62,7 +50,7 @@ def bpref(h, cutoff=None) -> np.ndarray:
     cap = np.minimum(lst.n_nonrelevant[:, None], r)
     with np.errstate(divide="ignore", invalid="ignore"):
         term = np.where(above > 0, 1.0 - np.minimum(above, r) / cap, 1.0)
-    return _ratio(_row_sum(np.where(relevant, term, 0.0)), h.n_relevant)
+    return divide_or_zero(row_sum(np.where(relevant, term, 0.0)), h.n_relevant)
 
 
 def infap(h, cutoff=None) -> np.ndarray:
@@ -75,14 +63,14 @@ def infap(h, cutoff=None) -> np.ndarray:
     relevant = lst.relevant
     r_above = (np.cumsum(relevant, axis=1) - 1).astype(np.float64)
     n_above = np.cumsum(lst.judged_nonrelevant, axis=1).astype(np.float64)
-    u_above = np.cumsum(lst.rel == -2.0, axis=1).astype(np.float64)
+    u_above = np.cumsum(lst.rel == UNJUDGED, axis=1).astype(np.float64)
     j = np.broadcast_to(np.arange(lst.rel.shape[1], dtype=np.float64), lst.rel.shape)
     with np.errstate(divide="ignore", invalid="ignore"):
         term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((r_above + n_above + u_above) / j) * (
             (r_above + INFAP_EPSILON) / (r_above + n_above + 2 * INFAP_EPSILON)
         )
     term = np.where(j == 0, 1.0, term)
-    return _ratio(_row_sum(np.where(relevant, term, 0.0)), h.n_relevant)
+    return divide_or_zero(row_sum(np.where(relevant, term, 0.0)), h.n_relevant)
 
 
 def _interpolated(h) -> np.ndarray:
@@ -97,7 +85,7 @@ def _iprec(h, points) -> list[np.ndarray]:
     """trec_eval's interpolated precision at each recall point p: at the ``lround(p R)``-th
     relevant document (the first for 0), 0 past the relevant documents retrieved."""
     best = _interpolated(h)
-    found = np.count_nonzero(np.isfinite(h.ranks), axis=1)
+    found = finite_count(h.ranks)
     r = np.asarray(h.n_relevant, dtype=np.float64)
     out = []
     for p in points:
@@ -119,7 +107,7 @@ def iprec_at_recall(h, cutoff) -> np.ndarray:
 def eleven_point_average(h, cutoff=None) -> np.ndarray:
     """trec_eval's 11pt_avg: the mean interpolated precision over the recall points ``cutoff``
     (default 0, 0.1, ..., 1), summed from the highest point down as trec_eval does."""
-    points = sorted(RECALL_POINTS if cutoff is None else cutoff)
+    points = sorted(RECALL_LEVELS if cutoff is None else cutoff)
     total = np.zeros(h.n_relevant.shape)
     for value in reversed(_iprec(h, points)):
         total = total + value
@@ -132,7 +120,7 @@ def rprec_mult(h, cutoff) -> np.ndarray:
     r = np.asarray(h.n_relevant, dtype=np.float64)
     c = np.floor(cutoff * r + 0.9)
     within = np.count_nonzero(h.ranks <= c[:, None], axis=1)
-    return _ratio(within, c)
+    return divide_or_zero(within, c)
 
 
 def binary_gain(h, cutoff=None) -> np.ndarray:
@@ -141,4 +129,4 @@ def binary_gain(h, cutoff=None) -> np.ndarray:
     j = np.arange(1, h.ranks.shape[1] + 1, dtype=np.float64)
     with np.errstate(divide="ignore"):
         term = np.where(np.isfinite(h.ranks), 1.0 / np.log2(3.0 + (h.ranks - 1.0) - j), 0.0)
-    return _ratio(_row_sum(term), h.n_relevant)
+    return divide_or_zero(row_sum(term), h.n_relevant)

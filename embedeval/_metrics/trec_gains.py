@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .kernels import divide_or_zero, row_sum
 from .listing import listing
-from .trec_extra import _ratio, _row_sum
 
 
 def parse_gains(text: str) -> dict[float, float]:
@@ -72,9 +72,9 @@ def ndcg_gains(h, cutoff=None) -> np.ndarray:
     """trec_eval's ndcg with a gain table: DCG of the run / DCG of the ideal ranking (whole
     ranking, no cutoff), 0 where the ideal DCG is 0."""
     g, _, positive = _parts(h, cutoff)
-    dcg = _row_sum(g / _discount(g.shape[1]))
-    ideal = _row_sum(positive / _discount(positive.shape[1]))
-    return _ratio(dcg, np.where(ideal > 0, ideal, 0.0))
+    dcg = row_sum(g / _discount(g.shape[1]))
+    ideal = row_sum(positive / _discount(positive.shape[1]))
+    return divide_or_zero(dcg, np.where(ideal > 0, ideal, 0.0))
 
 
 def gain(h, cutoff=None) -> np.ndarray:
@@ -85,7 +85,7 @@ def gain(h, cutoff=None) -> np.ndarray:
     cost = np.cumsum(np.maximum(ideal, 1.0), axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         term = np.where(g != 0, g / np.log2(2.0 + cost - np.cumsum(g, axis=1)), 0.0)
-    return _ratio(_row_sum(term), _row_sum(positive))
+    return divide_or_zero(row_sum(term), row_sum(positive))
 
 
 def ndcg_rel(h, cutoff=None) -> np.ndarray:
@@ -97,11 +97,11 @@ def ndcg_rel(h, cutoff=None) -> np.ndarray:
     dcg = np.cumsum(g / disc, axis=1)
     ideal_dcg = np.cumsum(np.where(ideal > 0, ideal, 0.0) / disc, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        total = _row_sum(np.where(g > 0, dcg / ideal_dcg, 0.0))
+        total = row_sum(np.where(g > 0, dcg / ideal_dcg, 0.0))
         n_pos = np.count_nonzero(positive > 0, axis=1).astype(np.float64)
-        final_ideal = _row_sum(positive / _discount(positive.shape[1]))
+        final_ideal = row_sum(positive / _discount(positive.shape[1]))
         total = total + (n_pos - np.count_nonzero(g > 0, axis=1)) * dcg[:, -1] / final_ideal
-    return np.where(total > 0, _ratio(total, n_pos), 0.0)
+    return np.where(total > 0, divide_or_zero(total, n_pos), 0.0)
 
 
 def _table(lst, gains: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -137,12 +137,12 @@ def rndcg(h, cutoff=None) -> np.ndarray:
     dcg_before = np.take_along_axis(run_before, np.minimum(upto, run_before.shape[1] - 1), 1)
     counted = change & (ideal_before > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        total = _row_sum(np.where(counted, dcg_before / ideal_before, 0.0))
-        final_ideal = _row_sum(positive / _discount(positive.shape[1]))
+        total = row_sum(np.where(counted, dcg_before / ideal_before, 0.0))
+        final_ideal = row_sum(positive / _discount(positive.shape[1]))
         tail = (lst.n_retrieved > n_pos + 1) & (final_ideal > 0)
         total = total + np.where(tail, run_before[:, -1] / final_ideal, 0.0)
     count = np.count_nonzero(counted, axis=1) + tail
-    return np.where(np.asarray(h.n_relevant) > 0, _ratio(total, count), 0.0)
+    return np.where(np.asarray(h.n_relevant) > 0, divide_or_zero(total, count), 0.0)
 
 
 def rbp(h, cutoff=None) -> np.ndarray:
@@ -156,7 +156,7 @@ def rbp(h, cutoff=None) -> np.ndarray:
 def rbp_total(g: np.ndarray, p: float) -> np.ndarray:
     """:math:`(1 - p)\\sum_i g_i\\,p^{i-1}` of the gains per position ``g`` (or their expected values)."""
     powers = np.cumprod(np.concatenate([[1.0], np.full(g.shape[1] - 1, p)]))
-    return (1 - p) * _row_sum(g * powers)
+    return (1 - p) * row_sum(g * powers)
 
 
 def rbp_gains(lst, gains: dict) -> np.ndarray:

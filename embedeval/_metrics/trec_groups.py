@@ -18,6 +18,7 @@ import numpy as np
 from . import kernels as K
 from . import trec_extra as X
 from .trec_defaults import DEFAULTS
+from .trec_families import TrecFamily, parse_multiple
 
 JUDGEMENT_GROUPS = "judgement_groups"
 
@@ -69,30 +70,23 @@ def rprec_mult_avgjg(g: GroupedHits, cutoff) -> np.ndarray:
     return g.average(X.rprec_mult(g.hits, cutoff))
 
 
-def _multiple(text: str) -> float:
-    return X.one_float(text, "an R multiple")
-
-
-# family -> (cutoffs: "none", "k" or "param", definition, kernel, parameter parser)
 JG_FAMILIES = {
-    "map_avgjg": (
+    "map_avgjg": TrecFamily(
         "none",
         "mean over the query's judgement groups of AP against that group's judgements (trec_eval's map_avgjg)",
         map_avgjg,
-        None,
     ),
-    "p_avgjg": (
+    "p_avgjg": TrecFamily(
         "k",
         "mean over the query's judgement groups of P@k against that group's judgements (trec_eval's P_avgjg_k)",
         p_avgjg,
-        None,
     ),
-    "rprec_mult_avgjg": (
+    "rprec_mult_avgjg": TrecFamily(
         "param",
         "mean over the query's judgement groups of the precision at floor(m R + 0.9) documents, R that group's "
         "relevant documents (trec_eval's Rprec_mult_avgjg_m)",
         rprec_mult_avgjg,
-        _multiple,
+        param=parse_multiple,
     ),
 }
 

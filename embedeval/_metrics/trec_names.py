@@ -26,38 +26,8 @@ import re
 from .families import RANKINGS
 from .trec_defaults import DEFAULTS, R_MULTIPLES, RECALL_LEVELS
 
-_CUT_FAMILIES = {
-    "p": "precision",
-    "recall": "recall",
-    "ndcg_cut": "ndcg",
-    "map_cut": "map",
-    "success": "hit_rate",
-    "relative_p": "capped_recall",
-    "unj": "unj",
-}
-_DEFAULTS = {name.lower(): DEFAULTS[name] for name in ("P", "ndcg_cut", "map_cut", "success", "relative_P", "unj")}
-# measures with a real parameter per printed value (iprec_at_recall_0.10), and their defaults
-_REAL = {
-    "iprec_at_recall": ("iprec_at_recall", RECALL_LEVELS),
-    "rprec_mult": ("rprec_mult", R_MULTIPLES),
-}
-# measures whose one value takes parameters after a dot (utility.2,-1,0,0, ndcg.1=3,2=9)
-_PARAMS = {
-    "utility": "utility",
-    "11pt_avg": "11pt_avg",
-    "set_f": "set_f",
-    "rbp": "rbp",
-    "rbp_resid": "rbp_resid",
-    "g": "g",
-    "ndcg_rel": "ndcg_rel",
-    "rndcg": "rndcg",
-    "ndcg": "ndcg_gains",
-}
-_PLAIN = {"recip_rank": "mrr", "rprec": "r_precision"}
-_CUT = "|".join(_CUT_FAMILIES)
-
-# embedeval family -> trec_eval's name of it with a cutoff, and without one
-_TREC_CUT = {
+# embedeval family -> trec_eval's name of it with a cutoff (P_10), and without one (map)
+TREC_CUT = {
     "precision": "P",
     "recall": "recall",
     "ndcg": "ndcg_cut",
@@ -66,7 +36,7 @@ _TREC_CUT = {
     "capped_recall": "relative_P",
     "unj": "unj",
 }
-_TREC_PLAIN = {
+TREC_PLAIN = {
     "map": "map",
     "ndcg": "ndcg",
     "mrr": "recip_rank",
@@ -79,18 +49,25 @@ _TREC_PLAIN = {
     "bing": "binG",
     "rndcg": "Rndcg",
 }
-# registry family with a parameter -> trec_eval's name before it (printed NAME_PARAMS)
+# registry families whose one value takes parameters after a dot (utility.2,-1,0,0, ndcg.1=3,2=9),
+# and trec_eval's name before the parameters where it is not the family's (printed NAME_PARAMS)
+_PARAM_FAMILIES = ("utility", "11pt_avg", "set_f", "rbp", "rbp_resid", "g", "ndcg_rel", "rndcg", "ndcg_gains")
 _TREC_PARAM = {"ndcg_gains": "ndcg", "set_f": "set_F", "g": "G", "rndcg": "Rndcg", "rprec_mult": "Rprec_mult"}
+# measures with a real parameter per printed value (iprec_at_recall_0.10), and their defaults
+_REAL = {"iprec_at_recall": RECALL_LEVELS, "rprec_mult": R_MULTIPLES}
+
+# trec_eval's lowercased spellings -> registry family
+_CUT_FAMILIES = {trec.lower(): family for family, trec in TREC_CUT.items()}
+_PARAMS = {_TREC_PARAM.get(family, family).lower(): family for family in _PARAM_FAMILIES}
+_PLAIN = {TREC_PLAIN[family].lower(): family for family in ("mrr", "r_precision")}
+# bare recall is embedeval's own family (it needs a cutoff), not trec_eval's default cutoffs
+_DEFAULTS = {trec.lower(): DEFAULTS[trec] for trec in TREC_CUT.values() if trec != "recall"}
 
 
 def _cut(match: re.Match, k: str) -> str:
     if int(k) < 1:
         raise ValueError(f"cutoffs in metric {match[0]!r} must be ints >= 1; got {k!r}")
     return f"{_CUT_FAMILIES[match[1].lower()]}@{k}"
-
-
-def _one(match: re.Match) -> list[str]:
-    return [_cut(match, match[2])]
 
 
 def _listed(match: re.Match) -> list[str]:
@@ -102,25 +79,21 @@ def _defaults(match: re.Match) -> list[str]:
     return [f"{_CUT_FAMILIES[family]}@{k}" for k in _DEFAULTS[family]]
 
 
-def _real_one(match: re.Match) -> list[str]:
-    return [f"{_REAL[match[1].lower()][0]}@{match[2]}"]
-
-
 def _real_listed(match: re.Match) -> list[str]:
-    return [f"{_REAL[match[1].lower()][0]}@{x}" for x in match[2].split(",")]
+    return [f"{match[1].lower()}@{x}" for x in match[2].split(",")]
 
 
 def _real_defaults(match: re.Match) -> list[str]:
-    family, defaults = _REAL[match[1].lower()]
-    return [f"{family}@{x:3.2f}" for x in defaults]
+    family = match[1].lower()
+    return [f"{family}@{x:3.2f}" for x in _REAL[family]]
 
 
-_REAL_NAMES = "|".join(_REAL)
+_CUT, _REAL_NAMES = "|".join(_CUT_FAMILIES), "|".join(_REAL)
 ALIASES = [
-    (re.compile(rf"({_CUT})_(\d+)", re.IGNORECASE), _one, RANKINGS),
+    (re.compile(rf"({_CUT})_(\d+)", re.IGNORECASE), _listed, RANKINGS),
     (re.compile(rf"({_CUT})\.(\d+(?:,\d+)*)", re.IGNORECASE), _listed, RANKINGS),
-    (re.compile(r"(p|ndcg_cut|map_cut|success|relative_p|unj)", re.IGNORECASE), _defaults, RANKINGS),
-    (re.compile(rf"({_REAL_NAMES})_([-+0-9.eE]+)", re.IGNORECASE), _real_one, RANKINGS),
+    (re.compile(rf"({'|'.join(_DEFAULTS)})", re.IGNORECASE), _defaults, RANKINGS),
+    (re.compile(rf"({_REAL_NAMES})_([-+0-9.eE]+)", re.IGNORECASE), _real_listed, RANKINGS),
     (re.compile(rf"({_REAL_NAMES})\.(.+)", re.IGNORECASE), _real_listed, RANKINGS),
     (re.compile(rf"({_REAL_NAMES})", re.IGNORECASE), _real_defaults, RANKINGS),
     (
@@ -128,7 +101,7 @@ ALIASES = [
         lambda m: [f"{_PARAMS[m[1].lower()]}@{m[2]}"],
         RANKINGS,
     ),
-    (re.compile(r"(recip_rank|rprec)", re.IGNORECASE), lambda m: [_PLAIN[m[1].lower()]], RANKINGS),
+    (re.compile(rf"({'|'.join(_PLAIN)})", re.IGNORECASE), lambda m: [_PLAIN[m[1].lower()]], RANKINGS),
 ]
 
 
@@ -137,14 +110,14 @@ def trec_name(name: str) -> str:
     when trec_eval has no such measure (``mrr@10``, ``ndcg_exp@10``)."""
     family, _, cut = name.partition("@")
     if not cut:
-        return _TREC_PLAIN.get(family, name)
-    if cut.isdigit() and family in _TREC_CUT:
-        return f"{_TREC_CUT[family]}_{cut}"
+        return TREC_PLAIN.get(family, name)
+    if cut.isdigit() and family in TREC_CUT:
+        return f"{TREC_CUT[family]}_{cut}"
     if family in _REAL:  # iprec_at_recall_0.10: trec_eval prints the parameter as %3.2f
         try:
             return f"{_TREC_PARAM.get(family, family)}_{float(cut):3.2f}"
         except ValueError:
             return name
-    if family in _PARAMS.values() and family not in ("ndcg",):
+    if family in _PARAM_FAMILIES:
         return f"{_TREC_PARAM.get(family, family)}_{cut}"
     return name

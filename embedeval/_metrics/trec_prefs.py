@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .kernels import divide_or_zero
+
 PREFERENCES = "preferences"
 
 
@@ -99,12 +101,6 @@ class PreferenceCounts:
             return np.where(sums > 0, sums / np.maximum(n, 1.0), 0.0)
 
 
-def _share(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """num / den, 0 where den is 0."""
-    num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
-    return np.where(den != 0, num / np.where(den != 0, den, 1.0), 0.0)
-
-
 def num_prefs_poss(c: PreferenceCounts, cutoff=None) -> np.ndarray:
     """Every preference of the query's JGs, retrieved or not (a count)."""
     return c.total(c.poss_ret + c.poss_imp + c.notoccur)
@@ -123,33 +119,33 @@ def num_prefs_ful_ret(c: PreferenceCounts, cutoff=None) -> np.ndarray:
 def simp(c: PreferenceCounts, cutoff=None) -> np.ndarray:
     """Fulfilled / possible preferences over all JGs; a preference between two documents not
     retrieved counts as possible and not fulfilled."""
-    return _share(num_prefs_ful(c), num_prefs_poss(c))
+    return divide_or_zero(num_prefs_ful(c), num_prefs_poss(c))
 
 
 def simp_ret(c: PreferenceCounts, cutoff=None) -> np.ndarray:
     """Fulfilled / possible among the preferences between retrieved documents."""
-    return _share(c.total(c.ful_ret), c.total(c.poss_ret))
+    return divide_or_zero(c.total(c.ful_ret), c.total(c.poss_ret))
 
 
 def simp_imp(c: PreferenceCounts, cutoff=None) -> np.ndarray:
     """Fulfilled / possible among the preferences with at least one document retrieved."""
-    return _share(c.total(c.ful_ret + c.ful_imp), c.total(c.poss_ret + c.poss_imp))
+    return divide_or_zero(c.total(c.ful_ret + c.ful_imp), c.total(c.poss_ret + c.poss_imp))
 
 
 def pair(c: PreferenceCounts, cutoff=None) -> np.ndarray:
     """Mean over document pairs of the pair's share of fulfilled preferences (a pair of two
     documents not retrieved has share 0)."""
-    return _share(c.pair_sum, c.pairs_ret + c.pairs_imp + c.pairs_not)
+    return divide_or_zero(c.pair_sum, c.pairs_ret + c.pairs_imp + c.pairs_not)
 
 
 def pair_ret(c: PreferenceCounts, cutoff=None) -> np.ndarray:
     """Mean over pairs of retrieved documents of the pair's share of fulfilled preferences."""
-    return _share(c.pair_sum_ret, c.pairs_ret)
+    return divide_or_zero(c.pair_sum_ret, c.pairs_ret)
 
 
 def pair_imp(c: PreferenceCounts, cutoff=None) -> np.ndarray:
     """Mean over pairs with at least one document retrieved of the pair's share."""
-    return _share(c.pair_sum, c.pairs_ret + c.pairs_imp)
+    return divide_or_zero(c.pair_sum, c.pairs_ret + c.pairs_imp)
 
 
 def avgjg(c: PreferenceCounts, cutoff=None) -> np.ndarray:
@@ -188,37 +184,30 @@ _RNONREL = (
     "level with itself)"
 )
 
-# family -> (definition, kernel, kind as trec_eval prints it: "long" or "double"), trec_eval's order
+# family -> (definition, kernel), in trec_eval's order (the drop-in prints the prefs_num_* counts as longs)
 PREFS_FAMILIES = {
-    "prefs_num_prefs_poss": ("number of preferences of every JG, whatever was retrieved", num_prefs_poss, "long"),
+    "prefs_num_prefs_poss": ("number of preferences of every JG, whatever was retrieved", num_prefs_poss),
     "prefs_num_prefs_ful": (
         "number of fulfilled preferences: both retrieved, the preferred one above, or only the preferred one retrieved",
         num_prefs_ful,
-        "long",
     ),
-    "prefs_num_prefs_ful_ret": (
-        "number of fulfilled preferences between two retrieved documents",
-        num_prefs_ful_ret,
-        "long",
-    ),
-    "prefs_simp": (f"fulfilled / possible preferences, summed over JGs; {_NOT_RET}", simp, "double"),
+    "prefs_num_prefs_ful_ret": ("number of fulfilled preferences between two retrieved documents", num_prefs_ful_ret),
+    "prefs_simp": (f"fulfilled / possible preferences, summed over JGs; {_NOT_RET}", simp),
     "prefs_pair": (
         "mean over document pairs with a preference in some JG of (JGs preferring the one ranked higher) / "
         "(JGs with a preference between them); a pair of documents not retrieved has 0",
         pair,
-        "double",
     ),
-    "prefs_avgjg": (f"mean over JGs of (fulfilled / possible) in the JG; {_NOT_RET}", avgjg, "double"),
-    "prefs_avgjg_rnonrel": (_RNONREL, avgjg_rnonrel, "double"),
-    "prefs_simp_ret": (f"fulfilled / possible preferences, summed over JGs; {_RET_ONLY}", simp_ret, "double"),
-    "prefs_pair_ret": ("prefs_pair over the pairs of two retrieved documents", pair_ret, "double"),
-    "prefs_avgjg_ret": (f"mean over JGs of (fulfilled / possible); {_RET_ONLY}", avgjg_ret, "double"),
+    "prefs_avgjg": (f"mean over JGs of (fulfilled / possible) in the JG; {_NOT_RET}", avgjg),
+    "prefs_avgjg_rnonrel": (_RNONREL, avgjg_rnonrel),
+    "prefs_simp_ret": (f"fulfilled / possible preferences, summed over JGs; {_RET_ONLY}", simp_ret),
+    "prefs_pair_ret": ("prefs_pair over the pairs of two retrieved documents", pair_ret),
+    "prefs_avgjg_ret": (f"mean over JGs of (fulfilled / possible); {_RET_ONLY}", avgjg_ret),
     "prefs_avgjg_rnonrel_ret": (
         f"{_RNONREL}; counted among retrieved documents (N and R: those retrieved)",
         avgjg_rnonrel_ret,
-        "double",
     ),
-    "prefs_simp_imp": (f"fulfilled / possible preferences, summed over JGs; {_IMP}", simp_imp, "double"),
-    "prefs_pair_imp": ("prefs_pair over the pairs with at least one retrieved document", pair_imp, "double"),
-    "prefs_avgjg_imp": (f"mean over JGs of (fulfilled / possible); {_IMP}", avgjg_imp, "double"),
+    "prefs_simp_imp": (f"fulfilled / possible preferences, summed over JGs; {_IMP}", simp_imp),
+    "prefs_pair_imp": ("prefs_pair over the pairs with at least one retrieved document", pair_imp),
+    "prefs_avgjg_imp": (f"mean over JGs of (fulfilled / possible); {_IMP}", avgjg_imp),
 }

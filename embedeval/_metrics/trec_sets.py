@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .kernels import divide_or_zero
 from .listing import listing
-from .trec_extra import _ratio, floats, one_float
+from .trec_extra import floats, one_float
 from .trec_gains import parse_gains
 
 UTILITY_DEFAULT = (1.0, -1.0, 0.0, 0.0)
@@ -27,25 +28,25 @@ def _counts(h) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def set_precision(h, cutoff=None) -> np.ndarray:
     """set_P = rel_ret / ret."""
     ret, rel_ret, _ = _counts(h)
-    return _ratio(rel_ret, ret)
+    return divide_or_zero(rel_ret, ret)
 
 
 def set_recall(h, cutoff=None) -> np.ndarray:
     """set_recall = rel_ret / R."""
     _, rel_ret, r = _counts(h)
-    return _ratio(rel_ret, r)
+    return divide_or_zero(rel_ret, r)
 
 
 def set_relative_precision(h, cutoff=None) -> np.ndarray:
     """set_relative_P = rel_ret / min(ret, R)."""
     ret, rel_ret, r = _counts(h)
-    return _ratio(rel_ret, np.minimum(ret, r))
+    return divide_or_zero(rel_ret, np.minimum(ret, r))
 
 
 def set_map(h, cutoff=None) -> np.ndarray:
     """set_map = set_P * set_recall = rel_ret^2 / (ret R)."""
     ret, rel_ret, r = _counts(h)
-    return _ratio(rel_ret * rel_ret, ret * r)
+    return divide_or_zero(rel_ret * rel_ret, ret * r)
 
 
 def set_f(h, cutoff=None) -> np.ndarray:
@@ -53,8 +54,8 @@ def set_f(h, cutoff=None) -> np.ndarray:
     0 without a relevant document retrieved."""
     x = 1.0 if cutoff is None else cutoff
     ret, rel_ret, r = _counts(h)
-    p, rc = _ratio(rel_ret, ret), _ratio(rel_ret, r)
-    return np.where(rel_ret > 0, _ratio((x + 1.0) * p * rc, x * p + rc), 0.0)
+    p, rc = divide_or_zero(rel_ret, ret), divide_or_zero(rel_ret, r)
+    return np.where(rel_ret > 0, divide_or_zero((x + 1.0) * p * rc, x * p + rc), 0.0)
 
 
 def utility(h, cutoff=None) -> np.ndarray:

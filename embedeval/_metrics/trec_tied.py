@@ -18,17 +18,14 @@ import numpy as np
 
 from . import trec_gains as G
 from . import trec_sets as S
-from .listing import TiedListing
+from .listing import NEEDS_LISTING, TiedListing
 
 
 def tied_listing(t) -> TiedListing:
     """The tied listing of ``t``; ValueError where the input form gave none."""
     found = getattr(t, "tied_listing", None)
-    if found is None:
-        raise ValueError(
-            "this trec_eval measure reads every retrieved document (judged non-relevant, unjudged, the "
-            "run's length); evaluate TREC files or {query: {id: score}} mappings"
-        )
+    if found is None:  # ranked id lists have no scores, so no ties
+        raise ValueError(NEEDS_LISTING + "TREC files or {query: {id: score}} mappings")
     return found
 
 

@@ -30,3 +30,21 @@ def require(module: str, what: str):
         return importlib.import_module(module)
     except ImportError:
         raise ImportError(f"{what} needs {module}: {INSTALL}") from None
+
+
+def host(values):
+    """A tensor (any device) as a numpy array on the host; anything else as it is."""
+    return values.detach().cpu().numpy() if hasattr(values, "detach") else values
+
+
+# sentence-transformers' similarity_fn_name and MTEB's ScoringFunction values -> embedeval's distances
+DISTANCES = {"cosine": "cosine", "dot": "inner_product", "euclidean": "euclidean"}
+
+
+def distance_for(similarity, who: str, what: str) -> str:
+    """embedeval's distance for a framework's similarity name, or ValueError saying ``who`` ranks
+    by which ones and what the model's ``what`` (its attribute) holds."""
+    key = similarity if similarity in DISTANCES else str(similarity)  # a str enum is its value
+    if key not in DISTANCES:
+        raise ValueError(f"{who} ranks by cosine, dot or euclidean similarity; the model's {what} is {similarity!r}")
+    return DISTANCES[key]

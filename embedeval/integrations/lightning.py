@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from .._metrics.registry import DEFAULT_EMBEDDING_METRICS
 from ..accumulator import Accumulator
-from . import require
+from . import host, require
 
 _lightning = require("lightning.pytorch", "embedeval.integrations.lightning")
 
@@ -80,7 +80,7 @@ class RetrievalMetrics(_lightning.Callback):
                 f"{labels_key!r}; got {type(outputs).__name__}"
                 + (f" with keys {sorted(outputs)}" if isinstance(outputs, dict) else "")
             )
-        labels, groups = (_host(outputs.get(key)) for key in (labels_key, groups_key))
+        labels, groups = (host(outputs.get(key)) for key in (labels_key, groups_key))
         self.accumulator.update(outputs[embeddings_key], labels, indices=outputs.get(indices_key), groups=groups)
 
     def on_validation_epoch_end(self, trainer, pl_module) -> None:
@@ -92,8 +92,3 @@ class RetrievalMetrics(_lightning.Callback):
             # every rank holds the same value (the Accumulator evaluates once and shares it)
             pl_module.log(key, float(value), sync_dist=False, rank_zero_only=False)
         self.accumulator.reset()
-
-
-def _host(values):
-    """A tensor as a numpy array on the host; anything else as it is."""
-    return values.detach().cpu().numpy() if hasattr(values, "detach") else values

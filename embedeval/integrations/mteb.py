@@ -34,16 +34,13 @@ import numpy as np
 
 from .._inputs.arrays import check_directions, prepare
 from .._search import FlatSearcher
+from . import DISTANCES, distance_for, host
 
-# MTEB's ScoringFunction values -> embedeval's distances
-_DISTANCES = {"cosine": "cosine", "dot": "inner_product", "euclidean": "euclidean"}
 _BLOCK = 1024  # queries per search block
 
 
 def _as_array(embeddings, argument: str) -> np.ndarray:
-    if hasattr(embeddings, "detach"):
-        embeddings = embeddings.detach().cpu().numpy()
-    out = np.asarray(embeddings, dtype=np.float32)
+    out = np.asarray(host(embeddings), dtype=np.float32)
     if out.ndim != 2 or not np.isfinite(out).all():
         raise ValueError(f"'{argument}' must be a 2-D array of finite numbers (n, d); got shape {out.shape}")
     return np.ascontiguousarray(out)
@@ -52,13 +49,7 @@ def _as_array(embeddings, argument: str) -> np.ndarray:
 def _distance_of(model) -> str:
     meta = getattr(model, "mteb_model_meta", None)
     name = getattr(getattr(meta, "similarity_fn_name", None), "value", getattr(meta, "similarity_fn_name", None))
-    if name is None:
-        return "cosine"
-    if str(name) not in _DISTANCES:
-        raise ValueError(
-            f"ExactSearchIndex ranks by cosine, dot or euclidean similarity; the model's similarity is {name!r}"
-        )
-    return _DISTANCES[str(name)]
+    return "cosine" if name is None else distance_for(name, "ExactSearchIndex", "similarity")
 
 
 class ExactSearchIndex:
@@ -76,8 +67,8 @@ class ExactSearchIndex:
     """
 
     def __init__(self, model=None, *, distance: str | None = None, block_size: int = _BLOCK):
-        if distance is not None and distance not in _DISTANCES.values():
-            raise ValueError(f"'distance' must be one of {sorted(_DISTANCES.values())}; got {distance!r}")
+        if distance is not None and distance not in DISTANCES.values():
+            raise ValueError(f"'distance' must be one of {sorted(DISTANCES.values())}; got {distance!r}")
         if not isinstance(block_size, int) or block_size < 1:
             raise ValueError(f"'block_size' must be an int >= 1; got {block_size!r}")
         self.distance = distance or _distance_of(model)

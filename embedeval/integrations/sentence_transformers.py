@@ -39,7 +39,7 @@ import numpy as np
 from .._core.names import safe_key
 from .._embeddings.retrieval import evaluate_retrieval
 from .._metrics.registry import RANKINGS, parse_metrics
-from . import require
+from . import distance_for, require
 
 _WHAT = "embedeval.integrations.sentence_transformers"
 try:  # sentence-transformers >= 6 moved the evaluators; the old path warns there
@@ -47,8 +47,6 @@ try:  # sentence-transformers >= 6 moved the evaluators; the old path warns ther
 except ImportError:
     _evaluation = require("sentence_transformers.evaluation", _WHAT)
 
-# sentence-transformers' similarity function name -> embedeval's distance
-_DISTANCES = {"cosine": "cosine", "dot": "inner_product", "euclidean": "euclidean"}
 _DEFAULT_METRICS = ("hit_rate@1", "precision@10", "recall@10", "mrr@10", "ndcg@10", "capped_map@100")
 
 
@@ -172,11 +170,7 @@ class RetrievalEvaluator(_evaluation.SentenceEvaluator):
         """Encode, evaluate and return ``{key: value}``: each metric, ``n_evaluated`` and
         ``n_skipped`` (and per group with ``groups=``), keys as ``names`` and ``name`` say."""
         similarity = getattr(model, "similarity_fn_name", None) or "cosine"
-        if similarity not in _DISTANCES:
-            raise ValueError(
-                f"RetrievalEvaluator ranks by cosine, dot or euclidean similarity; the model's "
-                f"similarity_fn_name is {similarity!r}"
-            )
+        distance = distance_for(similarity, "RetrievalEvaluator", "similarity_fn_name")
         queries = self.embed(model, self.queries, "query")
         corpus = self.embed(model, self.corpus, "document")
         ids = (self.query_ids, self.corpus_ids)
@@ -187,7 +181,7 @@ class RetrievalEvaluator(_evaluation.SentenceEvaluator):
             query_ids=self.query_ids,
             corpus_ids=self.corpus_ids,
             metrics=self.metrics,
-            distance=_DISTANCES[similarity],
+            distance=distance,
             ignore_same=ids if self.ignore_query_id else None,
             ties=self.ties,
             **self.evaluate_kwargs,

@@ -18,16 +18,14 @@ from __future__ import annotations
 from .._embeddings.evaluate import evaluate
 from .._metrics.registry import DEFAULT_EMBEDDING_METRICS
 from ..accumulator import Accumulator
-from . import require
+from . import host, require
 
 require("transformers", "embedeval.integrations.transformers")
 
 
 def _host(x):
     """A tensor (any device) as a numpy array; a tuple of outputs as its first one."""
-    if isinstance(x, tuple | list) and x and hasattr(x[0], "shape"):
-        x = x[0]
-    return x.detach().cpu().numpy() if hasattr(x, "detach") else x
+    return host(x[0] if isinstance(x, tuple | list) and x and hasattr(x[0], "shape") else x)
 
 
 def compute_metrics(metrics=DEFAULT_EMBEDDING_METRICS, *, names: str = "safe", **evaluate_kwargs):

@@ -310,5 +310,6 @@ def test_every_kernel_has_a_tie_aware_counterpart():
     from embedeval._metrics import expected
 
     twins = {form.expected for f, spec in FAMILIES.items() for form in spec.forms.values() if f not in OWN_CASES}
+    twins = {getattr(twin, "func", twin) for twin in twins}  # exponential gain: a partial of the linear one
     public = {getattr(expected, name) for name in dir(expected) if not name.startswith("_")}
     assert all(callable(twin) for twin in twins) and twins <= public
