@@ -31,7 +31,6 @@ from .._metrics.ties import describe, tied_hits_from_groups
 from .._relevance import QueryBlock, Relevance, Shared
 from .._relevance.judged import JudgedPart
 from .._search.hamming import Counts, HammingScanner
-from .executors import gather
 
 INDEX_RULE = "references at equal Hamming distance are ranked by index, lower first"
 TIED = "equal Hamming distances (every reference at one distance is one tie group)"
@@ -88,19 +87,15 @@ def jobs(queries: Codes, relevance: Relevance, evaluated, metrics, ties, block_s
         start = stop
 
 
-def score(options, queries: Codes, references: Codes, relevance: Relevance, metrics, evaluated, scanner=None):
-    """``(per-query values of the evaluated queries, NaN elsewhere; None)``, as
-    :func:`embedeval._pipeline.score.score` gives them (a scan is never approximate); ``scanner`` (a
+def plan(options, queries: Codes, references: Codes, relevance: Relevance, metrics, evaluated, n_workers, scanner=None):
+    """The Hamming route: ``(evaluate_block, scanner, (rows, Job) per block)``; ``scanner`` (a
     :class:`HammingScanner` over ``references``) is made here unless given."""
-    per_query = {m.name: np.full(queries.shape[0], np.nan) for m in metrics}
-    if not evaluated.size:
-        return per_query, None
-    scanner = scanner or HammingScanner(references.packed, references.n_bits)
-    executor = options.executor()
-    planned = jobs(queries, relevance, evaluated, metrics, options.ties, options.block_size, executor.n_workers)
-    results = executor.run(evaluate_block, scanner, relevance.shared, planned)
-    gather(results, per_query, evaluated.size, options.progress)
-    return per_query, None
+    scanner = HammingScanner(references.packed, references.n_bits) if scanner is None else scanner
+    return (
+        evaluate_block,
+        scanner,
+        jobs(queries, relevance, evaluated, metrics, options.ties, options.block_size, n_workers),
+    )
 
 
 def _judged_chunk(part: JudgedPart, b: int, start: int, stop: int) -> np.ndarray:

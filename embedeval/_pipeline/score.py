@@ -2,9 +2,10 @@
 
 :func:`embedeval.evaluate` (class labels, label sets) and :func:`embedeval.evaluate_retrieval`
 (judgements) read their inputs into a :class:`~embedeval._relevance.Relevance`, then both run
-:func:`score`: a searcher (:mod:`embedeval._search`) -> query blocks planned
-(:mod:`embedeval._pipeline.blocks`) -> blocks run on an executor (:mod:`embedeval._pipeline.executors`,
-:mod:`embedeval._pipeline.cluster`), each one search -> hits -> kernels -> per-query arrays.
+:func:`plan` (through :func:`embedeval._pipeline.route.run`): a searcher (:mod:`embedeval._search`)
+-> query blocks planned (:mod:`embedeval._pipeline.blocks`) -> blocks run on an executor
+(:mod:`embedeval._pipeline.executors`, :mod:`embedeval._pipeline.cluster`), each one search -> hits
+-> kernels -> per-query arrays.
 """
 
 from __future__ import annotations
@@ -15,31 +16,20 @@ import numpy as np
 
 from .._core import budget as _budget
 from .._relevance import Relevance
-from .._search import FlatSearcher
-from .approximation import check_approximation
 from .blocks import block_jobs, evaluate_block
-from .executors import gather
 
 TIE_RULE = "references at equal distance are ranked by index, lower first"
 
 
-def score(options, queries, references, relevance: Relevance, metrics, evaluated):
-    """The exact search route (or an approximate index): (per-query arrays, NaN for the queries not
-    ``evaluated``; the approximation check, or None for an exact search)."""
-    per_query = {m.name: np.full(queries.shape[0], np.nan) for m in metrics}
-    if not evaluated.size:
-        return per_query, None
-    searcher = options.searcher(references)
-    executor = options.executor()
+def plan(options, queries, references, relevance: Relevance, metrics, evaluated, n_workers: int, searcher=None):
+    """The exact search route (or an approximate index): ``(evaluate_block, searcher, (rows, Job)
+    per block)``; ``searcher`` (over ``references``) is made from ``options`` unless given."""
+    searcher = options.searcher(references) if searcher is None else searcher
     deep_from = _budget.deep_from() if searcher.exact and searcher.ranks_deep else None
     jobs = block_jobs(
-        queries, relevance, evaluated, metrics, options.distance, options.block_size, executor.n_workers, deep_from
+        queries, relevance, evaluated, metrics, options.distance, options.block_size, n_workers, deep_from
     )
-    gather(executor.run(evaluate_block, searcher, relevance.shared, jobs), per_query, evaluated.size, options.progress)
-    if not options.approximate:
-        return per_query, None
-    exact = FlatSearcher(references, options.distance)
-    return per_query, check_approximation(options, searcher, exact, queries, relevance, evaluated, metrics, per_query)
+    return evaluate_block, searcher, jobs
 
 
 def warn_if_k_exceeds(metrics, n_rankable: np.ndarray) -> None:
