@@ -64,26 +64,28 @@ def _needs(relevance: Relevance, rows: np.ndarray, needs: Needs) -> np.ndarray:
     return np.minimum(need, n_rankable)
 
 
-def jobs(queries: Codes, relevance: Relevance, evaluated, metrics, ties, block_size, n_workers: int):
-    """``(rows, Job)`` per block of the ``evaluated`` queries: under the index rule, blocks keep
-    (rows x ranks needed) within the shared budget; otherwise only the block length bounds them."""
+def jobs(read, relevance: Relevance, evaluated, metrics, ties, block_size, n_workers: int):
+    """``(rows, Job)`` per block of the ``evaluated`` queries, ``read(rows)`` giving a block's
+    queries as scanned: under the index rule, queries sorted by the ranks they need and blocks
+    keeping (rows x ranks needed) within the shared budget; otherwise blocks in the given order
+    (the tie-aware scan's, by class), bounded by their length only."""
     needs = Needs.of(metrics)
     need = _needs(relevance, evaluated, needs)
-    order = np.argsort(need, kind="stable")
-    rows_sorted, need = evaluated[order], need[order]
+    if ties is None:
+        order = np.argsort(need, kind="stable")
+        evaluated, need = evaluated[order], need[order]
     budget = _budget.BLOCK_ENTRIES // n_workers
     start = 0
-    while start < rows_sorted.size:
+    while start < evaluated.size:
         if block_size is not None:
-            stop = min(start + block_size, rows_sorted.size)
+            stop = min(start + block_size, evaluated.size)
         else:
-            stop = min(start + _budget.HAMMING_BLOCK_ROWS, rows_sorted.size)
+            stop = min(start + _budget.HAMMING_BLOCK_ROWS, evaluated.size)
             if ties is None:  # rows x widest need within the budget (at least one row)
                 fits = np.arange(1, stop - start + 1) * need[start:stop] <= budget
                 stop = start + max(1, int(np.count_nonzero(fits)))
-        rows = rows_sorted[start:stop]
-        job = Job(queries.packed[rows], relevance.block(rows), tuple(metrics), ties, need[start:stop], needs.radius)
-        yield rows, job
+        rows = evaluated[start:stop]
+        yield rows, Job(read(rows), relevance.block(rows), tuple(metrics), ties, need[start:stop], needs.radius)
         start = stop
 
 
@@ -91,10 +93,11 @@ def plan(options, queries: Codes, references: Codes, relevance: Relevance, metri
     """The Hamming route: ``(evaluate_block, scanner, (rows, Job) per block)``; ``scanner`` (a
     :class:`HammingScanner` over ``references``) is made here unless given."""
     scanner = HammingScanner(references.packed, references.n_bits) if scanner is None else scanner
+    read = queries.packed.__getitem__
     return (
         evaluate_block,
         scanner,
-        jobs(queries, relevance, evaluated, metrics, options.ties, options.block_size, n_workers),
+        jobs(read, relevance, evaluated, metrics, options.ties, options.block_size, n_workers),
     )
 
 

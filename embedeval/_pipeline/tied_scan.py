@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import budget as _budget
 from .._inputs.arrays import prepare
-from .._metrics.registry import Needs
 from .._relevance import CodePart
 from .._search.tied_scan import TiedScanner
 from . import hamming_scan as _hamming
@@ -30,17 +28,6 @@ TIED = (
     "from the float32 vectors as searched; equal in float32 but not in float64 is not tied)"
 )
 SEARCH = "exact: every reference's float64 distance counted around each graded reference's exact distance, in chunks"
-
-
-def jobs(queries, relevance, evaluated, metrics, ties, distance: str, block_size):
-    """``(rows, Job)`` per block of the ``evaluated`` queries, prepared as the searchers prepare them."""
-    needs = Needs.of(metrics)
-    size = block_size or _budget.HAMMING_BLOCK_ROWS
-    for start in range(0, evaluated.size, size):
-        rows = evaluated[start : start + size]
-        prepared = np.ascontiguousarray(prepare(np.asarray(queries[rows]), distance), dtype=np.float32)
-        need = relevance.n_rankable[rows]  # unused under a tie-aware rule
-        yield rows, _hamming.Job(prepared, relevance.block(rows), tuple(metrics), ties, need, needs.radius)
 
 
 def plan(options, queries, references, relevance, metrics, evaluated, n_workers, scanner=None):
@@ -53,5 +40,9 @@ def plan(options, queries, references, relevance, metrics, evaluated, n_workers,
     part = relevance.source.query_part(evaluated) if relevance.shared.class_codes is not None else None
     if isinstance(part, CodePart):  # blocks of few classes: their members' rows stay in cache
         evaluated = evaluated[np.argsort(part.codes, kind="stable")]
-    planned = jobs(queries, relevance, evaluated, metrics, options.ties, options.distance, options.block_size)
+
+    def read(rows):  # prepared as the searchers prepare them
+        return np.ascontiguousarray(prepare(np.asarray(queries[rows]), options.distance), dtype=np.float32)
+
+    planned = _hamming.jobs(read, relevance, evaluated, metrics, options.ties, options.block_size, n_workers)
     return _hamming.evaluate_block, scanner, planned
