@@ -173,17 +173,10 @@ class IgnoreRules:
         return np.repeat(np.arange(self.n_ignored.size), np.diff(self.indptr)), self.indices
 
     def is_ignored(self, queries: np.ndarray, references: np.ndarray) -> np.ndarray:
-        """Whether each (query, reference) pair, arrays of one shape, is ignored."""
-        out = np.zeros(np.shape(queries), dtype=bool)
-        if self.leave_one_out:
-            out |= queries == references
-        if self.query_keys is not None:
-            out |= self.query_keys[queries] == self.reference_keys[references]
-        if self.indptr is not None and self.indices.size:
-            starts = self.indptr[:-1]
-            rows = np.repeat(np.arange(starts.size), np.diff(self.indptr))
-            out |= _member(rows * self.n_references + self.indices, queries * self.n_references + references)
-        return out
+        """Whether each (query, reference) pair, 1-D arrays of one length, is ignored: the test of
+        :meth:`IgnoreBlock.test` with every query in one block."""
+        every = self.block(np.arange(self.n_ignored.size))
+        return every.test(self.reference_keys, queries, references[:, None])[:, 0]
 
     def block(self, rows: np.ndarray) -> IgnoreBlock | None:
         """The rules of the queries ``rows`` (positions in the evaluation), for one block's job."""
