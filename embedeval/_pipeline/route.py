@@ -23,10 +23,9 @@ from .._inputs.codes import HAMMING
 from .._metrics.ties import describe
 from .._search import FlatSearcher
 from . import hamming_scan, tied_scan
-from .approximation import check_approximation
 from .executors import gather
 from .options import Options
-from .score import TIE_RULE, plan
+from .score import TIE_RULE, check_approximation, plan
 
 EXACT_SEARCH, HAMMING_SCAN, TIED_SCAN = "exact search", "hamming scan", "tie-aware scan"
 
