@@ -27,7 +27,7 @@ from .._inputs.codes import Codes
 from .._metrics import expected as _expected
 from .._metrics.kernels import Hits, pack
 from .._metrics.registry import Metric, Needs, per_query_values
-from .._metrics.ties import describe, tied_hits_from_groups
+from .._metrics.ties import tied_hits_from_groups
 from .._relevance import QueryBlock, Relevance, Shared
 from .._relevance.judged import JudgedPart
 from .._search.hamming import Counts, HammingScanner
@@ -35,10 +35,6 @@ from .._search.hamming import Counts, HammingScanner
 INDEX_RULE = "references at equal Hamming distance are ranked by index, lower first"
 TIED = "equal Hamming distances (every reference at one distance is one tie group)"
 _BINARY_LEVELS = np.array([1.0])
-
-
-def describe_ties(ties) -> str:
-    return describe(ties, INDEX_RULE, TIED)
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,7 @@ def describe_ties(ties, distance: str, index_rule: str = TIE_RULE) -> str:
     """The ``ties`` convention of an embedding evaluation in words (``index_rule``: the words of
     the default rule, which ``evaluate_retrieval`` words in corpus rows)."""
     if distance == HAMMING:
-        return hamming_scan.describe_ties(ties)
+        return describe(ties, hamming_scan.INDEX_RULE, hamming_scan.TIED)
     return describe(ties, index_rule, tied_scan.TIED)
 
 
