@@ -49,24 +49,14 @@ class Job:
     radius: int  # the largest Hamming radius of a metric (-1: none)
 
 
-def _needs(relevance: Relevance, rows: np.ndarray, needs: Needs) -> np.ndarray:
-    """How many ranks each query needs under the index rule."""
-    n_rankable = relevance.n_rankable[rows]
-    if needs.whole_ranking:
-        return n_rankable
-    need = np.full(rows.size, max(needs.k, 1), dtype=np.int64)
-    if needs.r:
-        need = np.maximum(need, relevance.n_relevant[rows])
-    return np.minimum(need, n_rankable)
-
-
 def jobs(read, relevance: Relevance, evaluated, metrics, ties, block_size, n_workers: int):
     """``(rows, Job)`` per block of the ``evaluated`` queries, ``read(rows)`` giving a block's
     queries as scanned: under the index rule, queries sorted by the ranks they need and blocks
     keeping (rows x ranks needed) within the shared budget; otherwise blocks in the given order
     (the tie-aware scan's, by class), bounded by their length only."""
     needs = Needs.of(metrics)
-    need = _needs(relevance, evaluated, needs)
+    n_rankable = relevance.n_rankable[evaluated]  # the whole ranking, or as deep as the metrics need
+    need = n_rankable if needs.whole_ranking else needs.depth(relevance.n_relevant[evaluated], n_rankable)
     if ties is None:
         order = np.argsort(need, kind="stable")
         evaluated, need = evaluated[order], need[order]
