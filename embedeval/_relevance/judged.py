@@ -126,7 +126,7 @@ class Judgements:
 
     def kept(self, rules) -> np.ndarray:
         """Which judged pairs no ignore rule removes: bool of shape (n_judged,)."""
-        if rules is None or not rules.any:
+        if rules is None:  # Relevance.build passes None for rules that ignore nothing
             return np.ones(self.indices.size, dtype=bool)
         return ~rules.is_ignored(self._rows(), self.indices)
 
