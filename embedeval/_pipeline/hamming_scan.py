@@ -27,19 +27,14 @@ from .._inputs.codes import Codes
 from .._metrics import expected as _expected
 from .._metrics.kernels import Hits, pack
 from .._metrics.registry import Metric, Needs, per_query_values
-from .._metrics.ties import describe, tied_hits_from_groups
+from .._metrics.ties import tied_hits_from_groups
 from .._relevance import QueryBlock, Relevance, Shared
 from .._relevance.judged import JudgedPart
 from .._search.hamming import Counts, HammingScanner
-from .executors import gather
 
 INDEX_RULE = "references at equal Hamming distance are ranked by index, lower first"
 TIED = "equal Hamming distances (every reference at one distance is one tie group)"
 _BINARY_LEVELS = np.array([1.0])
-
-
-def describe_ties(ties) -> str:
-    return describe(ties, INDEX_RULE, TIED)
 
 
 @dataclass(frozen=True)
@@ -54,53 +49,42 @@ class Job:
     radius: int  # the largest Hamming radius of a metric (-1: none)
 
 
-def _needs(relevance: Relevance, rows: np.ndarray, needs: Needs) -> np.ndarray:
-    """How many ranks each query needs under the index rule."""
-    n_rankable = relevance.n_rankable[rows]
-    if needs.whole_ranking:
-        return n_rankable
-    need = np.full(rows.size, max(needs.k, 1), dtype=np.int64)
-    if needs.r:
-        need = np.maximum(need, relevance.n_relevant[rows])
-    return np.minimum(need, n_rankable)
-
-
-def jobs(queries: Codes, relevance: Relevance, evaluated, metrics, ties, block_size, n_workers: int):
-    """``(rows, Job)`` per block of the ``evaluated`` queries: under the index rule, blocks keep
-    (rows x ranks needed) within the shared budget; otherwise only the block length bounds them."""
+def jobs(read, relevance: Relevance, evaluated, metrics, ties, block_size, n_workers: int):
+    """``(rows, Job)`` per block of the ``evaluated`` queries, ``read(rows)`` giving a block's
+    queries as scanned: under the index rule, queries sorted by the ranks they need and blocks
+    keeping (rows x ranks needed) within the shared budget; otherwise blocks in the given order
+    (the tie-aware scan's, by class), bounded by their length only."""
     needs = Needs.of(metrics)
-    need = _needs(relevance, evaluated, needs)
-    order = np.argsort(need, kind="stable")
-    rows_sorted, need = evaluated[order], need[order]
+    n_rankable = relevance.n_rankable[evaluated]  # the whole ranking, or as deep as the metrics need
+    need = n_rankable if needs.whole_ranking else needs.depth(relevance.n_relevant[evaluated], n_rankable)
+    if ties is None:
+        order = np.argsort(need, kind="stable")
+        evaluated, need = evaluated[order], need[order]
     budget = _budget.BLOCK_ENTRIES // n_workers
     start = 0
-    while start < rows_sorted.size:
+    while start < evaluated.size:
         if block_size is not None:
-            stop = min(start + block_size, rows_sorted.size)
+            stop = min(start + block_size, evaluated.size)
         else:
-            stop = min(start + _budget.HAMMING_BLOCK_ROWS, rows_sorted.size)
+            stop = min(start + _budget.HAMMING_BLOCK_ROWS, evaluated.size)
             if ties is None:  # rows x widest need within the budget (at least one row)
                 fits = np.arange(1, stop - start + 1) * need[start:stop] <= budget
                 stop = start + max(1, int(np.count_nonzero(fits)))
-        rows = rows_sorted[start:stop]
-        job = Job(queries.packed[rows], relevance.block(rows), tuple(metrics), ties, need[start:stop], needs.radius)
-        yield rows, job
+        rows = evaluated[start:stop]
+        yield rows, Job(read(rows), relevance.block(rows), tuple(metrics), ties, need[start:stop], needs.radius)
         start = stop
 
 
-def score(options, queries: Codes, references: Codes, relevance: Relevance, metrics, evaluated, scanner=None):
-    """``(per-query values of the evaluated queries, NaN elsewhere; None)``, as
-    :func:`embedeval._pipeline.score.score` gives them (a scan is never approximate); ``scanner`` (a
+def plan(options, queries: Codes, references: Codes, relevance: Relevance, metrics, evaluated, n_workers, scanner=None):
+    """The Hamming route: ``(evaluate_block, scanner, (rows, Job) per block)``; ``scanner`` (a
     :class:`HammingScanner` over ``references``) is made here unless given."""
-    per_query = {m.name: np.full(queries.shape[0], np.nan) for m in metrics}
-    if not evaluated.size:
-        return per_query, None
-    scanner = scanner or HammingScanner(references.packed, references.n_bits)
-    executor = options.executor()
-    planned = jobs(queries, relevance, evaluated, metrics, options.ties, options.block_size, executor.n_workers)
-    results = executor.run(evaluate_block, scanner, relevance.shared, planned)
-    gather(results, per_query, evaluated.size, options.progress)
-    return per_query, None
+    scanner = HammingScanner(references.packed, references.n_bits) if scanner is None else scanner
+    read = queries.packed.__getitem__
+    return (
+        evaluate_block,
+        scanner,
+        jobs(read, relevance, evaluated, metrics, options.ties, options.block_size, n_workers),
+    )
 
 
 def _judged_chunk(part: JudgedPart, b: int, start: int, stop: int) -> np.ndarray:

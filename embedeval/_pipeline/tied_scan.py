@@ -18,13 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core import budget as _budget
 from .._inputs.arrays import prepare
-from .._metrics.registry import Needs
 from .._relevance import CodePart
 from .._search.tied_scan import TiedScanner
 from . import hamming_scan as _hamming
-from .executors import gather
 
 TIED = (
     "exactly equal float64 distances (squared euclidean distance or minus the inner product, computed in float64 "
@@ -33,33 +30,19 @@ TIED = (
 SEARCH = "exact: every reference's float64 distance counted around each graded reference's exact distance, in chunks"
 
 
-def jobs(queries, relevance, evaluated, metrics, ties, distance: str, block_size):
-    """``(rows, Job)`` per block of the ``evaluated`` queries, prepared as the searchers prepare them."""
-    needs = Needs.of(metrics)
-    size = block_size or _budget.HAMMING_BLOCK_ROWS
-    for start in range(0, evaluated.size, size):
-        rows = evaluated[start : start + size]
-        prepared = np.ascontiguousarray(prepare(np.asarray(queries[rows]), distance), dtype=np.float32)
-        need = relevance.n_rankable[rows]  # unused under a tie-aware rule
-        yield rows, _hamming.Job(prepared, relevance.block(rows), tuple(metrics), ties, need, needs.radius)
-
-
-def score(options, queries, references, relevance, metrics, evaluated, scanner=None):
-    """``(per-query values of the evaluated queries, NaN elsewhere; None)`` under the tie-aware rule
-    ``ties``, as :func:`embedeval._pipeline.score.score` gives them under the index rule; ``scanner`` (a
-    :class:`TiedScanner` over the prepared ``references``) is made here unless given. With class
-    labels the queries are blocked by class (each block reads the rows of few classes' members
-    for its graded pairs' values); the values go back to each query's place."""
-    per_query = {m.name: np.full(queries.shape[0], np.nan) for m in metrics}
-    if not evaluated.size:
-        return per_query, None
+def plan(options, queries, references, relevance, metrics, evaluated, n_workers, scanner=None):
+    """The tie-aware route: ``(the Hamming path's block step, scanner, (rows, Job) per block)``;
+    ``scanner`` (a :class:`TiedScanner` over the prepared ``references``) is made here unless
+    given. With class labels the queries are blocked by class (each block reads the rows of few
+    classes' members for its graded pairs' values); the values go back to each query's place."""
     if scanner is None:
         scanner = TiedScanner(prepare(np.asarray(references), options.distance), options.distance == "euclidean")
-    executor = options.executor()
     part = relevance.source.query_part(evaluated) if relevance.shared.class_codes is not None else None
     if isinstance(part, CodePart):  # blocks of few classes: their members' rows stay in cache
         evaluated = evaluated[np.argsort(part.codes, kind="stable")]
-    planned = jobs(queries, relevance, evaluated, metrics, options.ties, options.distance, options.block_size)
-    results = executor.run(_hamming.evaluate_block, scanner, relevance.shared, planned)
-    gather(results, per_query, evaluated.size, options.progress)
-    return per_query, None
+
+    def read(rows):  # prepared as the searchers prepare them
+        return np.ascontiguousarray(prepare(np.asarray(queries[rows]), options.distance), dtype=np.float32)
+
+    planned = _hamming.jobs(read, relevance, evaluated, metrics, options.ties, options.block_size, n_workers)
+    return _hamming.evaluate_block, scanner, planned

@@ -292,15 +292,14 @@ class Relevance:
         """``own``: each query's row in the reference set (-1 for none), or None; leave-one-out's
         own rows (row i) are read from ``rules``."""
         before = np.asarray(source.n_relevant(), dtype=np.int64)
-        active = rules is not None and rules.any
-        lost = source.relevant_ignored(rules) if active else 0
-        n_ignored = rules.n_ignored if active else np.zeros(before.size, dtype=np.int64)
-        gains = source.gains(rules if active else None) if source.graded else None
+        rules = rules if rules is not None and rules.any else None  # rules that ignore nothing: none
+        lost = 0 if rules is None else source.relevant_ignored(rules)
+        n_ignored = np.zeros(before.size, dtype=np.int64) if rules is None else rules.n_ignored
+        gains = source.gains(rules) if source.graded else None
         absent = source.n_absent() if getattr(source, "absent", None) is not None else None
         if absent is not None and gains is not None:
             gains = _with_absent(gains, *source.absent_gains())
-        n_own = _relevant_own_rows(source, rules if active else None, own, before.size)
-        rules = rules if active else None
+        n_own = _relevant_own_rows(source, rules, own, before.size)
         return cls(source, rules, n_references, before - lost, before, n_ignored, gains, absent, n_own)
 
     @property

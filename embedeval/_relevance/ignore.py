@@ -173,17 +173,10 @@ class IgnoreRules:
         return np.repeat(np.arange(self.n_ignored.size), np.diff(self.indptr)), self.indices
 
     def is_ignored(self, queries: np.ndarray, references: np.ndarray) -> np.ndarray:
-        """Whether each (query, reference) pair, arrays of one shape, is ignored."""
-        out = np.zeros(np.shape(queries), dtype=bool)
-        if self.leave_one_out:
-            out |= queries == references
-        if self.query_keys is not None:
-            out |= self.query_keys[queries] == self.reference_keys[references]
-        if self.indptr is not None and self.indices.size:
-            starts = self.indptr[:-1]
-            rows = np.repeat(np.arange(starts.size), np.diff(self.indptr))
-            out |= _member(rows * self.n_references + self.indices, queries * self.n_references + references)
-        return out
+        """Whether each (query, reference) pair, 1-D arrays of one length, is ignored: the test of
+        :meth:`IgnoreBlock.test` with every query in one block."""
+        every = self.block(np.arange(self.n_ignored.size))
+        return every.test(self.reference_keys, queries, references[:, None])[:, 0]
 
     def block(self, rows: np.ndarray) -> IgnoreBlock | None:
         """The rules of the queries ``rows`` (positions in the evaluation), for one block's job."""
@@ -215,22 +208,41 @@ class IgnoreRules:
 PLURAL = {"query": "queries", "reference": "references", "corpus": "corpus entries"}
 
 
-def _position(value, n: int, what: str, argument: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+def lookup(value, ids: dict | None, n: int, what: str, argument: str, id_argument: str | None = None) -> int:
+    """The position of a query or reference that ``argument`` names by id (``ids``: id -> position)
+    or, without ``ids``, by position (0 to n - 1). ``id_argument`` (``qrels``'s ``'query_ids'``,
+    ``'corpus_ids'``): the argument giving the ids, which the messages then point to; without it
+    they speak of positions and of the ``what`` ids."""
+    if ids is not None:
+        try:
+            return ids[value]
+        except (KeyError, TypeError):
+            among = f"in '{id_argument}'" if id_argument else f"among the {what} ids"
+            raise ValueError(f"'{argument}' names {what} {value!r}, which is not {among}") from None
+    integral = not isinstance(value, bool) and isinstance(value, numbers.Integral)
+    if integral and 0 <= value < n:
+        return int(value)
+    if id_argument is not None:
+        raise ValueError(
+            f"'{argument}' names {what} {value!r}, but without '{id_argument}' rows are named by position "
+            f"(0 to {n - 1}); pass '{id_argument}'"
+        )
+    if not integral:
         raise TypeError(f"'{argument}' names {PLURAL.get(what, what)} by position (an int); got {value!r}")
-    if not 0 <= value < n:
-        raise ValueError(f"'{argument}' names {what} {value}, but positions run from 0 to {n - 1}")
-    return int(value)
+    raise ValueError(f"'{argument}' names {what} {value}, but positions run from 0 to {n - 1}")
 
 
-def _lookup(value, ids: dict | None, n: int, what: str, argument: str) -> int:
-    """The position of a query or reference named by id (``ids``) or by position."""
-    if ids is None:
-        return _position(value, n, what, argument)
-    try:
-        return ids[value]
-    except (KeyError, TypeError):
-        raise ValueError(f"'{argument}' names {what} {value!r}, which is not among the {what} ids") from None
+def per_query(value, argument: str, n: int, ids: dict | None, what: str, entry: str, rule: str, id_argument=None):
+    """``(row, query as named, entry)`` for each query of ``value``: a mapping query -> entry
+    (queries named as :func:`lookup` reads them) or a sequence of one ``entry`` per query (by
+    row). ``rule``: what ``argument`` must be, for the message refusing anything else."""
+    if isinstance(value, Mapping):
+        return [(lookup(q, ids, n, what, argument, id_argument), q, e) for q, e in value.items()]
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+        if len(value) != n:
+            raise ValueError(f"'{argument}' as a sequence must hold one {entry} per {what} ({n}); got {len(value)}")
+        return [(i, i, e) for i, e in enumerate(value)]
+    raise TypeError(f"'{argument}' must {rule}; got {type(value).__name__}")
 
 
 def read_lists(ignore, n_queries: int, n_references: int, query_ids=None, reference_ids=None, names=None):
@@ -246,20 +258,13 @@ def read_lists(ignore, n_queries: int, n_references: int, query_ids=None, refere
         What the queries and references are called in messages (default "query", "reference").
     """
     what_q, what_r = names or ("query", "reference")
-    if isinstance(ignore, Mapping):
-        items = [(_lookup(q, query_ids, n_queries, what_q, "ignore"), refs) for q, refs in ignore.items()]
-    elif isinstance(ignore, Sequence) and not isinstance(ignore, (str, bytes)):
-        if len(ignore) != n_queries:
-            raise ValueError(f"'ignore' as a sequence must hold one list per {what_q} ({n_queries}); got {len(ignore)}")
-        items = list(enumerate(ignore))
-    else:
-        raise TypeError(f"'ignore' must map each {what_q} to the {what_r}s it ignores; got {type(ignore).__name__}")
+    rule = f"map each {what_q} to the {what_r}s it ignores"
     rows, cols = [], []
-    for q, refs in items:
+    for q, _, refs in per_query(ignore, "ignore", n_queries, query_ids, what_q, "list", rule):
         if isinstance(refs, (str, bytes)) or not hasattr(refs, "__iter__"):
             raise TypeError(f"'ignore' of {what_q} {q} must be an iterable of {what_r}s; got {type(refs).__name__}")
         refs = refs.tolist() if isinstance(refs, np.ndarray) else refs
-        found = [_lookup(r, reference_ids, n_references, what_r, "ignore") for r in refs]
+        found = [lookup(r, reference_ids, n_references, what_r, "ignore") for r in refs]
         rows += [q] * len(found)
         cols += found
     keys = np.unique(np.asarray(rows, dtype=np.int64) * n_references + np.asarray(cols, dtype=np.int64))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core.csr import take_rows
+from .ignore import lookup, per_query
 from .marked import Marked
 
 
@@ -125,7 +126,7 @@ class Judgements:
 
     def kept(self, rules) -> np.ndarray:
         """Which judged pairs no ignore rule removes: bool of shape (n_judged,)."""
-        if rules is None or not rules.any:
+        if rules is None:  # Relevance.build passes None for rules that ignore nothing
             return np.ones(self.indices.size, dtype=bool)
         return ~rules.is_ignored(self._rows(), self.indices)
 
@@ -165,20 +166,6 @@ def _pairs(entry, query) -> list:
     )
 
 
-def _resolve(ids: dict | None, value, n: int, what: str, argument: str) -> int:
-    if ids is None:
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < n:
-            raise ValueError(
-                f"'{argument}' names {what} {value!r}, but without '{what}_ids' rows are named by position "
-                f"(0 to {n - 1}); pass '{what}_ids'"
-            )
-        return int(value)
-    try:
-        return ids[value]
-    except (KeyError, TypeError):
-        raise ValueError(f"'{argument}' names {what} {value!r}, which is not in '{what}_ids'") from None
-
-
 ABSENT_DOCS = ("count", "drop", "error")
 
 
@@ -191,14 +178,8 @@ def read_judgements(
     twice. A corpus id that ``corpus_ids`` lacks is, by ``absent_docs``: ``"error"``, an error;
     ``"count"``, kept in :attr:`Judgements.absent` (relevant, never retrieved); ``"drop"``,
     left out. Positions out of range are always an error."""
-    if isinstance(qrels, Mapping):
-        items = [(_resolve(query_ids, q, n_queries, "query", "qrels"), q, entry) for q, entry in qrels.items()]
-    elif isinstance(qrels, Sequence) and not isinstance(qrels, (str, bytes)):
-        if len(qrels) != n_queries:
-            raise ValueError(f"'qrels' as a sequence must hold one entry per query ({n_queries}); got {len(qrels)}")
-        items = [(i, i, entry) for i, entry in enumerate(qrels)]
-    else:
-        raise TypeError(f"'qrels' must map query ids to {{corpus id: grade}}; got {type(qrels).__name__}")
+    rule = "map query ids to {corpus id: grade}"
+    items = per_query(qrels, "qrels", n_queries, query_ids, "query", "entry", rule, "query_ids")
     judged = np.zeros(n_queries, dtype=bool)
     rows, cols, grades = [], [], []
     absent: list = []  # (row, grade, query, doc)
@@ -212,7 +193,7 @@ def read_judgements(
                 absent.append((row, grade, query, doc))
                 continue
             rows.append(row)
-            cols.append(_resolve(corpus_ids, doc, n_references, "corpus", "qrels"))
+            cols.append(lookup(doc, corpus_ids, n_references, "corpus", "qrels", "corpus_ids"))
             grades.append(grade)
     keys = np.asarray(rows, dtype=np.int64) * n_references + np.asarray(cols, dtype=np.int64)
     order = np.argsort(keys, kind="stable")
@@ -239,7 +220,7 @@ def read_judgements(
 def _absent(ids: dict, doc) -> bool:
     try:
         return doc not in ids
-    except TypeError:  # unhashable: _resolve names it
+    except TypeError:  # unhashable: lookup names it
         return False
 
 

@@ -46,11 +46,6 @@ class Marked:
     lister: Callable | None = None
     graded: bool = False
 
-    def __post_init__(self):
-        object.__setattr__(self, "counts", np.asarray(self.counts, dtype=np.int64))
-        if self.codes is not None:
-            object.__setattr__(self, "codes", np.asarray(self.codes, dtype=np.int64))
-
     def part(self, rows: np.ndarray) -> Marked:
         """The marked references of the queries ``rows`` (positions among these queries)."""
         lister = None if self.lister is None else (lambda local: self.lister(rows[local]))

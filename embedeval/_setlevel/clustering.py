@@ -109,15 +109,15 @@ def kmeans(
         "distance": distance,
         "normalised": distance == "cosine",
     }
-    km = faiss.Kmeans(
-        x.shape[1],
-        n_clusters,
-        niter=niter,
-        nredo=nredo,
-        seed=seed,
-        max_points_per_centroid=max_points_per_centroid,
-        min_points_per_centroid=1,
-    )
-    objective = km.train(x)
-    _, assignment = km.index.search(x, 1)  # the index holds the final centroids (as PML reads them)
+    params = {"niter": niter, "nredo": nredo, "seed": seed, "max_points_per_centroid": max_points_per_centroid}
+    return faiss_kmeans(x, n_clusters, settings, **params)
+
+
+def faiss_kmeans(x: np.ndarray, k: int, settings: dict, init: np.ndarray | None = None, **params) -> KMeans:
+    """``faiss.Kmeans`` of ``x`` into ``k`` clusters with ``params``, from the initial centroids
+    ``init`` (None: faiss's random ones), each point assigned to its nearest final centroid by the
+    index faiss leaves (as PML reads them); its objective is faiss's."""
+    km = faiss.Kmeans(x.shape[1], k, min_points_per_centroid=1, **params)
+    objective = km.train(x, init_centroids=init)
+    _, assignment = km.index.search(x, 1)
     return KMeans(assignment.ravel().astype(np.int64), km.centroids.copy(), float(objective), settings)

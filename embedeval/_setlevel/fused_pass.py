@@ -16,6 +16,7 @@ from .._core import budget as _budget
 from .._pipeline.executors import default_threads, one_blas_thread_each, run_threads
 from .pair_auroc import SCAN, HeldPositives
 from .pairs import Grid, PairSpace, pair_indices
+from .thresholds import Kept
 
 
 def main_pass(
@@ -25,8 +26,7 @@ def main_pass(
     ``n_threads``: tiles at once (default: faiss's thread count, the machine's cores)."""
     n_threads = n_threads or default_threads()
     hist = np.zeros(grid.n_bins + 2, dtype=np.int64)
-    local2, kept, n_kept = 0, {}, 0
-    index = np.int32 if max(len(space.q), len(space.r)) < 2**31 else np.int64
+    local2, kept = 0, Kept(space, guessed, budget)
     jobs = ((None, (number, tile)) for number, tile in enumerate(space.tiles()))
     work = _TileWork(space, grid, held, want_histogram, guessed)
     with one_blas_thread_each(n_threads):
@@ -43,19 +43,9 @@ def main_pass(
                     margin,
                     lambda i, at=at, tile=tile: space.exact(*pair_indices(tile, at[i])),
                 )
-            if guessed is not None and kept is not None:
-                n_kept += near.size
-                if n_kept > budget:
-                    kept = None  # the guess was wrong: the thresholds are collected by another pass
-                elif near.size:
-                    rows, cols = pair_indices(tile, near)
-                    kept[number] = (near_bins.astype(np.int32), rows.astype(index), cols.astype(index))
-    if guessed is None or kept is None:
-        return hist, local2, None
-    if not kept:
-        return hist, local2, (np.empty(0, dtype=np.int64),) * 3
-    parts = [kept[k] for k in sorted(kept)]
-    return hist, local2, tuple(np.concatenate(part) for part in zip(*parts, strict=True))
+            if kept.parts is not None:
+                kept.add(number, tile, near, near_bins)
+    return hist, local2, kept.pairs()
 
 
 class _TileWork:
@@ -104,7 +94,7 @@ class _TileWork:
         )
         coords = dist.reshape(-1)
         slow, near = out[0, :n_slow].astype(np.int64), out[1, :n_near].astype(np.int64)
-        slow_bins, near_bins = _certain_bins(grid, coords[slow]), _certain_bins(grid, coords[near])
+        slow_bins, near_bins = grid.bins_of(coords[slow]), grid.bins_of(coords[near])  # as the kernel bins them
         if n_unsure:
             unsure = out[2, :n_unsure].astype(np.int64)
             rows, cols = pair_indices(tile, unsure)
@@ -120,10 +110,3 @@ class _TileWork:
                 order = np.argsort(near, kind="stable")  # the numpy passes' order: flat positions
                 near, near_bins = near[order], near_bins[order]
         return number, tile, coords, slow, slow_bins, margin, hist, int(fast), near, near_bins
-
-
-def _certain_bins(grid: Grid, coords: np.ndarray) -> np.ndarray:
-    """Bins of coordinates farther than the margin from a bin edge (as the kernel computes them)."""
-    k = np.floor(coords)
-    np.clip(k, -1, grid.n_bins, out=k)
-    return k.astype(np.int64) + 1

@@ -166,9 +166,14 @@ def expected_mutual_information(row_sums: np.ndarray, col_sums: np.ndarray, n: i
     return total
 
 
-def _codes(labels, clusters) -> tuple[np.ndarray, np.ndarray]:
-    """Dense codes of two labelings of the same items (an evaluation's query codes and clusters)."""
-    return encode_labels(np.asarray(labels))[1][0], encode_labels(np.asarray(clusters))[1][0]
+def _table(labels, clusters) -> Contingency:
+    """The contingency table of two labelings of the same items (an evaluation's query codes and
+    clusters), coded densely."""
+    return contingency(encode_labels(np.asarray(labels))[1][0], encode_labels(np.asarray(clusters))[1][0])
+
+
+def _mean_entropy(table: Contingency) -> float:
+    return (entropy(table.row_sums, table.n) + entropy(table.col_sums, table.n)) / 2
 
 
 def nmi(labels, clusters) -> float:
@@ -196,15 +201,11 @@ def nmi(labels, clusters) -> float:
     >>> round(nmi([0, 0, 1, 1], [0, 0, 1, 2]), 4)
     0.8
     """
-    first, second = _codes(labels, clusters)
-    table = contingency(first, second)
+    table = _table(labels, clusters)
     if table.row_sums.size == 1 and table.col_sums.size == 1:
         return 1.0
     mi = mutual_information(table)
-    if mi == 0.0:
-        return 0.0
-    h_mean = (entropy(table.row_sums, table.n) + entropy(table.col_sums, table.n)) / 2
-    return float(mi / h_mean)
+    return 0.0 if mi == 0.0 else float(mi / _mean_entropy(table))
 
 
 def ami(labels, clusters) -> float:
@@ -234,8 +235,7 @@ def ami(labels, clusters) -> float:
     >>> round(ami([0, 0, 1, 1], [0, 0, 1, 2]), 4)
     0.5714
     """
-    first, second = _codes(labels, clusters)
-    table = contingency(first, second)
+    table = _table(labels, clusters)
     n = table.n
     ka, kb = table.row_sums.size, table.col_sums.size
     if ka == 1 and kb == 1:
@@ -248,7 +248,7 @@ def ami(labels, clusters) -> float:
         return 0.0
     mi = mutual_information(table)
     emi = expected_mutual_information(table.row_sums, table.col_sums, n)
-    h_mean = (entropy(table.row_sums, n) + entropy(table.col_sums, n)) / 2
+    h_mean = _mean_entropy(table)
     # As scikit-learn: keep the signs of numerator and denominator when rounding brings either to 0.
     eps = np.finfo(np.float64).eps
     numerator, denominator = mi - emi, h_mean - emi

@@ -16,7 +16,7 @@ from __future__ import annotations
 import faiss
 import numpy as np
 
-from .clustering import KMeans
+from .clustering import KMeans, faiss_kmeans
 
 N_INIT = 5  # restarts, each from its own greedy k-means++ seeds
 SEED = 0
@@ -71,15 +71,12 @@ def best_of_restarts(x: np.ndarray, k: int, *, n_init: int = N_INIT, seed: int =
     best = None
     for restart in range(n_init):
         seeds = plus_plus_seeds(x, k, np.random.default_rng(seed + restart))
-        km = faiss.Kmeans(x.shape[1], k, niter=niter, seed=seed + restart, max_points_per_centroid=x.shape[0] + 1)
-        km.min_points_per_centroid = 1
-        km.train(x, init_centroids=seeds)
-        _, assignment = km.index.search(x, 1)
+        run = faiss_kmeans(x, k, {}, seeds, niter=niter, seed=seed + restart, max_points_per_centroid=x.shape[0] + 1)
         # the objective of the final centroids, from the assignment faiss searched
-        objective = float(((x.astype(np.float64) - km.centroids[assignment.ravel()]) ** 2).sum())
+        objective = float(((x.astype(np.float64) - run.centroids[run.assignment]) ** 2).sum())
         if best is None or objective < best[0]:
-            best = (objective, assignment.ravel().astype(np.int64), km.centroids.copy(), restart)
-    objective, assignment, centroids, restart = best
+            best = (objective, run, restart)
+    objective, run, restart = best
     settings = {
         "implementation": "faiss.Kmeans from k-means++ seeds",
         "faiss_version": faiss.__version__,
@@ -90,4 +87,4 @@ def best_of_restarts(x: np.ndarray, k: int, *, n_init: int = N_INIT, seed: int =
         "niter": int(niter),
         "kept_restart": int(restart),
     }
-    return KMeans(assignment, centroids, objective, settings)
+    return KMeans(run.assignment, run.centroids, objective, settings)

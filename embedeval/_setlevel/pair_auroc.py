@@ -47,9 +47,7 @@ class HeldPositives:
     def __init__(self, values: np.ndarray, grid: Grid, chunk: np.ndarray, cells: int):
         self.values = np.sort(values)
         self.coords = grid.coord(self.values)
-        bins = np.floor(self.coords)  # grid.bins(self.values), from the coordinates at hand
-        np.clip(bins, -1, grid.n_bins, out=bins)
-        bins = bins.astype(np.int64) + 1
+        bins = grid.bins_of(self.coords)  # grid.bins(self.values), from the coordinates at hand
         runs = np.flatnonzero(np.diff(bins, prepend=-1))  # sorted values: sorted bins, each a run
         present = bins[runs]
         self.bins = np.zeros(grid.n_bins + 2, dtype=bool)  # bins whose negatives need counting here

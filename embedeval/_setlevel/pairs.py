@@ -40,6 +40,17 @@ from .._search.float64 import exact_pairs
 TILE_WIDTH = 4
 
 
+def pair_counts(query_codes: np.ndarray, reference_codes: np.ndarray | None) -> tuple[int, int]:
+    """(pairs, positive pairs): of distinct items i < j within ``query_codes`` (``reference_codes``
+    None), else of every (query, reference) pair; positive when the class codes agree."""
+    n_codes = int(max(query_codes.max(initial=-1), -1 if reference_codes is None else reference_codes.max(initial=-1)))
+    sizes_q = np.bincount(query_codes, minlength=n_codes + 1)
+    if reference_codes is None:
+        return query_codes.size * (query_codes.size - 1) // 2, int((sizes_q * (sizes_q - 1) // 2).sum())
+    sizes_r = np.bincount(reference_codes, minlength=n_codes + 1)
+    return query_codes.size * reference_codes.size, int((sizes_q * sizes_r).sum())
+
+
 @dataclass(frozen=True)
 class Tile:
     """A rectangle of pairs: ``rows`` x ``cols`` (slices, or index arrays into the two sets).
@@ -77,15 +88,7 @@ class PairSpace:
         self.q_norm, self.r_norm = np.sqrt(self.q_sq), np.sqrt(self.r_sq)
         d = self.q.shape[1]
         self._terms = 2 * d + (8 if self.euclidean else 2)  # error_bound's t (module docstring)
-        sizes_q = np.bincount(self.q_codes)
-        sizes_r = sizes_q if self.within else np.bincount(self.r_codes, minlength=sizes_q.size)
-        sizes_q = np.pad(sizes_q, (0, max(0, sizes_r.size - sizes_q.size)))
-        if self.within:
-            self.n_pairs = len(self.q) * (len(self.q) - 1) // 2
-            self.n_positive = int((sizes_q * (sizes_q - 1) // 2).sum())
-        else:
-            self.n_pairs = len(self.q) * len(self.r)
-            self.n_positive = int((sizes_q * sizes_r).sum())
+        self.n_pairs, self.n_positive = pair_counts(query_codes, None if self.within else reference_codes)
         self.n_negative = self.n_pairs - self.n_positive
 
     # -- tiles -------------------------------------------------------------------------------
@@ -210,8 +213,11 @@ class Grid:
 
     def bins(self, values: np.ndarray) -> np.ndarray:
         """Bins (0 .. n_bins + 1) of exact distances."""
-        k = np.floor(self.coord(np.asarray(values, dtype=np.float64)))
-        return np.clip(k, -1, self.n_bins).astype(np.int64) + 1
+        return self.bins_of(self.coord(np.asarray(values, dtype=np.float64)))
+
+    def bins_of(self, coords: np.ndarray) -> np.ndarray:
+        """Bins (0 .. n_bins + 1) of grid coordinates: ``clip(floor(coords), -1, n_bins) + 1``."""
+        return np.clip(np.floor(coords), -1, self.n_bins).astype(np.int64) + 1
 
     def value_range(self, bin_index: int, within: tuple[float, float]) -> tuple[float, float]:
         """Approximate value range of a bin, intersected with ``within`` (which bounds the

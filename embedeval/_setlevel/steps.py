@@ -31,7 +31,7 @@ from .clustering import kmeans
 from .geometry import pcf
 from .information import ami, nmi
 from .kmeanspp import best_of_restarts
-from .pairs import PairSpace
+from .pairs import PairSpace, pair_counts
 from .verification import CONVENTIONS as PAIR_CONVENTIONS
 from .verification import Budgets, verify
 
@@ -102,14 +102,7 @@ class SetStep:
 
     def _check_pairs(self, pairs, classes: np.ndarray) -> None:
         q = self.query_codes
-        sizes_q = np.bincount(q, minlength=classes.size)
-        if self.reference_codes is None:
-            n_pairs = q.size * (q.size - 1) // 2
-            positive = int((sizes_q * (sizes_q - 1) // 2).sum())
-        else:
-            sizes_r = np.bincount(self.reference_codes, minlength=classes.size)
-            n_pairs = q.size * self.reference_codes.size
-            positive = int((sizes_q * sizes_r).sum())
+        n_pairs, positive = pair_counts(q, self.reference_codes)
         asks = f"'metrics' asks for {_names(pairs)}: pair verification needs"
         if n_pairs == 0:
             raise ValueError(f"{asks} at least two embeddings to pair; got {q.size}")

@@ -128,6 +128,33 @@ def guess_bins(targets, negatives: np.ndarray, hist_pos: np.ndarray, grid: Grid,
     return guessed
 
 
+class Kept:
+    """The (bin, row, column) of the pairs in the ``guessed`` bins (:func:`guess_bins`), kept tile by
+    tile during the main pass while they number at most ``budget`` (beyond it, none: the guess was
+    wrong and the thresholds are collected by another pass). ``guessed`` None: nothing is kept."""
+
+    def __init__(self, space: PairSpace, guessed: np.ndarray | None, budget: int):
+        self.budget, self.count = budget, 0
+        self.parts = None if guessed is None else {}
+        self.index = np.int32 if max(len(space.q), len(space.r)) < 2**31 else np.int64
+
+    def add(self, number: int, tile, flat: np.ndarray, bins: np.ndarray) -> None:
+        """Keep the pairs at the flat positions ``flat`` of tile ``number`` (``bins``: theirs)."""
+        self.count += flat.size
+        if self.count > self.budget:
+            self.parts = None
+        elif flat.size:
+            rows, cols = pair_indices(tile, flat)
+            self.parts[number] = (bins.astype(np.int32), rows.astype(self.index), cols.astype(self.index))
+
+    def pairs(self):
+        """``(bins, rows, cols)`` of every kept pair in the order of the tiles, or None (nothing kept)."""
+        if self.parts is None:
+            return None
+        parts = [self.parts[k] for k in sorted(self.parts)] or [(np.empty(0, dtype=np.int64),) * 3]
+        return tuple(np.concatenate(part) for part in zip(*parts, strict=True))
+
+
 def candidates(space: PairSpace, targets: list[Threshold]):
     """Per tile: exact distances and positive flags of the pairs that may lie in any target's
     interval (a margin test on the first grid of each chain, then exact distances)."""

@@ -49,7 +49,7 @@ from . import fused_pass
 from .pair_auroc import HeldPositives
 from .pair_curves import pair_curves
 from .pairs import Grid, PairSpace, exact_bins, pair_indices
-from .thresholds import Threshold, collect_pass, guess_bins, refine_pass
+from .thresholds import Kept, Threshold, collect_pass, guess_bins, refine_pass
 
 
 @dataclass(frozen=True)
@@ -228,9 +228,8 @@ def _main_pass(space: PairSpace, grid: Grid, held: HeldPositives, want_histogram
     if compiled.enabled():
         return fused_pass.main_pass(space, grid, held, want_histogram, guessed, budget)
     hist = np.zeros(grid.n_bins + 2, dtype=np.int64)
-    local2, kept, n_kept = 0, [], 0
-    index = np.int32 if max(len(space.q), len(space.r)) < 2**31 else np.int64
-    for tile in space.tiles():
+    local2, kept = 0, Kept(space, guessed, budget)
+    for number, tile in enumerate(space.tiles()):
         dist, error = space.approx(tile)
         coords = grid.coord(dist, out=dist)
         bins = exact_bins(space, grid, tile, coords, error)
@@ -249,19 +248,10 @@ def _main_pass(space: PairSpace, grid: Grid, held: HeldPositives, want_histogram
                 grid.margin(error),
                 lambda at, flat=flat, tile=tile: space.exact(*pair_indices(tile, flat[at])),
             )
-        if guessed is not None and kept is not None:
+        if kept.parts is not None:
             near = guessed[bins]
             if valid is not None:
                 near &= valid
             flat = np.flatnonzero(near)
-            n_kept += flat.size
-            if n_kept > budget:
-                kept = None  # the guess was wrong: the thresholds are collected by another pass
-            elif flat.size:
-                rows, cols = pair_indices(tile, flat)
-                kept.append((bins.reshape(-1)[flat].astype(np.int32), rows.astype(index), cols.astype(index)))
-    if guessed is None or kept is None:
-        return hist, local2, None
-    if not kept:
-        return hist, local2, (np.empty(0, dtype=np.int64),) * 3
-    return hist, local2, tuple(np.concatenate(part) for part in zip(*kept, strict=True))
+            kept.add(number, tile, flat, bins.reshape(-1)[flat])
+    return hist, local2, kept.pairs()

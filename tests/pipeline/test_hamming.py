@@ -17,7 +17,7 @@ from embedeval._inputs.codes import pack_bits, read_codes
 from embedeval._metrics.expected import compute
 from embedeval._metrics.registry import EMBEDDINGS, parse_metrics
 from embedeval._metrics.ties import tied_hits_from_dense
-from embedeval._pipeline import hamming_scan as _hamming
+from embedeval._pipeline import route
 from embedeval._pipeline.options import Options
 from embedeval._search.hamming import HammingScanner
 
@@ -195,7 +195,7 @@ def _score_with(scanner_pairs, rule, bits, labels, metrics, block_size=None):
     _, relevance = _read_relevance(labels, None, q, r, None, None)
     evaluated = np.flatnonzero(relevance.n_relevant > 0)
     scanner = HammingScanner(r.packed, r.n_bits, pairs=scanner_pairs)
-    return _hamming.score(options, q, r, relevance, parsed, evaluated, scanner=scanner)[0]
+    return route.run(options, q, r, relevance, parsed, evaluated, searcher=scanner)[0]
 
 
 @pytest.mark.parametrize("rule", RULES)

@@ -19,6 +19,7 @@ from embedeval._inputs.arrays import prepare
 from embedeval._metrics.expected import compute
 from embedeval._metrics.registry import EMBEDDINGS, RANKINGS, parse_metrics
 from embedeval._metrics.ties import tied_hits_from_dense
+from embedeval._pipeline import route
 from embedeval._pipeline import tied_scan as _tied_embeddings
 from embedeval._pipeline.options import Options
 from embedeval._search.tied_scan import TiedScanner
@@ -269,7 +270,7 @@ def _score_with(pairs, rule, x, labels, metrics, block_size=None, distance="eucl
     _, relevance = _read_relevance(labels, None, q, r, None, None)
     evaluated = np.flatnonzero(relevance.n_relevant > 0)
     scanner = TiedScanner(prepare(r, distance), distance == "euclidean", pairs=pairs)
-    return _tied_embeddings.score(options, q, r, relevance, parsed, evaluated, scanner=scanner)[0]
+    return route.run(options, q, r, relevance, parsed, evaluated, searcher=scanner)[0]
 
 
 @pytest.mark.parametrize("rule", RULES[1:])
