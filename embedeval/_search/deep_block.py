@@ -15,6 +15,7 @@ from .._core import compiled
 from . import deep_count as steps
 from . import deep_fused
 from .deep_exact import error_bounds, exact_ranks
+from .float64 import norms
 
 _REACHED_CACHED = compiled.in_cache(f"{__package__}.deep_kernels", "_reached_into")
 
@@ -374,8 +375,7 @@ class Block:
         product value (:func:`~embedeval._search.deep_exact.error_bounds`, (b,) each), and the
         rows' float32 factors (b, d [+ 1])."""
         rk = self.ranker
-        q_norms = np.sqrt(np.einsum("ij,ij->i", self.queries, self.queries, dtype=np.float64))
-        bound32, bound64 = error_bounds(q_norms, rk.max_norm, rk.dim, rk.euclidean)
+        bound32, bound64 = error_bounds(norms(self.queries), rk.max_norm, rk.dim, rk.euclidean)
         return bound32, bound64, rk.factors(self.queries, np.float32)
 
     def class_values(self, rows, code: int):

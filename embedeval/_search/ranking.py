@@ -6,7 +6,7 @@ import numpy as np
 
 from .candidates import Candidates
 from .error_bound import error_bound, scale, terms
-from .float64 import pair_distances
+from .float64 import norms, pair_distances
 from .ignored import as_ignored, drop_ignored
 
 
@@ -47,9 +47,8 @@ class ExactSearcher:
         :func:`~embedeval._search.error_bound.error_bound` with faiss's terms (d + 4 squared
         euclidean, d + 3 inner product) and M the largest reference norm.
         """
-        d = queries.shape[1]
-        q_norm = np.sqrt(np.einsum("ij,ij->i", queries, queries, dtype=np.float64))
-        return error_bound(scale(q_norm, self.max_norm, self.euclidean), terms(d, self.euclidean), unit_roundoff, d)
+        d, s = queries.shape[1], scale(norms(queries), self.max_norm, self.euclidean)
+        return error_bound(s, terms(d, self.euclidean), unit_roundoff, d)
 
     def search(self, queries: np.ndarray, k: int, ignore=None, classes=None) -> np.ndarray:
         """Indices of each query's ``k`` nearest references, nearest first, ties by lower index.
