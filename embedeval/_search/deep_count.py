@@ -28,6 +28,12 @@ def threshold(others, reached, scale, depth, sigmas: float) -> np.ndarray:
     return np.where(enough[np.arange(len(others)), first], others[np.arange(len(others)), first], np.inf)
 
 
+def looser(sigmas: float | None) -> float | None:
+    """The sigmas of the next count of rows whose sampled threshold proved too tight; None after 16
+    (then each row counts up to its J-th relevant value, always enough)."""
+    return 4 * max(sigmas, 0) + 4 if sigmas is not None and sigmas < 16 else None
+
+
 def may_bind(count, scale, reachable, depth, sigmas: float) -> np.ndarray:
     """Whether :func:`threshold` may be finite for each row, without the sampled values.
 

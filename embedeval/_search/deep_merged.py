@@ -48,6 +48,7 @@ import numpy as np
 
 from .._core import budget as _budget
 from .._core import compiled
+from .deep_count import looser
 
 _CACHED = compiled.in_cache(f"{__package__}.merged_kernels", "_merged_rows_into", "_list_into", "_guesses_into")
 
@@ -139,7 +140,7 @@ def ranks(block, out, at):
         if short is None:
             return None
         rows = rows[short]
-        sigmas = 4 * max(sigmas, 0) + 4 if sigmas is not None and sigmas < 16 else None
+        sigmas = looser(sigmas)
     return True
 
 

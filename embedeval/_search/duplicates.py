@@ -105,9 +105,8 @@ class DuplicateRows:
         """Rank ``rows`` from their ``depth`` nearest distinct rows where those are enough; which were."""
         b = queries.shape[0]
         top = self._distinct.search(queries, depth)  # (b, depth), exact order of distinct rows
-        exact = pair_distances(
-            queries, np.repeat(np.arange(b), depth), self._first[top.ravel()], self._rows, self._euclidean
-        ).reshape(b, depth)
+        pairs = (np.repeat(np.arange(b), depth), self._first[top.ravel()])
+        exact = pair_distances(queries, *pairs, self._reference.__getitem__, self._euclidean).reshape(b, depth)
         cum = np.cumsum(self._counts[top], axis=1)
         enough = cum[:, -1] >= need
         # The distinct row holding each query's need-th copy, and the last one at its distance.
@@ -127,6 +126,3 @@ class DuplicateRows:
         members = self._members[offsets + np.arange(int(take.sum()))]
         order = np.lexsort((members, np.repeat(exact, take)))
         return members[order[:need]]
-
-    def _rows(self, idx):
-        return self._reference[idx]
