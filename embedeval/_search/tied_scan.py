@@ -153,16 +153,14 @@ class TiedScanner:
         chain_gap = 4.0 * bound64
         window_half = 2.0 * ((bound64 if wide else bound32) + bound64)
         values, exact = self._values(queries)
+        arrange, resolve_counts = Items.arrange, _resolve_counts
         if compiled.enabled() and _compiled_books(rows.size):  # the same bookkeeping in compiled loops
             from . import tied_group_kernels as books
 
-            items = books.arrange(b, rows, cols, level, values(rows, cols), chain_gap, window_half)
-            below, members = self._around(queries, parts, excluded, items, wide)
-            total, graded = books.resolve_counts(items, below, members, values, exact, chain_gap, levels.size)
-            return Counts(total, graded, levels)
-        items = Items.arrange(b, rows, cols, level, values(rows, cols), chain_gap, window_half)
+            arrange, resolve_counts = books.arrange, books.resolve_counts
+        items = arrange(b, rows, cols, level, values(rows, cols), chain_gap, window_half)
         below, members = self._around(queries, parts, excluded, items, wide)
-        return Counts(*_layout(*resolve(items, below, members, values, exact, chain_gap, levels.size)), levels)
+        return Counts(*resolve_counts(items, below, members, values, exact, chain_gap, levels.size), levels)
 
     @staticmethod
     def _graded(chunks, grades, ignored, levels, pairs=None):
@@ -274,8 +272,9 @@ def _compiled_books(units: int) -> bool:
     )
 
 
-def _layout(nearer, equal, at, n_groups):
-    """(total, graded) of :class:`Counts` from the tie groups of :func:`resolve`."""
+def _resolve_counts(*args):
+    """(total, graded) of :class:`Counts` from the tie groups of :func:`resolve` (``args`` are its own)."""
+    nearer, equal, at, n_groups = resolve(*args)
     b = nearer.shape[0]
     graded_at = at.sum(axis=2)
     start = nearer + np.cumsum(graded_at, axis=1) - graded_at
