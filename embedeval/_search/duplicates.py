@@ -97,8 +97,6 @@ class DuplicateRows:
             done = self._take(queries[pending], need[pending], depth, out, pending)
             pending = pending[~done]
             depth = min(n_distinct, 2 * depth)
-        if ignore is None:
-            return out[:, :k]
         return drop_ignored(out, k, np.arange(b), ignore)
 
     def _take(self, queries, need, depth, out, rows):

@@ -150,10 +150,7 @@ class ExactSearcher:
             idx[sel_rows, cols] = members[_order_runs(run[sel_rows, cols], exact, members)]
         # Settled: a gap after column ``last`` (nothing left out can come before it), or nothing
         # was left out at all.
-        settled = np.isinf(c.worst) | _gap_from(gap, last)
-        if ignore is None:
-            return idx[:, :k], settled
-        return drop_ignored(idx, k, rows, ignore), settled
+        return drop_ignored(idx, k, rows, ignore), np.isinf(c.worst) | _gap_from(gap, last)
 
 
 def _gap_from(gap: np.ndarray, last: np.ndarray) -> np.ndarray:
