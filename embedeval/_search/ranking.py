@@ -23,6 +23,7 @@ class ExactSearcher:
     # whether rankings past the deep switch take deep_ranker's DeepRanker (references in memory,
     # and not collapsed: :data:`embedeval._core.budget.DEEP_CENTRED_FROM`)
     ranks_deep = False
+    _rankers = None  # the deep rankings (memory.DeepRankers) of searchers that hold their references
     size: int
     euclidean: bool
     max_norm: float
@@ -39,7 +40,7 @@ class ExactSearcher:
     def deep_ranker(self, class_codes: np.ndarray | None):
         """The deep ranking over these references (:class:`~embedeval._search.deep.DeepRanker`), made
         for the references' ``class_codes`` (or None), where ``ranks_deep``; None otherwise."""
-        return None
+        return None if self._rankers is None else self._rankers.get(class_codes)
 
     def _error_bound(self, queries: np.ndarray, unit_roundoff: float) -> np.ndarray:
         """E per query, shape (b,): no gathered distance of that query is off by more.
