@@ -90,12 +90,6 @@ class TiedScanner:
         self.norms = squared_norms(self.reference)
         self.max_norm = float(np.sqrt(self.norms.max(initial=0.0)))
 
-    def _products(self, queries: np.ndarray, start: int, stop: int, wide: bool) -> np.ndarray:
-        """BLAS products (b, stop - start) of the queries with a chunk: float32, or float64 (``wide``)."""
-        if wide:
-            return queries.astype(np.float64) @ self.reference[start:stop].T.astype(np.float64)
-        return queries @ self.reference[start:stop].T
-
     def _values(self, queries):
         """``values(rows, cols)``: float64 values within E_a of s (compiled, or the exact formula
         less ||q||^2), and ``exact(rows, cols)``: the exact formula."""
@@ -206,8 +200,10 @@ class TiedScanner:
 
             n_buckets = int(min(_budget.TIED_BUCKETS_PER_WINDOW * items.low.shape[1], _budget.TIED_MAX_BUCKETS))
             tables = tied_kernels.bucket_tables(items.low, items.high, items.n_windows, n_buckets)
+        dtype = np.float64 if wide else np.float32  # the BLAS products of the queries with each chunk
+        queries = queries.astype(dtype, copy=False)
         for (start, stop), out in zip(chunks, excluded, strict=True):
-            products = self._products(queries, start, stop, wide)
+            products = queries @ self.reference[start:stop].T.astype(dtype, copy=False)
             if tables is None:  # the compiled pass takes the pairs left out as a list
                 products.reshape(-1)[out] = -np.inf  # v = +inf: graded (counted elsewhere) or ignored
             window = (items.low, items.high, items.n_windows, tables, capacity)
