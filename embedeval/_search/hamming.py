@@ -73,8 +73,6 @@ class HammingScanner:
         (query, reference) pairs per chunk: bounds the working memory (about 40 bytes each).
     """
 
-    exact = True
-
     def __init__(self, references: np.ndarray, n_bits: int, pairs: int = _budget.HAMMING_PAIRS):
         self.codes = np.ascontiguousarray(references, dtype=np.uint8)
         self.size, self.n_bits, self.pairs = self.codes.shape[0], int(n_bits), pairs

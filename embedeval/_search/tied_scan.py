@@ -82,8 +82,6 @@ class TiedScanner:
         (query, reference) pairs per chunk: bounds the working memory (about 8 bytes each).
     """
 
-    exact = True
-
     def __init__(self, reference: np.ndarray, euclidean: bool, pairs: int = _budget.TIED_SCAN_PAIRS):
         self.reference = np.ascontiguousarray(reference, dtype=np.float32)
         self.euclidean, self.pairs, self.size = euclidean, pairs, self.reference.shape[0]
