@@ -24,10 +24,8 @@ each gathered distance (|fl(d) - d| <= E for every reference):
 * a query that ignores c references is ranked k + c deep this way, and its ignored references
   are then removed from that exact head by index.
 
-With ``classes`` (each candidate's relevance class for its query) only the sequence of classes
-is guaranteed: a run whose members all share a class is left in faiss's order, since no metric
-can tell its orders apart. The class is the binary relevance for binary metrics and the grade
-when graded metrics (nDCG) are computed.
+With ``classes`` only the sequence of relevance classes is guaranteed (a run of one class is left
+in faiss's order: :meth:`ExactSearcher.search`).
 
 The bound and its preconditions
 -------------------------------
@@ -36,8 +34,6 @@ embedeval uses; its module holds the proof and the preconditions that
 :mod:`embedeval._inputs.magnitude` and :func:`embedeval._inputs.arrays.prepare` establish for
 every input. Here u = 2**-24 for faiss's float32 and t = d + 4 (squared euclidean) or d + 3
 (inner product; cosine after normalisation).
-The device path (``device.py``) computes in float64 through torch, whose float64 products
-never take TF32; it uses the deep ranking's float64 bound.
 
 Where the candidates come from
 ------------------------------
@@ -49,8 +45,9 @@ Where the candidates come from
   as an index or, with ``stream=True``, rebuilt from a memory-mapped file at every search so
   the references never sit in memory.
 * :class:`DeviceSearcher` (``device.py``): float64 distances to every reference computed on a
-  :class:`Device` (GPUs through torch), each query's top n kept there; its bound also covers the
-  CPU formula's own error, so its near-ties are decided as the CPU's are.
+  :class:`Device` (GPUs through torch, never TF32), each query's top n kept there; its bound, the
+  deep ranking's float64 one, also covers the CPU formula's own error, so its near-ties are
+  decided as the CPU's are.
 * :class:`embedeval._pipeline.cluster.DaskSearcher`: shards held by Dask workers.
 
 Merging (:func:`merge`, ``candidates.py``) keeps, per query, the candidates of every shard that

@@ -78,7 +78,4 @@ class ApproximateSearcher:
             dist = -dist
         dist = np.where(idx < 0, np.inf, dist)
         order = np.lexsort((np.where(idx < 0, np.iinfo(np.int64).max, idx), dist), axis=1)
-        idx = np.take_along_axis(idx, order, 1)
-        if ignore is not None:
-            return drop_ignored(idx, k, np.arange(len(idx)), ignore)
-        return idx[:, :k]
+        return drop_ignored(np.take_along_axis(idx, order, 1), k, np.arange(len(idx)), ignore)

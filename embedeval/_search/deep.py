@@ -54,6 +54,7 @@ from .._core import budget as _budget
 from . import deep_merged
 from .deep_block import Block
 from .deep_factors import Float64Factors, factor_matrix
+from .float64 import squared_norms
 
 
 class DeepRanker:
@@ -143,7 +144,7 @@ class DeepRanker:
             columns = self.reference
         self.column_of_reference = np.empty(self.size, dtype=np.int64)
         self.column_of_reference[self.index_of_column] = np.arange(self.size)
-        norms = np.einsum("ij,ij->i", columns, columns, dtype=np.float64)
+        norms = squared_norms(columns)
         self.max_norm = float(np.sqrt(norms.max(initial=0.0)))
         self.matrix32 = factor_matrix(columns, norms, euclidean, np.float32) if self.by_class else None
         # With class codes, float64 factors are made on demand, a slice or a gather at a time (held

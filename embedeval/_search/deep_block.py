@@ -15,6 +15,7 @@ from .._core import compiled
 from . import deep_count as steps
 from . import deep_fused
 from .deep_exact import error_bounds, exact_ranks
+from .float64 import norms
 
 _REACHED_CACHED = compiled.in_cache(f"{__package__}.deep_kernels", "_reached_into")
 
@@ -71,9 +72,11 @@ class Block:
         # its own J), +inf; with grades, self.grades (b, J) holds their grades.
         self.padded = self._nearest_relevant(values, n_ranked, mixed)
         jth = self.padded[np.arange(b), n_ranked]  # -inf where J = 0
-        if sigmas is not None and not self._threshold_may_bind(sigmas):
-            sigmas = None  # no sampled other can bound a row (whole rankings): each counts to its J-th
-        estimate = None if sigmas is None else self._others_sampled(sample)
+        if sigmas is not None:
+            count, scale, relevant = self._sample_counts()
+            if not steps.may_bind(count, scale, self.n_ranked, self.depth, sigmas).any():
+                sigmas = None  # no sampled other can bound a row (whole rankings): each counts to its J-th
+        estimate = None if sigmas is None else self._others_sampled(sample, count, scale, relevant)
         ranks = None
         # Rows whose sampled threshold proves too tight are counted again with a looser one,
         # and at last with the J-th relevant value (always enough).
@@ -91,7 +94,7 @@ class Block:
             else:
                 ranks[rows] = found
             rows = rows[short]
-            sigmas = 4 * max(sigmas, 0) + 4 if sigmas is not None and sigmas < 16 else None
+            sigmas = steps.looser(sigmas)
         return ranks, self._grades_of(ranks)
 
     def _grades_of(self, ranks):
@@ -174,40 +177,35 @@ class Block:
         args = (self.depth, self.codes, self.n_relevant, bound32, bound64)
         return self.ranker.mixed(sample[few], *(a[few] for a in args))
 
-    def _threshold_may_bind(self, sigmas) -> bool:
-        """Whether :func:`.deep_count.threshold` may be finite for any row (:func:`.deep_count.may_bind`)."""
-        rk = self.ranker
+    def _sample_counts(self):
+        """``(count, scale, relevant)``: how many of the sampled references are each row's others (b,),
+        how many others one of them stands for (b,), and (listed marks only, else None) which
+        sampled references are marked for each row (b, s)."""
+        rk, relevant = self.ranker, None
         if rk.by_class:  # the sampled references in each row's class slice are not its others
             lo, hi = np.searchsorted(rk.sample, [rk.class_start[self.codes], rk.class_stop[self.codes]])
             count = rk.sample.size - (hi - lo)
         else:
-            count = rk.sample.size - np.count_nonzero(self._listed_at(rk.sample), axis=1)
-        scale = (rk.size - self.n_relevant) / np.maximum(count, 1)
-        return bool(steps.may_bind(count, scale, self.n_ranked, self.depth, sigmas).any())
+            relevant = self._listed_at(rk.sample)
+            count = rk.sample.size - np.count_nonzero(relevant, axis=1)
+        return count, (rk.size - self.n_relevant) / np.maximum(count, 1), relevant
 
-    def _others_sampled(self, sample):
+    def _others_sampled(self, sample, count, scale, relevant):
         """What the sample says of each row's other references, for :func:`.deep_count.threshold`.
 
-        Returns ``(values, reached, scale)``: the w smallest sampled others' values (w: as many as
-        can be a threshold), ascending, (b, w) padded with +inf; how many of the row's nearest
-        relevant values each reaches (exact); and how many others one sampled other stands for (b,).
+        ``count``, ``scale`` and ``relevant`` are :meth:`_sample_counts`'. Returns ``(values,
+        reached, scale)``: the w smallest sampled others' values (w: as many as can be a
+        threshold), ascending, (b, w) padded with +inf; how many of the row's nearest relevant
+        values each reaches (exact); and ``scale``.
         """
         rk, b = self.ranker, len(sample)
-        if rk.by_class:
-            spans = [(i0, i1, *np.searchsorted(rk.sample, [lo, hi])) for i0, i1, lo, hi in self._spans(np.arange(b))]
-            count = np.zeros(b, dtype=np.int64)
-            for i0, i1, a, z in spans:
-                count[i0:i1] = sample.shape[1] - (z - a)
-        else:
-            relevant = self._listed_at(rk.sample)
-            count = sample.shape[1] - np.count_nonzero(relevant, axis=1)
-        scale = (rk.size - self.n_relevant) / np.maximum(count, 1)
         # Only the first few sampled others can be the threshold (up to a generous sigmas): kept alone
         expected = np.minimum(self.depth / np.maximum(scale, 1e-9), sample.shape[1])
         width = min(sample.shape[1], int(np.ceil((expected + 12 * np.sqrt(expected)).max(initial=0))) + 4)
         others = np.full((b, width), np.inf)
         if rk.by_class:
-            for i0, i1, a, z in spans:
+            for i0, i1, lo, hi in self._spans(np.arange(b)):
+                a, z = np.searchsorted(rk.sample, [lo, hi])
                 part = np.concatenate([sample[i0:i1, :a], sample[i0:i1, z:]], axis=1, dtype=np.float64)
                 steps.smallest_sorted(part, min(width, part.shape[1]), others, slice(i0, i1))
         else:
@@ -374,8 +372,7 @@ class Block:
         product value (:func:`~embedeval._search.deep_exact.error_bounds`, (b,) each), and the
         rows' float32 factors (b, d [+ 1])."""
         rk = self.ranker
-        q_norms = np.sqrt(np.einsum("ij,ij->i", self.queries, self.queries, dtype=np.float64))
-        bound32, bound64 = error_bounds(q_norms, rk.max_norm, rk.dim, rk.euclidean)
+        bound32, bound64 = error_bounds(norms(self.queries), rk.max_norm, rk.dim, rk.euclidean)
         return bound32, bound64, rk.factors(self.queries, np.float32)
 
     def class_values(self, rows, code: int):

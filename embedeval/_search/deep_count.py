@@ -28,6 +28,12 @@ def threshold(others, reached, scale, depth, sigmas: float) -> np.ndarray:
     return np.where(enough[np.arange(len(others)), first], others[np.arange(len(others)), first], np.inf)
 
 
+def looser(sigmas: float | None) -> float | None:
+    """The sigmas of the next count of rows whose sampled threshold proved too tight; None after 16
+    (then each row counts up to its J-th relevant value, always enough)."""
+    return 4 * max(sigmas, 0) + 4 if sigmas is not None and sigmas < 16 else None
+
+
 def may_bind(count, scale, reachable, depth, sigmas: float) -> np.ndarray:
     """Whether :func:`threshold` may be finite for each row, without the sampled values.
 
@@ -167,18 +173,13 @@ def smallest_sorted(values: np.ndarray, k: int, out: np.ndarray, rows) -> None:
         k < (_budget.SORT_PARTITION_BELOW_RADIX if radix else _budget.SORT_PARTITION_BELOW) * m
     ):  # linear: only the k kept are sorted
         values = np.partition(values, k - 1, axis=1)[:, :k]
-    if radix and _sorted_compiled(values, k, out, rows):
-        return
+    if radix:  # False from the compiled sort: a row holds a NaN, numpy's sort orders it
+        from . import sort_kernels  # numba, imported only when compiled kernels are on
+
+        if sort_kernels.sorted_rows(np.ascontiguousarray(values), out[:, :k], np.arange(out.shape[0])[rows]):
+            return
     values.sort(axis=1)  # in place: np.sort's copy of a block costs its page faults (bench/NOTES.md, stop 52)
     out[rows, :k] = values[:, :k]
-
-
-def _sorted_compiled(values, k, out, rows) -> bool:
-    """:func:`smallest_sorted` by the compiled radix sort; False (nothing to keep) where a row holds a NaN."""
-    from . import sort_kernels  # numba, imported only when compiled kernels are on
-
-    at = np.arange(out.shape[0])[rows]
-    return sort_kernels.sorted_rows(np.ascontiguousarray(values), out[:, :k], at)
 
 
 def round_up(limit: np.ndarray, dtype) -> np.ndarray:

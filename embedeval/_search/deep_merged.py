@@ -9,28 +9,13 @@ before it), and the relevant values between the same two others hold consecutive
 whatever their order. So this path sorts the others instead, and counts how many relevant values
 fall in each gap between them (:mod:`.merged_kernels`).
 
-Steps for a block of rows of one class (class codes, compiled kernels):
-
-1. The float64 product of the rows with their class's slice (as :class:`Block`); ignored
-   references +inf. T, per row: the smaller of a guess of a value that ``depth`` values
-   reach and the J-th relevant value (the largest where J counts them all, else a selection).
-   The guess counts the row's relevant values exactly and estimates only its others from the
-   sampled other references (:func:`.merged_kernels.guesses`), so its margin is the others'
-   sampling error alone: fewer others are listed past depth, and fewer rows prove too tight,
-   than when every value is estimated from the sample (:meth:`DeepRanker.sampled_threshold`,
-   kept where counting the relevant values would cost more: :func:`_counts_pay`).
-2. The others up to T + 2 (E_o + E_r), listed as each chunk product is made (:mod:`.merged_kernels`,
-   by AVX-512 compress where the host has it), into per-row arrays sized from the sample (rows
-   past them listed again by :meth:`Block.others`). Where few are listed beside the columns the
-   products are float32, listed up to the float32 bound beyond, and each listed one made again
-   in float64 while its chunk's references are in cache; then every listed value is float64, so
-   E_o = E_r = the float64 bound. Each row's others are sorted.
-3. The compiled pass: each relevant value up to T + E_o + E_r placed among the row's others,
-   the ranks written from the counts per gap, and the relevant values at most the guess counted.
-4. A row where fewer than ``depth`` values reach its guess is ranked again with a looser guess
-   (then with the J-th relevant value, always enough), as the sorted path does.
-5. A row where a relevant value lies within E_o + E_r of an other is ranked exactly from its
-   candidates (:meth:`Block.candidates_row`), as the sorted path does.
+For a block of rows of one class (class codes, compiled kernels), :func:`ranks` takes the
+sorted path's steps with the roles swapped: T, the smaller of a guess that ``depth`` values reach
+(counting the relevant values exactly where that pays, :func:`_counts_pay`) and the J-th relevant
+value; the others up to T + 2 (E_o + E_r), listed as each chunk product is made and sorted per
+row (:func:`_others`); each relevant value placed among them by :mod:`.merged_kernels`, which
+writes the ranks from the counts per gap. Rows whose guess proves too tight, and rows with a
+near-tie, are handled as the sorted path handles them.
 
 The proof of :mod:`embedeval._search.deep` holds as it stands: T is its T (a guess that
 ``depth`` values reach, checked by counting, or the J-th relevant value), every other that can
@@ -48,6 +33,7 @@ import numpy as np
 
 from .._core import budget as _budget
 from .._core import compiled
+from .deep_count import looser
 
 _CACHED = compiled.in_cache(f"{__package__}.merged_kernels", "_merged_rows_into", "_list_into", "_guesses_into")
 
@@ -106,11 +92,7 @@ def ranks(block, out, at):
     block.grades, block.exact_grades = None, {}
     code = int(block.codes[0])
     lo, hi = int(rk.class_start[code]), int(rk.class_stop[code])
-    # T: a guess of a value that depth values reach, where it is below the J-th relevant value
-    # (else the J-th); rows where fewer than depth values reach it are ranked again with a looser
-    # guess, and at last with the J-th (always enough), as the sorted path does. Rows ranked
-    # deeper than the sample can guess (whole rankings) list every other up to their J-th value:
-    # the sorted path ranks blocks where more than an eighth of the rows are such.
+    # rows deeper than the sample can guess would list every other: more than an eighth, the sorted path
     if 8 * np.count_nonzero(rk.beyond_sample(block.depth, rk.sigmas)) > b:
         return None
     sample = block.factors32 @ rk.sample_matrix.T
@@ -139,7 +121,7 @@ def ranks(block, out, at):
         if short is None:
             return None
         rows = rows[short]
-        sigmas = 4 * max(sigmas, 0) + 4 if sigmas is not None and sigmas < 16 else None
+        sigmas = looser(sigmas)
     return True
 
 

@@ -19,6 +19,7 @@ from .._inputs.arrays import prepare
 from .candidates import Candidates
 from .deep_exact import error_bounds
 from .error_bound import FLOAT64_UNIT_ROUNDOFF
+from .float64 import norms
 from .ranking import ExactSearcher
 
 # The float64 values of one product block take at most this share of a card's free memory (the
@@ -101,23 +102,10 @@ class DeviceSearcher(ExactSearcher):
     recomputed with that formula and sorted by (distance, index). So every ranking, and every
     per-query value, is the CPU path's bit for bit, whatever the card's summation order.
 
-    The bound is :func:`~embedeval._search.deep_exact.error_bounds`' float64 one, the deep
-    ranking's, since the value is the same product:
-
-        E = 1.01 (2d + 4) u (||q|| + M)^2 + 1.01 (d + 4) u (||q|| + M)^2 + 2 (2d + 4) s
-        (euclidean), E = 1.01 (d + 3) u ||q|| M + 1.01 (d + 3) u ||q|| M + 2 (2d + 4) s (inner
-        product), u = 2**-53, s = 2**-1074, M the largest reference norm.
-
-    Proof. The device computes q.r and ||r||^2 as sums of d products in some order, with or
-    without FMA, so each is within gamma_d of its real value (Higham); -2 q.r is exact scaling
-    and the sum with ||r||^2 one more rounding: |v - v*| <= gamma_(d+1) (||r||^2 + 2 ||q|| ||r||),
-    within the first term (v* the real value). The CPU formula's value differs from its real
-    distance by at most the second term (:func:`~embedeval._search.deep_exact.error_bounds`),
-    and the real distance less ||q||^2 is v*. So |v - c| <= E, c the CPU formula's value less
-    ||q||^2 (a real shift, the same for every reference of the query). Two candidates a, b
-    with v_b - v_a > 2E have c_b - c_a > 0: the CPU formula puts a first. float64 products of
-    float32 inputs neither overflow nor underflow past the absolute term under the
-    preconditions of :mod:`embedeval._search`.
+    The bound is the deep ranking's float64 one (:func:`~embedeval._search.deep_exact.error_bounds`,
+    proved in :mod:`embedeval._search.error_bound` for any summation order, with or without FMA):
+    the card computes the same product, and the bound already adds the CPU formula's own error,
+    so two candidates whose values differ by more than 2E are in the CPU formula's order.
 
     Hamming distances never reach this searcher: ``distance="hamming"`` takes the Hamming scan
     on the CPU (:mod:`embedeval._pipeline.hamming_scan`), whatever the device.
@@ -161,8 +149,7 @@ class DeviceSearcher(ExactSearcher):
         self._lock = threading.Lock()
 
     def _error_bound(self, queries, unit_roundoff):
-        q_norm = np.sqrt(np.einsum("ij,ij->i", queries, queries, dtype=np.float64))
-        return error_bounds(q_norm, self.max_norm, queries.shape[1], self.euclidean)[1]
+        return error_bounds(norms(queries), self.max_norm, queries.shape[1], self.euclidean)[1]
 
     def _block(self, name: str, b: int) -> int:
         """References per product block for ``b`` queries on device ``name``."""

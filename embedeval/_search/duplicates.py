@@ -97,17 +97,14 @@ class DuplicateRows:
             done = self._take(queries[pending], need[pending], depth, out, pending)
             pending = pending[~done]
             depth = min(n_distinct, 2 * depth)
-        if ignore is None:
-            return out[:, :k]
         return drop_ignored(out, k, np.arange(b), ignore)
 
     def _take(self, queries, need, depth, out, rows):
         """Rank ``rows`` from their ``depth`` nearest distinct rows where those are enough; which were."""
         b = queries.shape[0]
         top = self._distinct.search(queries, depth)  # (b, depth), exact order of distinct rows
-        exact = pair_distances(
-            queries, np.repeat(np.arange(b), depth), self._first[top.ravel()], self._rows, self._euclidean
-        ).reshape(b, depth)
+        pairs = (np.repeat(np.arange(b), depth), self._first[top.ravel()])
+        exact = pair_distances(queries, *pairs, self._reference.__getitem__, self._euclidean).reshape(b, depth)
         cum = np.cumsum(self._counts[top], axis=1)
         enough = cum[:, -1] >= need
         # The distinct row holding each query's need-th copy, and the last one at its distance.
@@ -127,6 +124,3 @@ class DuplicateRows:
         members = self._members[offsets + np.arange(int(take.sum()))]
         order = np.lexsort((members, np.repeat(exact, take)))
         return members[order[:need]]
-
-    def _rows(self, idx):
-        return self._reference[idx]

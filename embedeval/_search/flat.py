@@ -8,7 +8,7 @@ from .._core import budget as _budget
 from .candidates import ArrayIndex, from_index
 from .duplicates import DuplicateRows, distinct_rows
 from .error_bound import error_bound, scale, terms
-from .float64 import max_norm
+from .float64 import max_norm, norms
 from .memory import InMemorySearcher
 
 # How many extra unit roundoffs the centring costs the error bound (see FlatSearcher).
@@ -82,5 +82,4 @@ class FlatSearcher(InMemorySearcher):
     def _error_bound(self, queries, unit_roundoff):
         q = self._centred(queries)
         t = terms(q.shape[1], self.euclidean) + (0 if self._centre is None else CENTRING_SLACK)
-        q_norm = np.sqrt(np.einsum("ij,ij->i", q, q, dtype=np.float64))
-        return error_bound(scale(q_norm, self._centred_norm, self.euclidean), t, unit_roundoff, q.shape[1])
+        return error_bound(scale(norms(q), self._centred_norm, self.euclidean), t, unit_roundoff, q.shape[1])

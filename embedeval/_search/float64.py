@@ -113,6 +113,16 @@ def pair_distances(
     return out
 
 
+def squared_norms(vectors: np.ndarray) -> np.ndarray:
+    """(n,) float64: the squared L2 norm of each row of ``vectors`` (n, d), summed in float64."""
+    return np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64)
+
+
+def norms(vectors: np.ndarray) -> np.ndarray:
+    """(n,) float64: the L2 norm of each row of ``vectors`` (n, d), for the error bound's S."""
+    return np.sqrt(squared_norms(vectors))
+
+
 def max_norm(vectors: np.ndarray) -> float:
     """The largest L2 norm of the rows of ``vectors`` (n, d), in float64, for the error bound."""
-    return float(np.sqrt(np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64).max()))
+    return float(norms(vectors).max())

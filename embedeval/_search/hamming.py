@@ -30,6 +30,7 @@ import faiss
 import numpy as np
 
 from .._core import budget as _budget
+from .sharded import shard_bounds
 
 
 @dataclass(frozen=True)
@@ -71,8 +72,6 @@ class HammingScanner:
     pairs : int
         (query, reference) pairs per chunk: bounds the working memory (about 40 bytes each).
     """
-
-    exact = True
 
     def __init__(self, references: np.ndarray, n_bits: int, pairs: int = _budget.HAMMING_PAIRS):
         self.codes = np.ascontiguousarray(references, dtype=np.uint8)
@@ -124,20 +123,14 @@ class HammingScanner:
         offsets = (np.arange(b, dtype=np.int64) * width)[:, None]
         bound = np.full(b, self.n_bits, dtype=np.int64)  # index rule: no item beyond it can matter
         parts = []
-        step = max(1, self.pairs // max(b, 1))
-        for start in range(0, self.size, step):
-            stop = min(start + step, self.size)
+        for start, stop in chunks(self.size, self.pairs, b):
             dist = self.distances(queries, start, stop)
             if ignored is not None:
                 dist[ignored(start, stop)] = self.n_bits + 1
             chunk = np.bincount((dist + offsets).ravel(), minlength=b * width).reshape(b, width)
             g = grades(start, stop)
-            if g.dtype == bool:
-                rows, cols = np.nonzero(g)
-                level = np.zeros(rows.size, dtype=np.int64)
-            else:
-                rows, cols = np.nonzero(g > 0)
-                level = np.searchsorted(levels, g[rows, cols])
+            rows, cols = np.nonzero(positive(g))
+            level = level_of(g, rows, cols, levels)
             d_at = dist[rows, cols].astype(np.int64)
             graded += np.bincount(
                 ((rows * width + d_at) * levels.size + level), minlength=b * width * levels.size
@@ -175,6 +168,22 @@ class HammingScanner:
         first = np.cumsum(chunk, axis=1) - chunk  # where each distance starts in a sorted chunk row
         place = seen[rows, d_at] + position[np.searchsorted(busy, rows), cols] - first[rows, d_at]
         return rows, d_at, place, level
+
+
+def chunks(size: int, pairs: int, b: int) -> list[tuple[int, int]]:
+    """(start, stop) of the chunks of ``size`` references that a block of ``b`` queries scans with
+    at most ``pairs`` (query, reference) pairs each (one reference at least)."""
+    return shard_bounds(size, max(1, pairs // max(b, 1)))
+
+
+def positive(g: np.ndarray) -> np.ndarray:
+    """Which pairs of ``grades(start, stop)`` (bool, or grades with 0 for not relevant) are graded."""
+    return g if g.dtype == bool else g > 0
+
+
+def level_of(g: np.ndarray, rows: np.ndarray, cols: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """(m,) int64: the index in ``levels`` of the grade of each positively graded pair (rows, cols) of ``g``."""
+    return np.zeros(rows.size, dtype=np.int64) if g.dtype == bool else np.searchsorted(levels, g[rows, cols])
 
 
 def _bound(total: np.ndarray, keep) -> np.ndarray:

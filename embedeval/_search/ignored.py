@@ -53,8 +53,9 @@ def as_ignored(ignore) -> Ignored | None:
     return Ignored.one_each(ignore)
 
 
-def drop_ignored(idx: np.ndarray, k: int, rows: np.ndarray, ignore: Ignored) -> np.ndarray:
-    """Each row's first ``k`` references that are neither ignored nor padding, -1 where it has fewer.
+def drop_ignored(idx: np.ndarray, k: int, rows: np.ndarray, ignore: Ignored | None) -> np.ndarray:
+    """Each row's first ``k`` references that are neither ignored nor padding, -1 where it has fewer
+    (without ``ignore``: each row's first ``k``, as they are).
 
     Parameters
     ----------
@@ -64,12 +65,14 @@ def drop_ignored(idx: np.ndarray, k: int, rows: np.ndarray, ignore: Ignored) -> 
     k : int
     rows : numpy.ndarray of shape (c,)
         The searched positions of the rows (what ``ignore.test`` reads).
-    ignore : Ignored
+    ignore : Ignored or None
 
     Returns
     -------
     numpy.ndarray of shape (c, k), int64
     """
+    if ignore is None:
+        return idx[:, :k]
     counts = ignore.counts[rows]
     width = min(k + int(counts.max(initial=0)), idx.shape[1])
     head = idx[:, :width]

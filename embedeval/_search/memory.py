@@ -66,6 +66,3 @@ class InMemorySearcher(ExactSearcher):
         self.size = self._reference.shape[0]
         self.max_norm = max_norm(self._reference)
         self._rankers = DeepRankers(lambda: self._reference, self.euclidean)
-
-    def deep_ranker(self, class_codes: np.ndarray | None) -> DeepRanker:
-        return self._rankers.get(class_codes)

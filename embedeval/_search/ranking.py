@@ -6,7 +6,7 @@ import numpy as np
 
 from .candidates import Candidates
 from .error_bound import error_bound, scale, terms
-from .float64 import pair_distances
+from .float64 import norms, pair_distances
 from .ignored import as_ignored, drop_ignored
 
 
@@ -23,6 +23,7 @@ class ExactSearcher:
     # whether rankings past the deep switch take deep_ranker's DeepRanker (references in memory,
     # and not collapsed: :data:`embedeval._core.budget.DEEP_CENTRED_FROM`)
     ranks_deep = False
+    _rankers = None  # the deep rankings (memory.DeepRankers) of searchers that hold their references
     size: int
     euclidean: bool
     max_norm: float
@@ -39,7 +40,7 @@ class ExactSearcher:
     def deep_ranker(self, class_codes: np.ndarray | None):
         """The deep ranking over these references (:class:`~embedeval._search.deep.DeepRanker`), made
         for the references' ``class_codes`` (or None), where ``ranks_deep``; None otherwise."""
-        return None
+        return None if self._rankers is None else self._rankers.get(class_codes)
 
     def _error_bound(self, queries: np.ndarray, unit_roundoff: float) -> np.ndarray:
         """E per query, shape (b,): no gathered distance of that query is off by more.
@@ -47,9 +48,8 @@ class ExactSearcher:
         :func:`~embedeval._search.error_bound.error_bound` with faiss's terms (d + 4 squared
         euclidean, d + 3 inner product) and M the largest reference norm.
         """
-        d = queries.shape[1]
-        q_norm = np.sqrt(np.einsum("ij,ij->i", queries, queries, dtype=np.float64))
-        return error_bound(scale(q_norm, self.max_norm, self.euclidean), terms(d, self.euclidean), unit_roundoff, d)
+        d, s = queries.shape[1], scale(norms(queries), self.max_norm, self.euclidean)
+        return error_bound(s, terms(d, self.euclidean), unit_roundoff, d)
 
     def search(self, queries: np.ndarray, k: int, ignore=None, classes=None) -> np.ndarray:
         """Indices of each query's ``k`` nearest references, nearest first, ties by lower index.
@@ -151,10 +151,7 @@ class ExactSearcher:
             idx[sel_rows, cols] = members[_order_runs(run[sel_rows, cols], exact, members)]
         # Settled: a gap after column ``last`` (nothing left out can come before it), or nothing
         # was left out at all.
-        settled = np.isinf(c.worst) | _gap_from(gap, last)
-        if ignore is None:
-            return idx[:, :k], settled
-        return drop_ignored(idx, k, rows, ignore), settled
+        return drop_ignored(idx, k, rows, ignore), np.isinf(c.worst) | _gap_from(gap, last)
 
 
 def _gap_from(gap: np.ndarray, last: np.ndarray) -> np.ndarray:

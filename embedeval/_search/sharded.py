@@ -58,9 +58,6 @@ class ShardedSearcher(ExactSearcher):
         self.ranks_deep = not stream
         self._rankers = None if stream else DeepRankers(self._whole, self.euclidean)
 
-    def deep_ranker(self, class_codes):
-        return None if self._rankers is None else self._rankers.get(class_codes)
-
     def _whole(self) -> np.ndarray:
         """Every reference, prepared, shard by shard (for the deep ranking)."""
         return np.concatenate([self._shard(a, b) for a, b in self._bounds])

@@ -57,8 +57,8 @@ from .._core import budget as _budget
 from .._core import compiled
 from .._core.csr import offsets_within
 from .deep_exact import error_bounds
-from .float64 import max_norm, pair_distances
-from .hamming import Counts
+from .float64 import norms, pair_distances, squared_norms
+from .hamming import Counts, chunks, level_of, positive
 from .tied_groups import Items, resolve
 
 # (max ||q|| + M)^2 outside these: the chunk products in float64 (float32 overflow, or an
@@ -82,19 +82,11 @@ class TiedScanner:
         (query, reference) pairs per chunk: bounds the working memory (about 8 bytes each).
     """
 
-    exact = True
-
     def __init__(self, reference: np.ndarray, euclidean: bool, pairs: int = _budget.TIED_SCAN_PAIRS):
         self.reference = np.ascontiguousarray(reference, dtype=np.float32)
         self.euclidean, self.pairs, self.size = euclidean, pairs, self.reference.shape[0]
-        self.norms = np.einsum("ij,ij->i", self.reference, self.reference, dtype=np.float64)
-        self.max_norm = max_norm(self.reference) if self.size else 0.0
-
-    def _products(self, queries: np.ndarray, start: int, stop: int, wide: bool) -> np.ndarray:
-        """BLAS products (b, stop - start) of the queries with a chunk: float32, or float64 (``wide``)."""
-        if wide:
-            return queries.astype(np.float64) @ self.reference[start:stop].T.astype(np.float64)
-        return queries @ self.reference[start:stop].T
+        self.norms = squared_norms(self.reference)
+        self.max_norm = float(np.sqrt(self.norms.max(initial=0.0)))
 
     def _values(self, queries):
         """``values(rows, cols)``: float64 values within E_a of s (compiled, or the exact formula
@@ -110,7 +102,7 @@ class TiedScanner:
                 return tied_kernels.pair_values(queries, self.reference, self.norms, self.euclidean, rows, cols)
 
             return values, exact
-        shift = np.einsum("ij,ij->i", queries, queries, dtype=np.float64) if self.euclidean else None
+        shift = squared_norms(queries) if self.euclidean else None
 
         def values(rows, cols):
             e = exact(rows, cols)
@@ -144,29 +136,26 @@ class TiedScanner:
         """
         queries = np.ascontiguousarray(queries, dtype=np.float32)
         b, d = queries.shape
-        step = max(1, self.pairs // max(b, 1))
-        chunks = [(s, min(s + step, self.size)) for s in range(0, self.size, step)]
-        rows, cols, level, excluded = self._graded(b, chunks, grades, ignored, levels, pairs)
-        q_norms = np.sqrt(np.einsum("ij,ij->i", queries, queries, dtype=np.float64))
+        parts = chunks(self.size, self.pairs, b)
+        rows, cols, level, excluded = self._graded(parts, grades, ignored, levels, pairs)
+        q_norms = norms(queries)
         scale = (q_norms.max(initial=0.0) + self.max_norm) ** 2
         wide = not FLOAT32_SCALES[0] <= scale <= FLOAT32_SCALES[1]
         bound32, bound64 = error_bounds(q_norms, self.max_norm, d, self.euclidean)
         chain_gap = 4.0 * bound64
         window_half = 2.0 * ((bound64 if wide else bound32) + bound64)
         values, exact = self._values(queries)
+        arrange, resolve_counts = Items.arrange, _resolve_counts
         if compiled.enabled() and _compiled_books(rows.size):  # the same bookkeeping in compiled loops
             from . import tied_group_kernels as books
 
-            items = books.arrange(b, rows, cols, level, values(rows, cols), chain_gap, window_half)
-            below, members = self._around(queries, chunks, excluded, items, wide)
-            total, graded = books.resolve_counts(items, below, members, values, exact, chain_gap, levels.size)
-            return Counts(total, graded, levels)
-        items = Items.arrange(b, rows, cols, level, values(rows, cols), chain_gap, window_half)
-        below, members = self._around(queries, chunks, excluded, items, wide)
-        return Counts(*_layout(*resolve(items, below, members, values, exact, chain_gap, levels.size)), levels)
+            arrange, resolve_counts = books.arrange, books.resolve_counts
+        items = arrange(b, rows, cols, level, values(rows, cols), chain_gap, window_half)
+        below, members = self._around(queries, parts, excluded, items, wide)
+        return Counts(*resolve_counts(items, below, members, values, exact, chain_gap, levels.size), levels)
 
     @staticmethod
-    def _graded(b, chunks, grades, ignored, levels, pairs=None):
+    def _graded(chunks, grades, ignored, levels, pairs=None):
         """(row, column, level) of each positively graded, unignored pair; per chunk, the flat
         positions that the count of the others leaves out (graded or ignored)."""
         fast = compiled.enabled()
@@ -176,25 +165,21 @@ class TiedScanner:
         for start, stop in chunks:
             if pairs is not None:  # binary relevance by search, no masks
                 r, c, out = pairs(start, stop)
-                rows.append(r)
-                cols.append(c)
-                level.append(np.zeros(r.size, dtype=np.int64))
-                excluded.append(out)
-                continue
-            g = grades(start, stop)
-            positive = g if g.dtype == bool else g > 0
-            left_out = ignored(start, stop) if ignored is not None else None
-            if fast:
-                r, c, out = graded_pairs(positive, left_out)
+                lv = np.zeros(r.size, dtype=np.int64)
             else:
-                if left_out is not None:
-                    positive = positive & ~left_out
-                out = np.flatnonzero(positive if left_out is None else positive | left_out)
-                r, c = np.nonzero(positive)
-            rows.append(r)
-            cols.append(c + start)
-            level.append(np.zeros(r.size, dtype=np.int64) if g.dtype == bool else np.searchsorted(levels, g[r, c]))
-            excluded.append(out)
+                g = grades(start, stop)
+                kept = positive(g)
+                left_out = ignored(start, stop) if ignored is not None else None
+                if fast:
+                    r, c, out = graded_pairs(kept, left_out)
+                else:
+                    if left_out is not None:
+                        kept = kept & ~left_out
+                    out = np.flatnonzero(kept if left_out is None else kept | left_out)
+                    r, c = np.nonzero(kept)
+                lv, c = level_of(g, r, c, levels), c + start
+            for into, array in zip((rows, cols, level, excluded), (r, c, lv, out), strict=True):
+                into.append(array)
         if not chunks:
             empty = np.zeros(0, dtype=np.int64)
             return empty, empty, empty, []
@@ -213,8 +198,10 @@ class TiedScanner:
 
             n_buckets = int(min(_budget.TIED_BUCKETS_PER_WINDOW * items.low.shape[1], _budget.TIED_MAX_BUCKETS))
             tables = tied_kernels.bucket_tables(items.low, items.high, items.n_windows, n_buckets)
+        dtype = np.float64 if wide else np.float32  # the BLAS products of the queries with each chunk
+        queries = queries.astype(dtype, copy=False)
         for (start, stop), out in zip(chunks, excluded, strict=True):
-            products = self._products(queries, start, stop, wide)
+            products = queries @ self.reference[start:stop].T.astype(dtype, copy=False)
             if tables is None:  # the compiled pass takes the pairs left out as a list
                 products.reshape(-1)[out] = -np.inf  # v = +inf: graded (counted elsewhere) or ignored
             window = (items.low, items.high, items.n_windows, tables, capacity)
@@ -279,8 +266,9 @@ def _compiled_books(units: int) -> bool:
     )
 
 
-def _layout(nearer, equal, at, n_groups):
-    """(total, graded) of :class:`Counts` from the tie groups of :func:`resolve`."""
+def _resolve_counts(*args):
+    """(total, graded) of :class:`Counts` from the tie groups of :func:`resolve` (``args`` are its own)."""
+    nearer, equal, at, n_groups = resolve(*args)
     b = nearer.shape[0]
     graded_at = at.sum(axis=2)
     start = nearer + np.cumsum(graded_at, axis=1) - graded_at
