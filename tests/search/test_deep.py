@@ -244,7 +244,7 @@ def test_ties_between_relevant_and_other_references_go_to_the_lower_index():
     codes = np.array([0, 1, 0, 1, 1])
     ranker = DeepRanker(references, True, codes)
     ranks, grades = ranker.ranks(
-        np.zeros((1, 1), np.float32), Codes(np.array([1]), codes).marked(np.array([0]), [3]), 5
+        np.zeros((1, 1), np.float32), Codes(np.array([1]), codes).marked(np.array([0]), np.array([3])), 5
     )
     # order by (distance, index): 0 (other), 1, 2 (other), 4, 3 -> relevant at ranks 2, 4, 5
     np.testing.assert_array_equal(ranks, [[2.0, 4.0, 5.0]])
