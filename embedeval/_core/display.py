@@ -157,7 +157,7 @@ def frame_of(tables: dict, what: str, name: str):
 def system_rows(c):
     """``(system, metric, value, low, high, rank, rank_low, rank_high)`` for each system and metric of
     a :class:`~embedeval.stats.SystemComparison`, systems first; ``low``/``high`` None without
-    intervals (what the ``"values"`` frame holds; ``_stats/tables.py``'s CSV builds the same cells)."""
+    intervals: the cells of the ``"values"`` frame and of the comparison's CSV (``_stats/tables.py``)."""
     for s in c.systems:
         for m in c.metrics:
             lo, hi = c.intervals[s][m] if c.intervals is not None else (None, None)

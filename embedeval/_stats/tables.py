@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import json
 
+from .._core import display
 from .._core.text import (
     aligned_table,
     csv_table,
@@ -138,13 +139,10 @@ def _cell(x) -> str:
 def _csv(c) -> str:
     head = ["kind", "a", "b", "metric", "value", "low", "high", "rank", "rank_low", "rank_high", "p_value",
             "p_adjusted", "p_tukey", "effect_size", "wins", "ties", "losses", "n_queries"]  # fmt: skip
-    rows = []
-    for s in c.systems:
-        for m in c.metrics:
-            lo, hi = c.intervals[s][m] if c.intervals is not None else (None, None)
-            rank = c.ranks[m][s]
-            rows.append(["system", s, "", m, _cell(c.values[s][m]), _cell(lo), _cell(hi), _cell(rank["rank"]),
-                         _cell(rank["low"]), _cell(rank["high"]), *[""] * 7, _cell(c.n_queries)])  # fmt: skip
+    rows = [
+        ["system", s, "", m, *map(_cell, cells), *[""] * 7, _cell(c.n_queries)]
+        for s, m, *cells in display.system_rows(c)
+    ]
     for r in c.pairs:
         rows.append(["pair", r["a"], r["b"], r["metric"], _cell(r["difference"]), _cell(r["low"]),
                      _cell(r["high"]), "", "", "", *(_cell(r[k]) for k in ("p_value", "p_adjusted", "p_tukey",
