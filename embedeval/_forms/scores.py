@@ -8,7 +8,7 @@ from .._core import budget as _budget
 from .._inputs.arrays import _to_numpy
 from .._inputs.groups import read_groups
 from .._metrics.registry import DEFAULT_RANKING_METRICS, Needs
-from .._metrics.ties import describe
+from .._metrics.ties import describe, group_starts
 from ..result import EvaluationResult
 from .graded import Judged, check_options, conventions, finish, per_query
 
@@ -58,9 +58,7 @@ def _judged_items(scores: np.ndarray, grades: np.ndarray, depth: int, groups: bo
         return q, pos + 1.0, grade_at[q, pos]
     ranked = np.take_along_axis(scores, cols, 1)  # each row descending
     b = ranked.shape[0]
-    new = np.empty(ranked.shape, dtype=bool)
-    new[:, 0] = True
-    np.not_equal(ranked[:, 1:], ranked[:, :-1], out=new[:, 1:])
+    new = group_starts(ranked)
     cut_short = depth < scores.shape[1]
     if cut_short:  # the last group ranked may reach past the depth: count it in the whole row
         tied = scores == ranked[:, -1:]

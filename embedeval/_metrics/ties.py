@@ -122,7 +122,7 @@ class TiedHits:
         relevant item; (inf, 1, 0) for a query without one."""
         idx = np.flatnonzero(self.relevant > 0)
         q = self.query[idx]
-        head = _group_starts(q)
+        head = group_starts(q)
         idx, q = idx[head], q[head]
         s, n, r = np.full(self.n_queries, np.inf), np.ones(self.n_queries), np.zeros(self.n_queries)
         s[q], n[q], r[q] = self.start[idx], self.size[idx], self.relevant[idx]
@@ -172,7 +172,7 @@ def tied_hits_from_groups(
     )
 
 
-def _group_starts(values: np.ndarray) -> np.ndarray:
+def group_starts(values: np.ndarray) -> np.ndarray:
     """Boolean of the shape of ``values``: True where an entry starts a run of equal values along
     the last axis (the first entry, or a new value): a tie group of ranked scores (b, depth), a
     query's first group in a 1-D array of queries."""
@@ -215,13 +215,13 @@ def tied_hits_from_dense(
     if depth == 0:
         empty = np.zeros(0)
         return tied_hits_from_groups(np.zeros(0, np.intp), empty, empty, empty, n_relevant, empty, empty, ideal)
-    first = np.flatnonzero(_group_starts(scores))  # flat index of each group's first item
+    first = np.flatnonzero(group_starts(scores))  # flat index of each group's first item
     # Only groups holding an item with a positive grade are kept, and only those items are read:
     # O(groups + graded items) after one pass over the scores.
     flat = grades.ravel()
     positive = np.flatnonzero(flat > 0)
     group = np.searchsorted(first, positive, side="right") - 1  # non-decreasing
-    head = _group_starts(group)
+    head = group_starts(group)
     kept = group[head]
     label = np.cumsum(head) - 1  # each graded item's position among the kept groups
     g = flat[positive].astype(np.float64)
@@ -275,7 +275,7 @@ def tie_order(scores: np.ndarray, grades: np.ndarray, rule: str) -> np.ndarray:
     """
     if rule not in TIE_RULES:
         raise ValueError(f"'ties' for a reordering must be one of {', '.join(TIE_RULES)}; got {rule!r}")
-    group = np.cumsum(_group_starts(scores), axis=1)
+    group = np.cumsum(group_starts(scores), axis=1)
     g = np.asarray(grades, dtype=np.float64)  # unsigned grades would wrap when negated
     key = -g if rule == "optimistic" else g
     return np.lexsort((key, group), axis=1)  # lexsort is stable: equal grades keep their order
