@@ -71,18 +71,22 @@ def as_dicts(ranked, relevant, grades):
     return run, qrels
 
 
-def write_trec(folder: Path, ranked, relevant, grades) -> tuple[Path, Path]:
-    """run.txt and qrels.txt of the same data (written once: a 10M-line run is 300 MB)."""
+def write_trec(folder: Path, ranked, relevant, grades, ids=("q{}", "d{}")) -> tuple[Path, Path]:
+    """run.txt and qrels.txt of the same data (written once per shape: a 10M-line run is 300 MB),
+    query and document ids written by the formats ``ids``."""
+    query, doc = ids
     folder.mkdir(parents=True, exist_ok=True)
     run_path, qrels_path = folder / "run.txt", folder / "qrels.txt"
-    stamp = folder / f".made-for-{ranked.shape[0]}x{ranked.shape[1]}"
+    stamp = folder / f".made-for-{ranked.shape[0]}x{ranked.shape[1]}x{relevant.shape[1]}"
     if not stamp.exists():
         with open(run_path, "w") as f:
             for q, row in enumerate(ranked.tolist()):
-                f.write("".join(f"q{q} Q0 d{d} {i + 1} {100 - i}.0 bench\n" for i, d in enumerate(row)))
+                qid = query.format(q)
+                f.write("".join(f"{qid} Q0 {doc.format(d)} {i + 1} {100 - i}.0 bench\n" for i, d in enumerate(row)))
         with open(qrels_path, "w") as f:
             for q, (rel, gr) in enumerate(zip(relevant.tolist(), grades.tolist(), strict=True)):
-                f.write("".join(f"q{q} 0 d{d} {g}\n" for d, g in zip(rel, gr, strict=True)))
+                qid = query.format(q)
+                f.write("".join(f"{qid} 0 {doc.format(d)} {g}\n" for d, g in zip(rel, gr, strict=True)))
         stamp.touch()
     return run_path, qrels_path
 

@@ -101,23 +101,7 @@ def corpus_data(n_queries: int, length: int, judged: int, corpus: int, seed: int
 
 def write_files(folder: Path, ranked, relevant, grades, ids: str) -> tuple[Path, Path]:
     """run.txt and qrels.txt with ``ids`` "short" or "long" (written once per shape)."""
-    if ids == "short":
-        return write_trec(folder, ranked, relevant, grades)
-    query, doc = _LONG
-    folder.mkdir(parents=True, exist_ok=True)
-    run_path, qrels_path = folder / "run.txt", folder / "qrels.txt"
-    stamp = folder / f".made-for-{ranked.shape[0]}x{ranked.shape[1]}x{relevant.shape[1]}"
-    if not stamp.exists():
-        with open(run_path, "w") as f:
-            for q, row in enumerate(ranked.tolist()):
-                qid = query.format(q)
-                f.write("".join(f"{qid} Q0 {doc.format(d)} {i + 1} {100 - i}.0 bench\n" for i, d in enumerate(row)))
-        with open(qrels_path, "w") as f:
-            for q, (rel, gr) in enumerate(zip(relevant.tolist(), grades.tolist(), strict=True)):
-                qid = query.format(q)
-                f.write("".join(f"{qid} 0 {doc.format(d)} {g}\n" for d, g in zip(rel, gr, strict=True)))
-        stamp.touch()
-    return run_path, qrels_path
+    return write_trec(folder, ranked, relevant, grades, _LONG if ids == "long" else _SHORT)
 
 
 def print_rows(title: str, rows) -> None:
